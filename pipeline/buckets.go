@@ -1,0 +1,111 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// bucketsMethod computes the privacy-buckets bounds through a Backend,
+// reusing cached states and sharing a memory budget between jobs.
+type bucketsMethod struct {
+	backend Backend
+	cache   stateCache
+	mem     *semaphore.Weighted
+	budget  int64
+}
+
+// memoryNeed returns the bytes a job of spec reserves from the budget.
+func (b *bucketsMethod) memoryNeed(spec MechanismSpec) int64 {
+	n := b.backend.EstimateMemory(spec.Engine)
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+func (b *bucketsMethod) run(ctx context.Context, job Job) ([]Outcome, error) {
+	spec := job.Instance.Spec
+	mech, err := b.backend.Mechanism(spec)
+	if err != nil {
+		return nil, fmt.Errorf("mechanism %q: %w", job.Instance.Label, err)
+	}
+	opt := spec.Engine
+	rs := job.Compositions
+	basis := 0
+	if opt.Factor == 0 {
+		basis = slices.Max(rs)
+	}
+	states := make([]State, len(rs))
+	cached := make([]bool, len(rs))
+	var missing []int
+	for i, r := range rs {
+		data, ok := b.cache.load(stateKey(mech, spec, opt, r, basis))
+		if ok {
+			if st, err := b.backend.DecodeState(data); err == nil {
+				states[i], cached[i] = st, true
+				continue
+			}
+		}
+		missing = append(missing, r)
+	}
+	if len(missing) > 0 {
+		compute := missing
+		if basis > 0 && !slices.Contains(compute, basis) {
+			// The automatic factor depends on the largest r: include it so
+			// the recomputed states match those of an uninterrupted run.
+			compute = append(slices.Clone(missing), basis)
+		}
+		need := min(b.memoryNeed(spec), b.budget)
+		if err := b.mem.Acquire(ctx, need); err != nil {
+			return nil, err
+		}
+		got, err := b.backend.ComposeMany(ctx, mech, compute, opt, job.Progress)
+		b.mem.Release(need)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) != len(compute) {
+			return nil, fmt.Errorf("backend returned %d states for %d compositions", len(got), len(compute))
+		}
+		byR := make(map[int]State, len(compute))
+		for i, r := range compute {
+			byR[r] = got[i]
+			if data, err := got[i].MarshalBinary(); err == nil {
+				if err := b.cache.store(stateKey(mech, spec, opt, r, basis), data); err != nil {
+					return nil, fmt.Errorf("caching state: %w", err)
+				}
+			}
+		}
+		for i, r := range rs {
+			if states[i] == nil {
+				states[i] = byR[r]
+			}
+		}
+	}
+	out := make([]Outcome, len(rs))
+	for i, r := range rs {
+		st := states[i]
+		sum := st.Summary()
+		o := Outcome{R: r, Buckets: sum.Buckets, Factor: sum.Factor, InfinityMass: sum.InfinityMass, Cached: cached[i]}
+		for _, eps := range job.Eps {
+			up, lo := st.DeltaBounds(eps)
+			o.Delta = append(o.Delta, Bound{Upper: up, Lower: lo})
+		}
+		for _, d := range job.Delta {
+			up, lo := st.EpsBounds(d)
+			o.Eps = append(o.Eps, Bound{Upper: up, Lower: lo})
+		}
+		if !spec.Engine.ErrorCorrection {
+			o.Note = "error correction disabled: no lower bounds"
+		}
+		if math.IsNaN(sum.InfinityMass) {
+			o.Err = fmt.Errorf("corner mass is NaN")
+		}
+		out[i] = o
+	}
+	return out, nil
+}

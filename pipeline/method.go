@@ -1,0 +1,60 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+)
+
+// Job is the work of one method on one mechanism instance: every number
+// of compositions of a batch, with the manifest's eps and delta grids.
+type Job struct {
+	Manifest     *Manifest
+	Instance     *Instance
+	Compositions []int
+	// Eps holds the eps values of delta(eps) queries; Delta the delta
+	// values of eps(delta) queries.
+	Eps, Delta []float64
+	// Progress, if not nil, receives the method's own progress steps.
+	Progress func(done, total int)
+}
+
+// Bound is an upper and a lower bound at one query point; Lower is NaN when
+// the method has no lower bound.
+type Bound struct {
+	Upper, Lower float64
+}
+
+// Outcome is what a method found for one number of compositions.
+type Outcome struct {
+	R int
+	// Delta holds delta(eps) for each of Job.Eps; Eps holds eps(delta) for
+	// each of Job.Delta.
+	Delta, Eps []Bound
+	// Buckets, Factor and InfinityMass describe a bucket computation (zero
+	// for other methods).
+	Buckets      int
+	Factor       float64
+	InfinityMass float64
+	// Cached is true when the state came from the cache.
+	Cached bool
+	// Note is a remark for runs.parquet.
+	Note string
+	// Err, if not nil, fails this task alone.
+	Err error
+}
+
+// MethodFunc computes a method for a job and returns one Outcome per
+// number of compositions, in the order of Job.Compositions. An error
+// wrapping ErrNotApplicable or ErrNotAvailable skips the job's tasks with
+// the error as note; any other error fails them.
+type MethodFunc func(ctx context.Context, job Job) ([]Outcome, error)
+
+// Registry maps method names to their implementations.
+type Registry map[string]MethodFunc
+
+// unavailable is the MethodFunc of a method that this build lacks.
+func unavailable(name string) MethodFunc {
+	return func(context.Context, Job) ([]Outcome, error) {
+		return nil, fmt.Errorf("%w: %s (package compare is not wired in)", ErrNotAvailable, name)
+	}
+}
