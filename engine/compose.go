@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"math"
+)
+
+// composer holds what the compositions of one computation share: FFT plans,
+// tilt weights and scratch buffers. It is not safe for concurrent use.
+type composer struct {
+	n       int
+	tau     []float64
+	plans   map[int]*fftPlan
+	weights weightCache
+	scratch convScratch
+}
+
+func newComposer(n int, tau []float64) *composer {
+	return &composer{n: n, tau: tau, plans: map[int]*fftPlan{}, weights: weightCache{n: n, tau: tau}}
+}
+
+func (cp *composer) plan(N int) *fftPlan {
+	p := cp.plans[N]
+	if p == nil {
+		p = newFFTPlan(N)
+		cp.plans[N] = p
+	}
+	return p
+}
+
+func nextPow2(k int) int {
+	N := 2
+	for N < k {
+		N <<= 1
+	}
+	return N
+}
+
+// compose returns the composition x × y of Definition 4 and 7 (the lists
+// must share n, lambda and tilts). x and y may be the same list.
+func (cp *composer) compose(x, y *list) *list {
+	n := x.n
+	if y.n != n || y.lambda != x.lambda || len(x.tau) != len(y.tau) {
+		panic("engine: composing incompatible bucket lists")
+	}
+	z := newList(n, x.lambda, x.tau)
+	z.u = x.u + y.u
+	z.compositions = x.compositions + y.compositions
+	z.squarings = x.squarings
+	z.names = mergeNames(x.names, y.names)
+
+	w, wrel := cp.weights.get(x.lambda)
+	K := len(x.tau)
+	ex, ecx := x.errBoundsW(w)
+	ey, ecy := ex, ecx
+	if y != x {
+		ey, ecy = y.errBoundsW(w)
+	}
+
+	// Relative error of the outputs (Section "error model" in list.go).
+	drel := 3*wrel + 2*unitRoundoff
+	relA := (x.relA + y.relA + x.relA*y.relA + drel) / (1 - drel)
+	relC := (x.relC + y.relC + x.relC*y.relC + drel) / (1 - drel)
+	z.relA, z.relC = relA, relC
+
+	// Best bound so far per output offset, for each sequence.
+	bestA := make([]float64, 2*n)
+	bestC := make([]float64, 2*n)
+	for o := range bestA {
+		bestA[o] = math.Inf(1)
+		bestC[o] = math.Inf(1)
+	}
+	for m := range z.envA {
+		z.envA[m] = math.Inf(1)
+		z.envC[m] = math.Inf(1)
+	}
+
+	haveRegular := x.lo <= x.hi && y.lo <= y.hi
+	w0, w1 := 0, -1
+	if haveRegular {
+		w0 = max(0, x.lo+y.lo-(n-1))
+		w1 = min(2*n-1, x.hi+y.hi-(n-1))
+	}
+	shift := n - 1 - x.lo - y.lo // output offset o <-> conv index o+shift
+	for m := 0; m < K; m++ {
+		wm := w[m]
+		// Moments and propagated error coefficients.
+		var nx, ny seqNorms
+		var mxA, mxC, myA, myC float64
+		var epsFFT float64
+		var sC float64 = 1
+		if w0 <= w1 {
+			lenX, lenY := x.hi-x.lo+1, y.hi-y.lo+1
+			T := lenX - 1 + lenY - 1
+			need := max(T-(w0+shift)+1, w1+shift+1, lenX, lenY)
+			N := nextPow2(need)
+			fp := cp.plan(N)
+			cp.scratch.buffers(N)
+			s := &cp.scratch
+			nx, mxA, mxC = fill(s.reX, s.imX, x, wm)
+			ny, myA, myC = nx, mxA, mxC
+			if y != x {
+				ny, myA, myC = fill(s.reY, s.imY, y, wm)
+			}
+			// Balance the B-sequence against the A-sequence (exact scaling).
+			sC = pow2Balance(math.Sqrt(nx.l2a), math.Sqrt(nx.l2c))
+			scaleIm(s.imX, &nx, sC)
+			if y != x {
+				scaleIm(s.imY, &ny, sC)
+			} else {
+				ny = nx
+			}
+			finishNorms(&nx)
+			finishNorms(&ny)
+			fp.forward(s.reX, s.imX)
+			if y != x {
+				fp.forward(s.reY, s.imY)
+			}
+			spectralProduct(s, N, y == x)
+			fp.inverse(s.reX, s.imX)
+			epsFFT = convErrBound(fp.kappa, N, nx, ny) / 1 // per entry, tilted+scaled domain
+			invN := 1 / float64(N)
+			sC2 := 1 / (sC * sC)
+			// Envelope coefficients for this tilt.
+			rho := math.Max(relA, relC)
+			envA := (1+relA)*(1+wrel)*epsFFT + propagate(x.relA, y.relA, x.envA[m], y.envA[m], mxA, myA, n)
+			envC := (1+relC)*(1+wrel)*epsFFT*sC2 + propagate(x.relC, y.relC, x.envC[m], y.envC[m], mxC, myC, n)
+			_ = rho
+			z.envA[m], z.envC[m] = envA, envC
+			for o := w0; o <= w1; o++ {
+				t := o + shift
+				inv := 1 / wm[o]
+				bA := envA * inv * (1 + wrel)
+				if bA < bestA[o] {
+					bestA[o] = bA
+					z.a[o] = math.Max(0, s.reX[t]*invN*inv)
+				}
+				bC := envC * inv * (1 + wrel)
+				if bC < bestC[o] {
+					bestC[o] = bC
+					z.c[o] = math.Max(0, s.imX[t]*invN*inv*sC2)
+				}
+			}
+		} else {
+			z.envA[m] = propagate(x.relA, y.relA, x.envA[m], y.envA[m], x.moment(wm, true), y.moment(wm, true), n)
+			z.envC[m] = propagate(x.relC, y.relC, x.envC[m], y.envC[m], x.moment(wm, false), y.moment(wm, false), n)
+		}
+	}
+	z.lo, z.hi = w0, w1
+	z.trim()
+
+	cp.composeCorners(x, y, z, ex, ecx, ey, ecy)
+	return z
+}
+
+// propagate returns the envelope coefficient contributed by the input errors:
+// (1+rx) ey Mx + (1+ry) ex My + 2n ex ey (see list.go).
+func propagate(rx, ry, ex, ey, mx, my float64, n int) float64 {
+	g := 1 + gamma(2*n+2)
+	return g * ((1+rx)*ey*mx + (1+ry)*ex*my + float64(2*n)*ex*ey)
+}
+
+// moment returns sum_o v[o] w[o] over the support of l.
+func (l *list) moment(w []float64, aSide bool) float64 {
+	v := l.c
+	if aSide {
+		v = l.a
+	}
+	s := 0.0
+	for o := l.lo; o <= l.hi; o++ {
+		s += v[o] * w[o]
+	}
+	return s
+}
+
+// errBoundsW returns the per-offset error bounds of a and c using the tilt
+// weights w (w[m][o] = exp(tau_m L(o))).
+func (l *list) errBoundsW(w [][]float64) (ea, ec []float64) {
+	ea = make([]float64, 2*l.n)
+	ec = make([]float64, 2*l.n)
+	for o := range ea {
+		ea[o] = math.Inf(1)
+		ec[o] = math.Inf(1)
+	}
+	for m := range w {
+		ha, hc := l.envA[m], l.envC[m]
+		for o, wo := range w[m] {
+			inv := 1 / wo
+			if b := ha * inv; b < ea[o] {
+				ea[o] = b
+			}
+			if b := hc * inv; b < ec[o] {
+				ec[o] = b
+			}
+		}
+	}
+	slack := 1 + 1e-12
+	for o := range ea {
+		ea[o] = ea[o]*slack + l.relA*l.a[o]*(1+2*unitRoundoff)
+		ec[o] = ec[o]*slack + l.relC*l.c[o]*(1+2*unitRoundoff)
+	}
+	return ea, ec
+}
+
+// spectralProduct turns the spectra of the packed sequences into the packed
+// spectrum of the two convolutions, in place in s.reX/s.imX.
+func spectralProduct(s *convScratch, N int, self bool) {
+	reX, imX, reY, imY := s.reX, s.imX, s.reY, s.imY
+	if self {
+		reY, imY = reX, imX
+	}
+	// Process k and N-k together so the in-place update is safe.
+	for k := 0; k <= N/2; k++ {
+		j := (N - k) & (N - 1)
+		// X spectra at k and j.
+		xkr, xki, xjr, xji := reX[k], imX[k], reX[j], imX[j]
+		ykr, yki, yjr, yji := reY[k], imY[k], reY[j], imY[j]
+		wkr, wki := packedProduct(xkr, xki, xjr, xji, ykr, yki, yjr, yji)
+		if j != k {
+			wjr, wji := packedProduct(xjr, xji, xkr, xki, yjr, yji, ykr, yki)
+			reX[j], imX[j] = wjr, wji
+		}
+		reX[k], imX[k] = wkr, wki
+	}
+}
+
+// packedProduct returns W_k = A_k A'_k + i C_k C'_k where A_k, C_k are the
+// spectra of the real and imaginary parts of x (Z_k and Z_{-k} given) and
+// A'_k, C'_k those of y.
+func packedProduct(xkr, xki, xjr, xji, ykr, yki, yjr, yji float64) (float64, float64) {
+	// A = (Z_k + conj Z_-k)/2, C = (Z_k - conj Z_-k)/(2i).
+	ar, ai := (xkr+xjr)*0.5, (xki-xji)*0.5
+	cr, ci := (xki+xji)*0.5, (xjr-xkr)*0.5
+	br, bi := (ykr+yjr)*0.5, (yki-yji)*0.5
+	dr, di := (yki+yji)*0.5, (yjr-ykr)*0.5
+	par, pai := ar*br-ai*bi, ar*bi+ai*br
+	pcr, pci := cr*dr-ci*di, cr*di+ci*dr
+	// W = PA + i PC.
+	return par - pci, pai + pcr
+}

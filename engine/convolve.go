@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"math"
+)
+
+// This file computes the regular part of a composition,
+//
+//	B_{T1xT2}(i) = sum_{j+k=i} B_{T1}(j) B_{T2}(k)        (Definition 4)
+//
+// for the A-masses and, identically, for the B-masses (whose difference to
+// B(i)/f^i is the error-correction term of Definition 7), by FFT.
+//
+// Soundness through rounding. A plain FFT convolution has an absolute error
+// of about 1e-16 times the total mass in every entry, which would swamp the
+// tail buckets that decide small deltas. We therefore convolve exponentially
+// tilted sequences a_j*exp(tau*L_j): tilting commutes with convolution, and
+// the FFT's absolute error in the tilted domain becomes, after untilting, an
+// error envelope eta*exp(-tau*L_k) that is tiny in the tail the tilt points
+// at. The rounding error of each FFT convolution is bounded a priori from
+// the norms of its inputs (Higham's Theorem 24.2 for the transforms plus the
+// spectral products), so the bound is rigorous; errors of the inputs are
+// propagated in closed form through the moments M(tau) = sum_j a_j exp(tau
+// L_j). Each output entry takes the tilt whose bound is smallest there, which
+// keeps every envelope valid for every entry (see list.go for the model).
+
+// weights returns w[o] = exp(tau*L(o)) for all offsets o of a list with the
+// given n and lambda, and the relative error bound of the entries.
+func weights(n int, lambda, tau float64) ([]float64, float64) {
+	w := make([]float64, 2*n)
+	if tau == 0 {
+		for o := range w {
+			w[o] = 1
+		}
+		return w, 0
+	}
+	g := math.Exp(tau * lambda)
+	xmax := 0.0
+	for o := 0; o < 2*n; o += 32 {
+		x := tau * (float64(o-n+1) * lambda)
+		xmax = math.Max(xmax, math.Abs(x))
+		v := math.Exp(x)
+		end := min(o+32, 2*n)
+		for p := o; p < end; p++ {
+			w[p] = v
+			v *= g
+		}
+	}
+	xmax += 32 * math.Abs(tau*lambda)
+	// exp's argument carries a relative error of 2u, exp itself about u,
+	// and up to 31 multiplications by g (each u, plus g's own error).
+	rel := unitRoundoff * (2*xmax + 4 + 31*(3+2*math.Abs(tau*lambda)))
+	return w, rel
+}
+
+// weightCache keeps the tilt weights of the most recent lambdas.
+type weightCache struct {
+	n       int
+	tau     []float64
+	entries []weightEntry
+}
+
+type weightEntry struct {
+	lambda float64
+	w      [][]float64
+	rel    float64
+}
+
+func (c *weightCache) get(lambda float64) ([][]float64, float64) {
+	for _, e := range c.entries {
+		if e.lambda == lambda {
+			return e.w, e.rel
+		}
+	}
+	e := weightEntry{lambda: lambda, w: make([][]float64, len(c.tau))}
+	for m, t := range c.tau {
+		var r float64
+		e.w[m], r = weights(c.n, lambda, t)
+		e.rel = math.Max(e.rel, r)
+	}
+	if len(c.entries) >= 2 {
+		c.entries = c.entries[1:]
+	}
+	c.entries = append(c.entries, e)
+	return e.w, e.rel
+}
+
+// seqNorms are the 1- and 2-norms of a tilted A-sequence and B-sequence.
+type seqNorms struct{ l1a, l2a, l1c, l2c float64 }
+
+// convErrBound bounds the absolute error of every entry of both circular
+// convolutions (A*A' in the real part, C*C' in the imaginary part) computed
+// by packing z = a + i c, z' = a' + i c', two forward FFTs of length N, the
+// spectral products and one inverse FFT, then dividing by N. kappa is the
+// transform's relative 2-norm error bound. The derivation follows the
+// operations one by one (every quantity below is a 2-norm divided by
+// sqrt(N)); the result is doubled for safety.
+func convErrBound(kappa float64, N int, x, y seqNorms) float64 {
+	u := unitRoundoff
+	sq := math.Sqrt(float64(N))
+	zx := math.Hypot(x.l2a, x.l2c)
+	zy := math.Hypot(y.l2a, y.l2c)
+	// Errors of the extracted spectra.
+	dA1 := kappa*zx + 1.01*u*x.l2a
+	dC1 := kappa*zx + 1.01*u*x.l2c
+	dA2 := kappa*zy + 1.01*u*y.l2a
+	dC2 := kappa*zy + 1.01*u*y.l2c
+	g2 := math.Sqrt2 * 2 * u / (1 - 2*u)
+	prod := func(l1p, l2p, dp, l1q, l2q, dq float64) (norm, err float64) {
+		norm = math.Min(l1p*l2q, l2p*l1q)
+		err = dp*(l1q+sq*dq) + l1p*dq + g2*(l1p+sq*dp)*(l2q+dq)
+		return norm, err
+	}
+	pa, ea := prod(x.l1a, x.l2a, dA1, y.l1a, y.l2a, dA2)
+	pc, ec := prod(x.l1c, x.l2c, dC1, y.l1c, y.l2c, dC2)
+	wNorm := pa + pc + ea + ec
+	wErr := ea + ec + u*wNorm
+	return 2 * (wErr + kappa*wNorm) * (1 + 1e-6)
+}
+
+// convScratch holds the FFT buffers of one composition.
+type convScratch struct {
+	reX, imX, reY, imY []float64
+}
+
+func (s *convScratch) buffers(N int) {
+	if cap(s.reX) < N {
+		s.reX = make([]float64, N)
+		s.imX = make([]float64, N)
+		s.reY = make([]float64, N)
+		s.imY = make([]float64, N)
+	}
+	s.reX, s.imX = s.reX[:N], s.imX[:N]
+	s.reY, s.imY = s.reY[:N], s.imY[:N]
+}
+
+// fill loads the tilted sequences of l into re (A) and im (B, scaled by
+// scale, a power of two) and returns their norms unscaled-by-tilt moments.
+func fill(re, im []float64, l *list, w []float64) (nrm seqNorms, momA, momC float64) {
+	for i := range re {
+		re[i], im[i] = 0, 0
+	}
+	for o := l.lo; o <= l.hi; o++ {
+		t := o - l.lo
+		ra := l.a[o] * w[o]
+		rc := l.c[o] * w[o]
+		re[t], im[t] = ra, rc
+		nrm.l1a += ra
+		nrm.l2a += ra * ra
+		nrm.l1c += rc
+		nrm.l2c += rc * rc
+	}
+	momA, momC = nrm.l1a, nrm.l1c
+	return nrm, momA, momC
+}
+
+// scaleIm multiplies im by s (a power of two: exact) and adjusts the norms.
+func scaleIm(im []float64, nrm *seqNorms, s float64) {
+	if s == 1 {
+		return
+	}
+	for i := range im {
+		im[i] *= s
+	}
+	nrm.l1c *= s
+	nrm.l2c *= s * s
+}
+
+func finishNorms(n *seqNorms) {
+	g := 1 + gamma(len64)
+	n.l1a *= g
+	n.l1c *= g
+	n.l2a = math.Sqrt(n.l2a * g)
+	n.l2c = math.Sqrt(n.l2c * g)
+}
+
+// len64 bounds the number of terms of the norm sums for the rounding factor
+// (2^26 buckets at most, see Options.Buckets).
+const len64 = 1 << 27
+
+// pow2Balance returns a power of two s with s*b close to a (1 if either is 0).
+func pow2Balance(a, b float64) float64 {
+	if a == 0 || b == 0 {
+		return 1
+	}
+	e := math.Round(math.Log2(a / b))
+	e = math.Max(-900, math.Min(900, e))
+	return math.Ldexp(1, int(e))
+}

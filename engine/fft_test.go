@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveDFT computes the DFT by direct summation in complex128 with twiddles
+// reduced exactly modulo n, as an independent reference.
+func naiveDFT(x []complex128, inverse bool) []complex128 {
+	n := len(x)
+	out := make([]complex128, n)
+	sign := -1.0
+	if inverse {
+		sign = 1
+	}
+	for k := 0; k < n; k++ {
+		var s complex128
+		for j := 0; j < n; j++ {
+			m := (j * k) % n
+			s += x[j] * cmplx.Rect(1, sign*2*math.Pi*float64(m)/float64(n))
+		}
+		out[k] = s
+	}
+	return out
+}
+
+func TestFFTMatchesNaiveDFT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{2, 4, 8, 16, 64, 256, 1024} {
+		p := newFFTPlan(n)
+		for _, inv := range []bool{false, true} {
+			x := make([]complex128, n)
+			re := make([]float64, n)
+			im := make([]float64, n)
+			for i := range x {
+				re[i], im[i] = rng.NormFloat64(), rng.NormFloat64()
+				x[i] = complex(re[i], im[i])
+			}
+			want := naiveDFT(x, inv)
+			if inv {
+				p.inverse(re, im)
+			} else {
+				p.forward(re, im)
+			}
+			var errNorm, norm float64
+			for i := range want {
+				d := complex(re[i], im[i]) - want[i]
+				errNorm += real(d)*real(d) + imag(d)*imag(d)
+				norm += real(want[i])*real(want[i]) + imag(want[i])*imag(want[i])
+			}
+			rel := math.Sqrt(errNorm / norm)
+			// The reference itself carries O(n u) error; the FFT's own
+			// bound is kappa. Allow both.
+			if lim := p.kappa + float64(n)*8*unitRoundoff; rel > lim {
+				t.Errorf("n=%d inverse=%v: relative error %.3g > %.3g", n, inv, rel, lim)
+			}
+		}
+	}
+}
+
+func TestFFTRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 1 << 12
+	p := newFFTPlan(n)
+	re := make([]float64, n)
+	im := make([]float64, n)
+	orig := make([]float64, n)
+	for i := range re {
+		re[i] = rng.Float64()
+		orig[i] = re[i]
+	}
+	p.forward(re, im)
+	p.inverse(re, im)
+	for i := range re {
+		got := re[i] / float64(n)
+		if math.Abs(got-orig[i]) > 1e-13 || math.Abs(im[i]/float64(n)) > 1e-13 {
+			t.Fatalf("round trip %d: got %v+%vi want %v", i, got, im[i]/float64(n), orig[i])
+		}
+	}
+}
+
+func BenchmarkFFT(b *testing.B) {
+	for _, logN := range []int{17, 18, 21} {
+		n := 1 << logN
+		p := newFFTPlan(n)
+		re := make([]float64, n)
+		im := make([]float64, n)
+		for i := range re {
+			re[i] = float64(i % 7)
+		}
+		b.Run("2^"+string(rune('0'+logN/10))+string(rune('0'+logN%10)), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p.forward(re, im)
+			}
+		})
+	}
+}

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"math"
+)
+
+// list is a privacy-bucket list with error-correction terms (Definition 7),
+// kept for both directions at once.
+//
+// Regular buckets have indices i = -n+1..n and are stored at offset
+// o = i+n-1 of a and c: a[o] is B(i), the A-mass of the atomic events with
+// index i (Lemma 8), and c[o] is their B-mass, so that the virtual
+// error-correction term is l~(i) = c[o] - a[o]/f^i (Definition 7, Lemma 11).
+// Every event x with index i satisfies
+//
+//	f^(i-u) <= P_A(x)/P_B(x) <= f^i          (Lemma 6 and Lemma 12)
+//
+// with the real-valued counter u. The bucket -n of the paper (ratio at most
+// f^-n) and the bucket infinity (ratio above f^n) are the corners lo and hi;
+// unlike the paper's bucket -n, both corners absorb their events: an event
+// that reached a corner stays there, and its A-mass and B-mass are added in
+// full to delta_up of both directions. Distinguishing events (P_B = 0 or
+// P_A = 0) are kept apart in distA and distB.
+//
+// Floating-point error is bounded rigorously: the true values satisfy
+//
+//	|a_true[o] - a[o]| <= relA*a[o] + min_m envA[m]*exp(-tau[m]*L(o))
+//
+// with L(o) = i*lambda the log-ratio of the bucket, and the same for c. The
+// exponential envelopes come from FFT convolutions done on exponentially
+// tilted sequences (see convolve.go).
+type list struct {
+	n      int
+	lambda float64 // ln f
+	u      float64
+
+	a, c   []float64
+	lo, hi int // first and last offset where a or c may be non-zero (lo > hi: none)
+
+	relA, relC float64
+	tau        []float64
+	envA, envC []float64
+
+	hiA, hiC, loA, loC, distA, distB val
+
+	compositions, squarings int
+	names                   []nameCount
+}
+
+// nameCount records that a list composes count observations of a mechanism.
+type nameCount struct {
+	name  string
+	count int
+}
+
+func mergeNames(x, y []nameCount) []nameCount {
+	out := append([]nameCount(nil), x...)
+	for _, nc := range y {
+		found := false
+		for i := range out {
+			if out[i].name == nc.name {
+				out[i].count += nc.count
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, nc)
+		}
+	}
+	return out
+}
+
+// val is a non-negative scalar with an absolute error bound: the true value
+// lies in [v-e, v+e].
+type val struct{ v, e float64 }
+
+func (x val) upper() float64 { return x.v + x.e }
+func (x val) lower() float64 { return math.Max(0, x.v-x.e) }
+
+// add returns x+y with the rounding of the addition accounted for.
+func (x val) add(y val) val {
+	s := x.v + y.v
+	return val{s, x.e + y.e + 2*unitRoundoff*math.Abs(s)}
+}
+
+// sub returns x-y (for masses known to be at least y).
+func (x val) sub(y val) val {
+	s := x.v - y.v
+	return val{math.Max(s, 0), x.e + y.e + 2*unitRoundoff*math.Abs(s)}
+}
+
+// mul returns x*y with first- and second-order error terms and rounding.
+func (x val) mul(y val) val {
+	p := x.v * y.v
+	return val{p, math.Abs(x.v)*y.e + math.Abs(y.v)*x.e + x.e*y.e + 2*unitRoundoff*math.Abs(p)}
+}
+
+func newList(n int, lambda float64, tau []float64) *list {
+	return &list{
+		n:      n,
+		lambda: lambda,
+		a:      make([]float64, 2*n),
+		c:      make([]float64, 2*n),
+		lo:     2 * n,
+		hi:     -1,
+		tau:    tau,
+		envA:   make([]float64, len(tau)),
+		envC:   make([]float64, len(tau)),
+	}
+}
+
+// index returns the bucket index of offset o.
+func (l *list) index(o int) int { return o - l.n + 1 }
+
+// loss returns L(o) = i*lambda, the log of the bucket factor f^i.
+func (l *list) loss(o int) float64 { return float64(o-l.n+1) * l.lambda }
+
+// trim shrinks [lo, hi] to the offsets where a or c is non-zero.
+func (l *list) trim() {
+	lo, hi := l.lo, l.hi
+	if lo < 0 {
+		lo = 0
+	}
+	if hi > 2*l.n-1 {
+		hi = 2*l.n - 1
+	}
+	for lo <= hi && l.a[lo] == 0 && l.c[lo] == 0 {
+		lo++
+	}
+	for hi >= lo && l.a[hi] == 0 && l.c[hi] == 0 {
+		hi--
+	}
+	l.lo, l.hi = lo, hi
+}
+
+// regularSums returns the total regular A-mass and B-mass with error bounds.
+func (l *list) regularSums(ea, ec []float64) (val, val) {
+	var sa, sc, esa, esc float64
+	for o := 0; o < 2*l.n; o++ {
+		sa += l.a[o]
+		sc += l.c[o]
+		esa += ea[o]
+		esc += ec[o]
+	}
+	g := gamma(2*l.n + 2)
+	return val{sa, esa*(1+g) + g*sa}, val{sc, esc*(1+g) + g*sc}
+}
+
+// gamma is gamma_k = k u / (1 - k u) of Higham's error analysis.
+func gamma(k int) float64 {
+	ku := float64(k) * unitRoundoff
+	return ku / (1 - ku)
+}
+
+// corners returns the corner masses as upper bounds.
+func (l *list) corners() Corners {
+	return Corners{
+		InfinityA:       l.hiA.upper() + l.distA.upper(),
+		DistinguishingA: l.distA.upper(),
+		LowB:            l.loC.upper() + l.distB.upper(),
+		DistinguishingB: l.distB.upper(),
+		LowA:            l.loA.upper(),
+		InfinityB:       l.hiC.upper(),
+	}
+}
+
+// cornerMass is the corner mass that the squaring rule watches: the larger
+// of the two directions' corner totals.
+func (l *list) cornerMass() float64 { return l.corners().Mass() }
+
+// cornerValue is the computed corner mass (without error bounds), which the
+// squaring heuristic watches.
+func (l *list) cornerValue() float64 {
+	return math.Max(l.hiA.v+l.distA.v+l.loA.v, l.loC.v+l.distB.v+l.hiC.v)
+}
+
+// clone returns a deep copy.
+func (l *list) clone() *list {
+	m := *l
+	m.a = append([]float64(nil), l.a...)
+	m.c = append([]float64(nil), l.c...)
+	m.envA = append([]float64(nil), l.envA...)
+	m.envC = append([]float64(nil), l.envC...)
+	m.tau = append([]float64(nil), l.tau...)
+	m.names = append([]nameCount(nil), l.names...)
+	return &m
+}

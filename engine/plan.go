@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// plan is the resolved configuration of one computation: n, the leaf factor
+// lambda = ln f, the tilts and the squaring rule.
+type plan struct {
+	opt    Options
+	n      int
+	lambda float64
+	tau    []float64
+	cp     *composer
+	leaves map[Mechanism]*list
+	steps  int
+	done   int
+}
+
+// newPlan resolves the options for composing parts.
+//
+// The automatic factor (the authors' "voodoo ritual" made explicit): the
+// leaf's index range -n..n must cover the privacy loss of every leaf except
+// for a mass of at most TailBudget/(2 r) in its tails, so that after r
+// observations the corners hold at most about TailBudget; within that, f is
+// as small as possible, because the final window of u buckets in which the
+// error correction cannot be used is about r*ln(f) wide. Mechanisms whose
+// loss has atoms (randomized response, Laplace) get a factor that puts the
+// largest atom exactly on a bucket border.
+func newPlan(parts []Part, o Options) (*plan, error) {
+	p := &plan{opt: o, n: o.Buckets / 2, leaves: map[Mechanism]*list{}}
+	if p.n%2 != 0 {
+		return nil, invalidf("buckets must be a multiple of 4 (so that n is even, Definition 3), got %d", o.Buckets)
+	}
+	total := 0
+	for _, part := range parts {
+		total += part.Count
+	}
+	if o.Factor != 0 {
+		p.lambda = math.Log(o.Factor)
+		if !(p.lambda > 0) {
+			return nil, invalidf("factor %v is too close to 1", o.Factor)
+		}
+	} else {
+		t := 0.0
+		atom := 0.0
+		for _, part := range parts {
+			t = math.Max(t, part.Mechanism.lossRange(o.TailBudget/(2*float64(total))))
+			if am, ok := part.Mechanism.(atomic); ok {
+				atom = math.Max(atom, am.atomLoss())
+			}
+		}
+		if !(t > 0) || math.IsInf(t, 0) {
+			return nil, fmt.Errorf("engine: cannot choose a factor automatically (loss range %v); set Options.Factor", t)
+		}
+		p.lambda = t / float64(p.n)
+		if atom > 0 && atom <= t {
+			k := math.Floor(atom / p.lambda)
+			if k >= 1 {
+				p.lambda = atom / k
+				// make sure the atom sits exactly on (not above) border k
+				for math.FMA(k, p.lambda, -atom) < 0 {
+					p.lambda = math.Nextafter(p.lambda, math.Inf(1))
+				}
+			}
+		}
+	}
+	// Tilts are chosen from the leaves' privacy-loss variance.
+	v := 0.0
+	for _, part := range parts {
+		leaf, err := p.leafUntilted(part.Mechanism)
+		if err != nil {
+			return nil, err
+		}
+		v += float64(part.Count) * leaf.lossVariance()
+		p.leaves[part.Mechanism] = leaf
+	}
+	p.tau = chooseTilts(math.Sqrt(v), o.Tilts)
+	for _, leaf := range p.leaves {
+		leaf.tau = p.tau
+		leaf.envA = make([]float64, len(p.tau))
+		leaf.envC = make([]float64, len(p.tau))
+	}
+	p.cp = newComposer(p.n, p.tau)
+	return p, nil
+}
+
+// atomic is implemented by mechanisms whose privacy loss has a largest atom.
+type atomic interface{ atomLoss() float64 }
+
+// chooseTilts returns the tilts tau (per unit of privacy loss) for a final
+// privacy loss with standard deviation sd: 0 for the bulk, +-T with T about
+// 3.5 standard deviations of the final loss for the tails that decide
+// delta in A||B (upper) and B||A (lower), and +-2T for deep tails. The
+// rigorous error of a convolution is smallest, relative to the values, where
+// the tilted sequence peaks and grows like exp(d^2/2) at d standard
+// deviations from there; the spacing keeps every bucket within about 1.75
+// standard deviations of a tilt's peak.
+//
+//	k = 1: {0}; 2: {0, T}; 3: {0, T, -T}; 4: {0, T, -T, 2T}; 5: {0, T, -T, 2T, -2T}
+func chooseTilts(sd float64, k int) []float64 {
+	if k == 1 || !(sd > 0) || math.IsInf(sd, 0) {
+		return []float64{0}
+	}
+	T := 3.5 / sd
+	// keep exp(2T * loss) finite over the largest range the lists may reach.
+	maxRange := 40*sd + 8*sd*sd
+	if lim := 250 / maxRange; T > lim {
+		T = lim
+	}
+	all := []float64{0, T, -T, 2 * T, -2 * T}
+	return all[:k]
+}
+
+// lossVariance returns the larger of the variances of the bucket log-ratio
+// under A and under B (regular buckets only).
+func (l *list) lossVariance() float64 {
+	var v float64
+	for _, m := range [][]float64{l.a, l.c} {
+		var s0, s1, s2 float64
+		for o := l.lo; o <= l.hi; o++ {
+			L := l.loss(o)
+			s0 += m[o]
+			s1 += m[o] * L
+			s2 += m[o] * L * L
+		}
+		if s0 > 0 {
+			mean := s1 / s0
+			v = math.Max(v, s2/s0-mean*mean)
+		}
+	}
+	return v
+}
+
+// leafUntilted embeds m without tilts (used to choose them).
+func (p *plan) leafUntilted(m Mechanism) (*list, error) {
+	b := newLeafBuilder(p.n, p.lambda, nil)
+	if err := m.embed(b); err != nil {
+		return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
+	}
+	return b.rel(m), nil
+}
+
+// leaf returns the embedded leaf of m.
+func (p *plan) leaf(m Mechanism) (*list, error) {
+	if l := p.leaves[m]; l != nil {
+		return l, nil
+	}
+	return nil, fmt.Errorf("engine: mechanism %s was not planned", m)
+}
+
+func (b *leafBuilder) rel(m Mechanism) *list {
+	rel := 64 * unitRoundoff
+	if r, ok := m.(relErr); ok {
+		rel = r.relErr()
+	}
+	return b.finish(rel, m.String())
+}
+
+// relErr is implemented by mechanisms whose embedding error is not the
+// default 64u relative.
+type relErr interface{ relErr() float64 }
+
+// needSquare applies the squaring rule of Figure 10 with free_infty_budget
+// (Section 4.6) to the composition x × y: square when the corner mass after
+// the composition would exceed threshold/2 times the corner masses before
+// (2.2 for x = y, as in the paper) and the free budget.
+func (p *plan) needSquare(x, y *list) bool {
+	before := x.cornerValue() + y.cornerValue()
+	after := p.predictCorners(x, y)
+	return after > p.opt.FreeInftyBudget && after > p.opt.SquaringThreshold/2*before
+}
+
+// predictCorners returns the corner mass of x × y without convolving.
+func (p *plan) predictCorners(x, y *list) float64 {
+	z := newList(x.n, x.lambda, x.tau)
+	w, _ := p.cp.weights.get(x.lambda)
+	ex, ecx := x.errBoundsW(w)
+	ey, ecy := ex, ecx
+	if y != x {
+		ey, ecy = y.errBoundsW(w)
+	}
+	p.cp.composeCorners(x, y, z, ex, ecx, ey, ecy)
+	return z.cornerValue()
+}
+
+func (p *plan) step(ctx context.Context) error {
+	p.done++
+	if p.opt.Progress != nil {
+		p.opt.Progress(p.done, max(p.steps, p.done))
+	}
+	return ctx.Err()
+}
+
+// composePair returns x × y, squaring first as the rule asks (both lists
+// are brought to the same factor by squaring the finer one).
+func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
+	self := x == y
+	for x.squarings < y.squarings {
+		x = x.square()
+	}
+	for y.squarings < x.squarings {
+		y = y.square()
+	}
+	if self {
+		y = x
+	}
+	for i := 0; i < 8 && p.needSquare(x, y); i++ {
+		x = x.square()
+		if self {
+			y = x
+		} else {
+			y = y.square()
+		}
+	}
+	z := p.cp.compose(x, y)
+	return z, p.step(ctx)
+}
+
+// composeMany computes the r-fold compositions of m for every r in rs by
+// binary powers shared between the rs.
+func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Result, error) {
+	maxR := 0
+	for _, r := range rs {
+		maxR = max(maxR, r)
+	}
+	leaf, err := p.leaf(m)
+	if err != nil {
+		return nil, err
+	}
+	bitsN := 0
+	for (1 << bitsN) <= maxR {
+		bitsN++
+	}
+	p.steps = bitsN - 1
+	for _, r := range rs {
+		p.steps += popcount(r) - 1
+	}
+	powers := []*list{leaf}
+	for k := 1; k < bitsN; k++ {
+		prev := powers[k-1]
+		z, err := p.composePair(ctx, prev, prev)
+		if err != nil {
+			return nil, err
+		}
+		powers = append(powers, z)
+	}
+	out := make([]*Result, len(rs))
+	for idx, r := range rs {
+		var acc *list
+		for k := 0; k < bitsN; k++ {
+			if r&(1<<k) == 0 {
+				continue
+			}
+			if acc == nil {
+				acc = powers[k]
+				continue
+			}
+			acc, err = p.composePair(ctx, acc, powers[k])
+			if err != nil {
+				return nil, err
+			}
+		}
+		out[idx] = newResult(acc, !p.opt.DisableErrorCorrection, len(p.tau), p.lambda)
+	}
+	return out, nil
+}
+
+// composeSequence composes the heterogeneous sequence parts.
+func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, error) {
+	var acc *list
+	for _, part := range parts {
+		res, err := p.composeMany(ctx, part.Mechanism, []int{part.Count})
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = res[0].l
+			continue
+		}
+		acc, err = p.composePair(ctx, acc, res[0].l)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return newResult(acc, !p.opt.DisableErrorCorrection, len(p.tau), p.lambda), nil
+}
+
+func popcount(r int) int {
+	c := 0
+	for ; r > 0; r &= r - 1 {
+		c++
+	}
+	return c
+}
+
+// compactNames turns the name counts into "name^count" terms.
+func compactNames(names []nameCount) []string {
+	out := make([]string, len(names))
+	for i, nc := range names {
+		out[i] = nc.name
+		if nc.count > 1 {
+			out[i] = fmt.Sprintf("%s^%d", nc.name, nc.count)
+		}
+	}
+	return out
+}

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"math"
+)
+
+// Result holds a composed bucket list and answers privacy queries about it.
+// It is immutable and safe for concurrent use.
+type Result struct {
+	l    *list
+	b    bounds
+	ec   bool
+	info Info
+}
+
+func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
+	return &Result{l: l, b: l.bounds(), ec: ec, info: Info{
+		Buckets:      2 * l.n,
+		LeafFactor:   math.Exp(leafLambda),
+		Factor:       math.Exp(l.lambda),
+		Compositions: l.compositions,
+		Squarings:    l.squarings,
+		U:            l.u,
+		Tilts:        tilts,
+		Mechanisms:   compactNames(l.names),
+	}}
+}
+
+// Info describes how a Result was computed.
+type Info struct {
+	// Buckets is the number of buckets 2n of the list (Definition 4).
+	Buckets int
+	// LeafFactor is the factor f of the leaves; Factor is f_T of the
+	// composed tree (LeafFactor^(2^Squarings)).
+	LeafFactor, Factor float64
+	// Compositions is the number of observations composed (r).
+	Compositions int
+	// Squarings is the number of squaring nodes on the path of the tree.
+	Squarings int
+	// U is the counter u_T of Definition 7 (here real-valued, so it also
+	// absorbs rounding at the leaves; see the package documentation).
+	U float64
+	// Tilts is the number of exponential tilts used by the convolutions.
+	Tilts int
+	// Mechanisms lists the mechanisms composed, as their String forms.
+	Mechanisms []string
+}
+
+// Corners reports the probability mass that the bucket list could not place
+// in a finite bucket. All masses are upper bounds (they include the
+// floating-point error bounds).
+type Corners struct {
+	// InfinityA is B(infinity), the A-mass of events with privacy loss
+	// ratio above f^n (including DistinguishingA); it is added in full to
+	// delta_up in direction A||B.
+	InfinityA float64
+	// DistinguishingA is the A-mass of events impossible under B
+	// (P_B = 0): the delta that remains at eps = infinity in A||B.
+	DistinguishingA float64
+	// LowB is the B-mass of events with ratio at most f^-n (the bucket -n,
+	// including DistinguishingB); added in full to delta_up in B||A.
+	LowB float64
+	// DistinguishingB is the B-mass of events impossible under A.
+	DistinguishingB float64
+	// LowA and InfinityB are the other masses of the same corners (A-mass
+	// of bucket -n, B-mass of bucket infinity). The corners absorb their
+	// events, so these too are added to delta_up of A||B and B||A.
+	LowA, InfinityB float64
+}
+
+// Mass returns the total corner mass, max over both directions.
+func (c Corners) Mass() float64 {
+	return math.Max(c.InfinityA+c.LowA, c.LowB+c.InfinityB)
+}
+
+// DeltaBound is the answer to a delta(eps) query (Theorem 2).
+type DeltaBound struct {
+	Eps float64
+	// Upper is delta_up(eps) = max(delta_{A||B}, delta_{B||A}).
+	Upper float64
+	// Lower is delta_low(eps) = max over directions of the sound lower
+	// bounds (each is a lower bound on the tight delta of Lemma 1, so the
+	// larger one is too). NaN when error correction is disabled.
+	Lower float64
+	// UpperAB, UpperBA, LowerAB, LowerBA are the per-direction values.
+	UpperAB, UpperBA, LowerAB, LowerBA float64
+	// Corners is the corner mass behind these numbers.
+	Corners Corners
+}
+
+// Info returns how the result was computed.
+func (r *Result) Info() Info {
+	info := r.info
+	info.Mechanisms = append([]string(nil), r.info.Mechanisms...)
+	return info
+}
+
+// Corners returns the corner masses of the composed list.
+func (r *Result) Corners() Corners { return r.l.corners() }
+
+// DeltaUpper returns delta_up(eps), a sound upper bound on the tight delta of
+// Lemma 1 for both directions (Theorem 2). eps may be any value >= 0 (or
+// +Inf, where only distinguishing events remain).
+func (r *Result) DeltaUpper(eps float64) float64 { return r.Delta(eps).Upper }
+
+// DeltaLower returns delta_low(eps), a sound lower bound on the tight delta
+// (Theorem 2). NaN when error correction is disabled.
+func (r *Result) DeltaLower(eps float64) float64 { return r.Delta(eps).Lower }
+
+// Delta returns both bounds at eps with their per-direction parts and the
+// corner masses. Negative or NaN eps is treated as 0 and NaN respectively.
+func (r *Result) Delta(eps float64) DeltaBound {
+	if math.IsNaN(eps) {
+		nan := math.NaN()
+		return DeltaBound{Eps: eps, Upper: nan, Lower: nan, UpperAB: nan, UpperBA: nan, LowerAB: nan, LowerBA: nan}
+	}
+	if eps < 0 {
+		eps = 0
+	}
+	return r.l.delta(eps, r.b, r.ec)
+}

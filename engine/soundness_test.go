@@ -1,0 +1,289 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomPMF returns a random probability vector of length k, with a chance
+// of exact zeros (distinguishing events) and of tiny masses.
+func randomPMF(rng *rand.Rand, k int) []float64 {
+	p := make([]float64, k)
+	s := 0.0
+	for i := range p {
+		switch rng.IntN(6) {
+		case 0:
+			p[i] = 0
+		case 1:
+			p[i] = math.Exp(-30 * rng.Float64())
+		default:
+			p[i] = rng.Float64()
+		}
+		s += p[i]
+	}
+	if s == 0 {
+		p[0], s = 1, 1
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
+}
+
+// product returns the product PMFs of a list of pairs.
+func product(as, bs [][]float64) ([]float64, []float64) {
+	pa, pb := []float64{1}, []float64{1}
+	for k := range as {
+		var na, nb []float64
+		for i := range pa {
+			for j := range as[k] {
+				na = append(na, pa[i]*as[k][j])
+				nb = append(nb, pb[i]*bs[k][j])
+			}
+		}
+		pa, pb = na, nb
+	}
+	return pa, pb
+}
+
+// TestBruteForceSoundness composes 2-4 small random pairs with random
+// factors, bucket counts and forced squarings, enumerates the product
+// universe and checks delta_low <= exact <= delta_up (Theorem 2) at many eps.
+func TestBruteForceSoundness(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	trials := 300
+	if testing.Short() {
+		trials = 60
+	}
+	for trial := 0; trial < trials; trial++ {
+		k := 2 + rng.IntN(3)
+		var as, bs [][]float64
+		var mechs []Mechanism
+		for i := 0; i < k; i++ {
+			n := 2 + rng.IntN(4)
+			a, b := randomPMF(rng, n), randomPMF(rng, n)
+			m, err := Histogram(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			as, bs = append(as, a), append(bs, b)
+			mechs = append(mechs, m)
+		}
+		buckets := 4 * (2 + rng.IntN(30))
+		factor := 1 + math.Exp(-6*rng.Float64())
+		tilts := 1 + rng.IntN(5)
+		o, err := Options{Buckets: buckets, Factor: factor, Tilts: tilts}.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]Part, k)
+		for i := range parts {
+			parts[i] = Part{mechs[i], 1}
+		}
+		p, err := newPlan(parts, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var acc *list
+		for i := 0; i < k; i++ {
+			leaf, _ := p.leaf(mechs[i])
+			if rng.IntN(3) == 0 {
+				leaf = leaf.square()
+			}
+			if acc == nil {
+				acc = leaf
+				continue
+			}
+			for acc.squarings < leaf.squarings {
+				acc = acc.square()
+			}
+			for leaf.squarings < acc.squarings {
+				leaf = leaf.square()
+			}
+			if rng.IntN(3) == 0 {
+				acc, leaf = acc.square(), leaf.square()
+			}
+			acc = p.cp.compose(acc, leaf)
+		}
+		if rng.IntN(2) == 0 {
+			acc = acc.square()
+		}
+		res := newResult(acc, true, len(p.tau), p.lambda)
+		pa, pb := product(as, bs)
+		for _, eps := range []float64{0, 1e-3, 0.01, 0.05, 0.1, 0.3, 0.7, 1, 2, 5, 20, math.Inf(1)} {
+			ex := exactDelta(pa, pb, eps)
+			if math.IsInf(eps, 1) {
+				ex = exactInf(pa, pb)
+			}
+			d := res.Delta(eps)
+			if d.Upper < ex*(1-1e-12)-1e-300 {
+				t.Fatalf("trial %d (k=%d, buckets=%d, f=%v, tilts=%d, squarings=%d): eps=%v upper %.17g < exact %.17g",
+					trial, k, buckets, factor, tilts, acc.squarings, eps, d.Upper, ex)
+			}
+			if d.Lower > ex*(1+1e-12)+1e-300 {
+				t.Fatalf("trial %d: eps=%v lower %.17g > exact %.17g", trial, eps, d.Lower, ex)
+			}
+		}
+	}
+}
+
+func exactInf(a, b []float64) float64 {
+	var d1, d2 float64
+	for i := range a {
+		if b[i] == 0 {
+			d1 += a[i]
+		}
+		if a[i] == 0 {
+			d2 += b[i]
+		}
+	}
+	return math.Max(d1, d2)
+}
+
+// TestLemma8BucketsAreSumsOverEvents checks that after composition and
+// squaring every regular bucket holds exactly the A-mass and B-mass of the
+// atomic events whose index (Definition 6, with absorbing corners) is that
+// bucket, which makes c - a/f^i the virtual error term of Lemma 11.
+func TestLemma8BucketsAreSumsOverEvents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for trial := 0; trial < 100; trial++ {
+		n1, n2 := 2+rng.IntN(5), 2+rng.IntN(5)
+		a1, b1 := randomPMF(rng, n1), randomPMF(rng, n1)
+		a2, b2 := randomPMF(rng, n2), randomPMF(rng, n2)
+		m1, _ := Histogram(a1, b1)
+		m2, _ := Histogram(a2, b2)
+		buckets := 4 * (2 + rng.IntN(20))
+		factor := 1 + math.Exp(-4*rng.Float64())
+		o, _ := Options{Buckets: buckets, Factor: factor, Tilts: 3}.withDefaults()
+		p, err := newPlan([]Part{{m1, 1}, {m2, 1}}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l1, _ := p.leaf(m1)
+		l2, _ := p.leaf(m2)
+		sq := rng.IntN(2) == 0
+		x, y := l1, l2
+		if sq {
+			x, y = x.square(), y.square()
+		}
+		z := p.cp.compose(x, y)
+		n := z.n
+		lam := z.lambda
+		// index of a leaf event at the squared or unsquared level
+		idx := func(pa, pb float64) (int, bool) {
+			if pa == 0 || pb == 0 {
+				return 0, false
+			}
+			lo, hi := eventLoss(pa, pb)
+			_ = lo
+			i := int(bucketOf(hi, lambdaOf(p)))
+			if i > n || i <= -n {
+				return 0, false
+			}
+			if sq {
+				i = int(math.Ceil(float64(i) / 2))
+			}
+			return i, true
+		}
+		wantA := make([]float64, 2*n)
+		wantC := make([]float64, 2*n)
+		for i := range a1 {
+			for j := range a2 {
+				i1, ok1 := idx(a1[i], b1[i])
+				i2, ok2 := idx(a2[j], b2[j])
+				if !ok1 || !ok2 {
+					continue
+				}
+				s := i1 + i2
+				if s > n || s <= -n {
+					continue
+				}
+				wantA[s+n-1] += a1[i] * a2[j]
+				wantC[s+n-1] += b1[i] * b2[j]
+			}
+		}
+		res := newResult(z, true, len(p.tau), p.lambda)
+		for o := 0; o < 2*n; o++ {
+			if math.Abs(z.a[o]-wantA[o]) > res.b.ea[o]+1e-15*wantA[o] || math.Abs(z.c[o]-wantC[o]) > res.b.ec[o]+1e-15*wantC[o] {
+				t.Fatalf("trial %d bucket %d: got (%g, %g) want (%g, %g), bounds (%g, %g)", trial, o-n+1, z.a[o], z.c[o], wantA[o], wantC[o], res.b.ea[o], res.b.ec[o])
+			}
+			// Lemma 6: every event in bucket i has ratio <= f^i, so c >= a/f^i.
+			L := float64(o-n+1) * lam
+			if wantC[o] < wantA[o]*math.Exp(-L)*(1-1e-12) {
+				t.Fatalf("trial %d bucket %d: Lemma 6 violated", trial, o-n+1)
+			}
+		}
+	}
+}
+
+func lambdaOf(p *plan) float64 { return p.lambda }
+
+// TestGaussClosedForm checks the bounds against the closed form for
+// randomized sigma and r, including r = 2^16 (Theorem 2 on a continuous
+// mechanism: the upper bound must hold for the real mechanism).
+func TestGaussClosedForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 3))
+	cases := []struct {
+		sigma float64
+		r     int
+	}{{200 * math.Sqrt2, 512}, {200 * math.Sqrt2, 1 << 16}}
+	for i := 0; i < 6; i++ {
+		cases = append(cases, struct {
+			sigma float64
+			r     int
+		}{math.Exp(rng.Float64()*6 - 1), 1 + rng.IntN(1<<rng.IntN(17))})
+	}
+	for _, c := range cases {
+		m, err := Gauss(c.sigma, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Compose(context.Background(), m, c.r, Options{Buckets: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu := math.Sqrt(float64(c.r)) / c.sigma
+		for _, eps := range []float64{0, 0.001, 0.01, 0.1, 0.3, 0.7, 1, 2, 4} {
+			ex := exactGauss(mu, eps)
+			d := res.Delta(eps)
+			if d.Upper < ex*(1-1e-13) || d.Lower > ex*(1+1e-13) {
+				t.Errorf("sigma=%v r=%d eps=%v: [%.10g, %.10g] does not contain exact %.10g", c.sigma, c.r, eps, d.Lower, d.Upper, ex)
+			}
+		}
+	}
+}
+
+// TestRandomizedResponseExact checks the bounds against the binomial sum.
+func TestRandomizedResponseExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 4))
+	type tc struct {
+		p float64
+		r int
+	}
+	cases := []tc{{0.51, 512}, {0.51, 64}, {0.51, 4}, {0.6, 1000}}
+	for i := 0; i < 5; i++ {
+		cases = append(cases, tc{0.5 + 0.45*rng.Float64(), 1 + rng.IntN(3000)})
+	}
+	for _, c := range cases {
+		m, _ := RandomizedResponse(c.p)
+		for _, ec := range []bool{true, false} {
+			res, err := Compose(context.Background(), m, c.r, Options{Buckets: 20000, DisableErrorCorrection: !ec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ee := range []float64{1, 1.001, 1.1, 1.3, 1.5, 2, 5} {
+				eps := math.Log(ee)
+				ex := exactRR(c.p, c.r, eps)
+				d := res.Delta(eps)
+				if d.Upper < ex*(1-1e-12) {
+					t.Errorf("p=%v r=%d ec=%v e^eps=%v: upper %.12g < exact %.12g", c.p, c.r, ec, ee, d.Upper, ex)
+				}
+				if ec && d.Lower > ex*(1+1e-12) {
+					t.Errorf("p=%v r=%d e^eps=%v: lower %.12g > exact %.12g", c.p, c.r, ee, d.Lower, ex)
+				}
+			}
+		}
+	}
+}
