@@ -210,5 +210,3 @@ func epsForDelta(delta func(float64) float64, target float64) float64 {
 	}
 	return bisect(delta, target, 0, hi)
 }
-
-func logf(x float64) float64 { return math.Log(x) }
