@@ -24,7 +24,8 @@ func writeAtomic(path string, write func(w io.Writer) error) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if err := write(f); err != nil {
+	// Hide f's Close from writers that close what they write to.
+	if err := write(struct{ io.Writer }{f}); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {

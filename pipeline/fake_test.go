@@ -22,6 +22,7 @@ type fakeBackend struct {
 type fakeMech struct {
 	desc  string
 	scale float64
+	sigma float64
 }
 
 func (m fakeMech) String() string { return m.desc }
@@ -41,7 +42,7 @@ func (f *fakeBackend) Mechanism(spec MechanismSpec) (Mechanism, error) {
 	if spec.Params["sigma"] == 99 {
 		return nil, errors.New("fake: sigma 99 is rejected by the backend")
 	}
-	return fakeMech{desc, scale}, nil
+	return fakeMech{desc, scale, spec.Params["sigma"]}, nil
 }
 
 func (f *fakeBackend) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt EngineOptions, progress func(int, int)) ([]State, error) {
@@ -50,10 +51,10 @@ func (f *fakeBackend) ComposeMany(ctx context.Context, m Mechanism, rs []int, op
 	f.calls++
 	f.composed = append(f.composed, rs...)
 	f.mu.Unlock()
-	if fm.scale == 14 { // sigma = 13
+	if fm.sigma == 13 {
 		return nil, errors.New("fake: composition blew up")
 	}
-	if fm.scale == 18 { // sigma = 17
+	if fm.sigma == 17 {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
