@@ -1,0 +1,37 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pbuckets/pbuckets/pipeline"
+)
+
+// loadManifests parses every manifest and prints every problem found.
+func loadManifests(paths []string, stderr io.Writer) ([]*pipeline.Manifest, bool) {
+	var out []*pipeline.Manifest
+	ok := true
+	for _, p := range paths {
+		m, err := pipeline.LoadManifest(p)
+		if err != nil {
+			printErrors(stderr, err)
+			ok = false
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, ok
+}
+
+// printErrors prints each error of a joined error on its own line.
+func printErrors(w io.Writer, err error) {
+	var multi interface{ Unwrap() []error }
+	if errors.As(err, &multi) {
+		for _, e := range multi.Unwrap() {
+			fmt.Fprintf(w, "error: %v\n", e)
+		}
+		return
+	}
+	fmt.Fprintf(w, "error: %v\n", err)
+}

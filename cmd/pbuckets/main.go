@@ -1,0 +1,67 @@
+// Command pbuckets computes provable (eps, delta) differential-privacy
+// bounds after r-fold composition with privacy buckets, for the experiments
+// described in TOML manifests.
+//
+// Usage:
+//
+//	pbuckets run [--out DIR] [--jobs N] [--shard I/N] [--memory SIZE] [--quiet] MANIFEST...
+//	pbuckets show [--format csv|json|table] FILE.parquet...
+//	pbuckets validate [--memory SIZE] MANIFEST...
+//	pbuckets version
+//
+// Exit status: 0 when everything succeeded, 1 when a task failed, 2 for
+// invalid input or usage, 130 when interrupted.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+const usage = `pbuckets computes provable (eps, delta)-DP bounds after r-fold composition.
+
+Usage:
+  pbuckets run [--out DIR] [--jobs N] [--shard I/N] [--memory SIZE] [--quiet] MANIFEST...
+  pbuckets show [--format csv|json|table] FILE.parquet...
+  pbuckets validate [--memory SIZE] MANIFEST...
+  pbuckets version
+
+Manifests are described in experiments/README.md.
+Run "pbuckets COMMAND -h" for the options of a command.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
+	case "show":
+		return cmdShow(args[1:], stdout, stderr)
+	case "validate":
+		return cmdValidate(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, version())
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "pbuckets: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}

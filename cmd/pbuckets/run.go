@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/pbuckets/pbuckets/pipeline"
+)
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", "[--out DIR] [--jobs N] [--shard I/N] [--memory SIZE] [--quiet] MANIFEST...", stderr)
+	out := fs.String("out", "results", "results folder; each manifest writes to DIR/<name>/")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "number of jobs running at once")
+	shard := fs.String("shard", "", "run only part I of N of the task list (1 <= I <= N), e.g. $SLURM_ARRAY_TASK_ID/10")
+	memory := fs.String("memory", "", "memory budget shared by running jobs, e.g. 8GiB (default: the machine's available memory)")
+	quiet := fs.Bool("quiet", false, "no progress display and no summary")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return usageStatus(err)
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *jobs < 1 {
+		fmt.Fprintf(stderr, "error: --jobs must be at least 1, got %d\n", *jobs)
+		return exitUsage
+	}
+	rn := &pipeline.Runner{
+		Backend: pipeline.EngineBackend{},
+		Methods: pipeline.CompareMethods(),
+		Out:     *out,
+		Jobs:    *jobs,
+		Version: version(),
+		Log:     stderr,
+	}
+	if *shard != "" {
+		if rn.Shard, err = pipeline.ParseShard(*shard); err != nil {
+			fmt.Fprintf(stderr, "error: --shard: %v\n", err)
+			return exitUsage
+		}
+	}
+	if *memory != "" {
+		if rn.MemoryBudget, err = pipeline.ParseBytes(*memory); err != nil {
+			fmt.Fprintf(stderr, "error: --memory: %v\n", err)
+			return exitUsage
+		}
+	}
+	manifests, ok := loadManifests(paths, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if !*quiet && isTerminal(os.Stderr) && stderr == io.Writer(os.Stderr) {
+		rn.Progress = pipeline.NewProgress(stderr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := rn.Run(ctx, manifests)
+	if err != nil {
+		printErrors(stderr, err)
+		if rep == nil {
+			return exitUsage
+		}
+		return exitFailed
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "%d tasks: %d ok, %d skipped, %d failed, %d cancelled\n", rep.Tasks, rep.OK, rep.Skipped, rep.Failed, rep.Cancelled)
+		for _, f := range rep.Files {
+			fmt.Fprintf(stdout, "wrote %s\n", f)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "interrupted: finished tasks were written; run again to continue (states are cached)")
+		return exitInterrupted
+	case rep.Failed > 0:
+		fmt.Fprintf(stderr, "%d tasks failed\n", rep.Failed)
+		return exitFailed
+	}
+	return exitOK
+}

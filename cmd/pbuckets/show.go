@@ -1,0 +1,199 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/pbuckets/pbuckets/pipeline"
+)
+
+func cmdShow(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("show", "[--format csv|json|table] FILE.parquet...", stderr)
+	format := fs.String("format", "table", "output format: csv, json or table")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return usageStatus(err)
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *format != "csv" && *format != "json" && *format != "table" {
+		fmt.Fprintf(stderr, "error: --format must be csv, json or table, got %q\n", *format)
+		return exitUsage
+	}
+	frames := make([]*pipeline.Frame, 0, len(paths))
+	for _, p := range paths {
+		f, err := pipeline.ReadParquet(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "error: %v\n", err)
+			return exitFailed
+		}
+		if len(frames) > 0 && !sameColumns(frames[0], f) {
+			fmt.Fprintf(stderr, "error: %s has other columns than %s; show them separately\n", p, paths[0])
+			return exitUsage
+		}
+		frames = append(frames, f)
+	}
+	switch *format {
+	case "csv":
+		err = writeCSV(stdout, frames)
+	case "json":
+		err = writeJSON(stdout, frames)
+	default:
+		err = writeTable(stdout, frames)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func sameColumns(a, b *pipeline.Frame) bool {
+	if len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].Name != b.Columns[i].Name || a.Columns[i].Type != b.Columns[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// cell renders a value as text; null is reported separately.
+func cell(c *pipeline.Column, i int) (string, bool) {
+	if c.IsNull(i) {
+		return "", true
+	}
+	switch c.Type {
+	case pipeline.String:
+		return c.Strings[i], false
+	case pipeline.Int64:
+		return strconv.FormatInt(c.Ints[i], 10), false
+	case pipeline.Float64:
+		return strconv.FormatFloat(c.Floats[i], 'g', -1, 64), false
+	default:
+		return strconv.FormatBool(c.Bools[i]), false
+	}
+}
+
+func header(f *pipeline.Frame) []string {
+	names := make([]string, len(f.Columns))
+	for i, c := range f.Columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
+func writeCSV(w io.Writer, frames []*pipeline.Frame) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header(frames[0])); err != nil {
+		return err
+	}
+	for _, f := range frames {
+		for i := 0; i < f.Rows(); i++ {
+			rec := make([]string, len(f.Columns))
+			for j, c := range f.Columns {
+				rec[j], _ = cell(c, i)
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// maxTableCell is the widest cell of the table format; csv and json
+// print values in full.
+const maxTableCell = 48
+
+func writeTable(w io.Writer, frames []*pipeline.Frame) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for j, name := range header(frames[0]) {
+		if j > 0 {
+			fmt.Fprint(tw, "\t")
+		}
+		fmt.Fprint(tw, name)
+	}
+	fmt.Fprintln(tw)
+	for _, f := range frames {
+		for i := 0; i < f.Rows(); i++ {
+			for j, c := range f.Columns {
+				if j > 0 {
+					fmt.Fprint(tw, "\t")
+				}
+				s, null := cell(c, i)
+				if null {
+					s = "null"
+				}
+				if len(s) > maxTableCell {
+					s = s[:maxTableCell-3] + "..."
+				}
+				fmt.Fprint(tw, s)
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	return tw.Flush()
+}
+
+// writeJSON writes a JSON array with one object per row and per line.
+// Non-finite floats, which JSON cannot represent, are written as the
+// strings "NaN", "+Inf" and "-Inf"; nulls as null.
+func writeJSON(w io.Writer, frames []*pipeline.Frame) error {
+	if _, err := io.WriteString(w, "["); err != nil {
+		return err
+	}
+	first := true
+	for _, f := range frames {
+		for i := 0; i < f.Rows(); i++ {
+			sep := ",\n"
+			if first {
+				sep, first = "\n", false
+			}
+			buf := []byte(sep + "{")
+			for j, c := range f.Columns {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				key, _ := json.Marshal(c.Name)
+				buf = append(append(buf, key...), ':')
+				var v any
+				switch {
+				case c.IsNull(i):
+					v = nil
+				case c.Type == pipeline.String:
+					v = c.Strings[i]
+				case c.Type == pipeline.Int64:
+					v = c.Ints[i]
+				case c.Type == pipeline.Bool:
+					v = c.Bools[i]
+				case math.IsNaN(c.Floats[i]) || math.IsInf(c.Floats[i], 0):
+					v = strconv.FormatFloat(c.Floats[i], 'g', -1, 64)
+				default:
+					v = c.Floats[i]
+				}
+				val, err := json.Marshal(v)
+				if err != nil {
+					return err
+				}
+				buf = append(buf, val...)
+			}
+			buf = append(buf, '}')
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := io.WriteString(w, "\n]\n")
+	return err
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/pbuckets/pbuckets/pipeline"
+)
+
+func cmdValidate(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("validate", "[--memory SIZE] MANIFEST...", stderr)
+	memory := fs.String("memory", "", "memory budget, e.g. 8GiB (default: the machine's available memory)")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return usageStatus(err)
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	rn := &pipeline.Runner{Backend: pipeline.EngineBackend{}}
+	if *memory != "" {
+		if rn.MemoryBudget, err = pipeline.ParseBytes(*memory); err != nil {
+			fmt.Fprintf(stderr, "error: --memory: %v\n", err)
+			return exitUsage
+		}
+	}
+	manifests, ok := loadManifests(paths, stderr)
+	inputErrs, memErrs := rn.Check(manifests)
+	for _, e := range inputErrs {
+		fmt.Fprintf(stderr, "error: %v\n", e)
+	}
+	for _, e := range memErrs {
+		fmt.Fprintf(stderr, "error: %v\n", e)
+	}
+	if !ok || len(inputErrs) > 0 {
+		return exitUsage
+	}
+	if len(memErrs) > 0 {
+		return exitFailed
+	}
+	for _, m := range manifests {
+		fmt.Fprintf(stdout, "ok: %s (%q: %d tasks)\n", m.File, m.Name, len(pipeline.Expand([]*pipeline.Manifest{m})))
+	}
+	return exitOK
+}

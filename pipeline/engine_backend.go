@@ -1,0 +1,118 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pbuckets/pbuckets/engine"
+)
+
+// EngineBackend implements Backend with package engine.
+type EngineBackend struct{}
+
+// engineOptions converts manifest options to engine options.
+func engineOptions(o EngineOptions) engine.Options {
+	return engine.Options{
+		Buckets:                o.Buckets,
+		Factor:                 o.Factor,
+		DisableErrorCorrection: !o.ErrorCorrection,
+		SquaringThreshold:      o.SquaringThreshold,
+		FreeInftyBudget:        o.FreeInftyBudget,
+		TailBudget:             o.TailBudget,
+		Tilts:                  o.Tilts,
+	}
+}
+
+// Mechanism builds the engine mechanism of spec with the engine's
+// constructors, which validate the parameters again.
+func (EngineBackend) Mechanism(spec MechanismSpec) (Mechanism, error) {
+	p := spec.Params
+	noise := engine.NoiseLaplace
+	if spec.Noise == NoiseGauss {
+		noise = engine.NoiseGauss
+	}
+	switch spec.Kind {
+	case KindLaplace:
+		return engine.Laplace(p["scale"], p["sensitivity"], p["truncate"])
+	case KindGauss:
+		return engine.Gauss(p["sigma"], p["sensitivity"], p["truncate"])
+	case KindRandomizedResponse:
+		return engine.RandomizedResponse(p["p"])
+	case KindSGD:
+		return engine.SGD(p["sigma"], p["q"])
+	case KindEpsDelta:
+		return engine.EpsDelta(p["eps"], p["delta"])
+	case KindHistogram:
+		return engine.Histogram(normalized(spec.A), normalized(spec.B))
+	case KindVuvuzelaDialing:
+		return engine.VuvuzelaDialing(noise, p["mu"], p["scale"])
+	case KindVuvuzelaConversation:
+		return nil, fmt.Errorf("%w: vuvuzela_conversation is not provided by this build of the engine", ErrNotAvailable)
+	}
+	return nil, fmt.Errorf("unknown mechanism kind %q", spec.Kind)
+}
+
+// normalized rescales a PMF that ReadHistogram accepted (sum within
+// histogramTolerance of 1) to sum to 1.
+func normalized(pmf []float64) []float64 {
+	total := 0.0
+	for _, v := range pmf {
+		total += v
+	}
+	out := make([]float64, len(pmf))
+	for i, v := range pmf {
+		out[i] = v / total
+	}
+	return out
+}
+
+// ComposeMany calls engine.ComposeMany.
+func (EngineBackend) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt EngineOptions, progress func(done, total int)) ([]State, error) {
+	em, ok := m.(engine.Mechanism)
+	if !ok {
+		return nil, fmt.Errorf("mechanism %v was not built by EngineBackend", m)
+	}
+	o := engineOptions(opt)
+	o.Progress = progress
+	res, err := engine.ComposeMany(ctx, em, rs, o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]State, len(res))
+	for i, r := range res {
+		out[i] = engineState{r}
+	}
+	return out, nil
+}
+
+// EstimateMemory calls engine.EstimateMemory.
+func (EngineBackend) EstimateMemory(opt EngineOptions) int64 {
+	return engine.EstimateMemory(engineOptions(opt))
+}
+
+// DecodeState restores an engine.Result.
+func (EngineBackend) DecodeState(data []byte) (State, error) {
+	r := new(engine.Result)
+	if err := r.UnmarshalBinary(data); err != nil {
+		return nil, err
+	}
+	return engineState{r}, nil
+}
+
+type engineState struct{ r *engine.Result }
+
+func (s engineState) DeltaBounds(eps float64) (float64, float64) {
+	d := s.r.Delta(eps)
+	return d.Upper, d.Lower
+}
+
+func (s engineState) EpsBounds(delta float64) (float64, float64) {
+	return s.r.EpsUpper(delta), s.r.EpsLower(delta)
+}
+
+func (s engineState) Summary() StateSummary {
+	info := s.r.Info()
+	return StateSummary{Buckets: info.Buckets, Factor: info.Factor, InfinityMass: s.r.Corners().Mass()}
+}
+
+func (s engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }
