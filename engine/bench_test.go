@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// BenchmarkGauss65536 is the speed goal: Gauss, r = 2^16, 100,000 buckets,
+// both directions, error correction (goal: under 0.5 s).
+func BenchmarkGauss65536(b *testing.B) {
+	benchGauss(b, 1<<16, 100000, 0)
+}
+
+// BenchmarkGauss65536OneTilt is the same with a single tilt (absolute FFT
+// error floor, about three times fewer FFTs).
+func BenchmarkGauss65536OneTilt(b *testing.B) {
+	benchGauss(b, 1<<16, 100000, 1)
+}
+
+// BenchmarkGauss262144Million is the large goal: r = 2^18 with 1,000,000
+// buckets (goal: under 15 s).
+func BenchmarkGauss262144Million(b *testing.B) {
+	benchGauss(b, 1<<18, 1000000, 0)
+}
+
+// BenchmarkGauss512 is the tightness case of Figure 13 (reports the relative
+// gaps to the closed form at e^eps = 1.01 and 1.3 and the ratio at 2).
+func BenchmarkGauss512(b *testing.B) {
+	m, _ := Gauss(200*math.Sqrt2, 1, 0)
+	var res *Result
+	for i := 0; i < b.N; i++ {
+		var err error
+		res, err = Compose(context.Background(), m, 512, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	mu := math.Sqrt(512) / (200 * math.Sqrt2)
+	for _, ee := range []float64{1.01, 1.3} {
+		ex := exactGauss(mu, math.Log(ee))
+		d := res.Delta(math.Log(ee))
+		b.ReportMetric(d.Upper/ex-1, "up-rel@"+ftoa(ee))
+		b.ReportMetric(1-d.Lower/ex, "low-rel@"+ftoa(ee))
+	}
+	ex := exactGauss(mu, math.Log(2))
+	b.ReportMetric(res.DeltaUpper(math.Log(2))/ex, "up/exact@2")
+}
+
+// BenchmarkSGD65536 is the DP-SGD goal: sigma = 4, q = 0.01, r = 2^16,
+// delta = 1e-5 (goal: eps_up - eps_low <= 0.02 around 2.681).
+func BenchmarkSGD65536(b *testing.B) {
+	for _, buckets := range []int{100000, 1000000} {
+		b.Run(itoa(buckets), func(b *testing.B) {
+			m, _ := SGD(4, 0.01)
+			var res *Result
+			for i := 0; i < b.N; i++ {
+				var err error
+				res, err = Compose(context.Background(), m, 1<<16, Options{Buckets: buckets})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			up, lo := res.EpsUpper(1e-5), res.EpsLower(1e-5)
+			b.ReportMetric(up, "eps_up")
+			b.ReportMetric(lo, "eps_low")
+			b.ReportMetric(up-lo, "gap")
+		})
+	}
+}
+
+func benchGauss(b *testing.B, r, buckets, tilts int) {
+	m, _ := Gauss(200*math.Sqrt2, 1, 0)
+	for i := 0; i < b.N; i++ {
+		if _, err := Compose(context.Background(), m, r, Options{Buckets: buckets, Tilts: tilts}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func ftoa(v float64) string {
+	s := []byte{}
+	w := int(v)
+	f := int(math.Round((v - float64(w)) * 1000))
+	s = append(s, itoa(w)...)
+	s = append(s, '.')
+	s = append(s, byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	return string(s)
+}
+
+func itoa(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	var s []byte
+	for v > 0 {
+		s = append([]byte{byte('0' + v%10)}, s...)
+		v /= 10
+	}
+	return string(s)
+}

@@ -1,0 +1,194 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"math"
+)
+
+// EpsUpper returns the smallest eps >= 0 with delta_up(eps) <= delta: the
+// mechanism is (EpsUpper(delta), delta)-DP (a sound upper bound on the tight
+// eps). It returns +Inf when no eps within the bucket range reaches delta
+// (the corners or distinguishing events hold more than delta).
+func (r *Result) EpsUpper(delta float64) float64 {
+	return r.invert(delta, func(e float64) float64 { return r.Delta(e).Upper })
+}
+
+// EpsLower returns a lower bound on the tight eps for delta: for every eps
+// below it, delta_low(eps) > delta, so the mechanism is not (eps, delta)-DP.
+// NaN when error correction is disabled.
+func (r *Result) EpsLower(delta float64) float64 {
+	if !r.ec {
+		return math.NaN()
+	}
+	// sup{eps: delta_low(eps) > delta}: the first eps where delta_low <= delta.
+	return r.invert(delta, func(e float64) float64 { return r.Delta(e).Lower })
+}
+
+// invert returns the smallest eps in [0, eMax] with f(eps) <= delta for a
+// non-increasing f, by bisection to a relative precision of 1e-12.
+func (r *Result) invert(delta float64, f func(float64) float64) float64 {
+	if math.IsNaN(delta) {
+		return math.NaN()
+	}
+	if f(0) <= delta {
+		return 0
+	}
+	eMax := (float64(r.l.n) + r.l.u + 2) * r.l.lambda
+	if f(eMax) > delta {
+		return math.Inf(1)
+	}
+	lo, hi := 0.0, eMax
+	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
+		m := (lo + hi) / 2
+		if f(m) <= delta {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	return hi
+}
+
+// Renyi returns lower and upper bounds on the Renyi divergence D_alpha of
+// the composed pair, maximised over both directions, for alpha > 1 (Section
+// 5.7: D_alpha = 1/(alpha-1) ln sum_x P_A(x)^alpha P_B(x)^(1-alpha)). Within a
+// bucket the lower bound uses Jensen's inequality and the upper bound the
+// chord over the bucket's ratio interval. The upper bound is +Inf when the
+// infinity corner holds mass (its ratios are unbounded); Estimate gives the
+// paper's approximation in that case.
+func (r *Result) Renyi(alpha float64) (lower, upper float64) {
+	if !(alpha > 1) || math.IsInf(alpha, 1) {
+		return math.NaN(), math.NaN()
+	}
+	l, b := r.l, r.b
+	ul := l.u * l.lambda
+	dir := func(p, q []float64, ep, eq []float64, sign float64, cornerP, cornerQ val, dist val) (float64, float64) {
+		var lo, hi float64
+		for o := l.lo; o <= l.hi; o++ {
+			L := sign * l.loss(o)
+			lLo, lHi := L-ul, L
+			if sign < 0 {
+				lLo, lHi = L, L+ul
+			}
+			pl, ph := math.Max(0, p[o]-ep[o]), p[o]+ep[o]
+			ql, qh := math.Max(0, q[o]-eq[o]), q[o]+eq[o]
+			if pl > 0 && qh > 0 {
+				lo += math.Exp(alpha*math.Log(pl) + (1-alpha)*math.Log(qh))
+			}
+			// chord of y^(1-alpha) on [e^-lHi, e^-lLo] at y = q/p.
+			h1 := math.Exp((alpha - 1) * lHi)
+			h2 := math.Exp((alpha - 1) * lLo)
+			if ul == 0 {
+				hi += ph * h1
+				continue
+			}
+			y1, y2 := math.Exp(-lHi), math.Exp(-lLo)
+			c := (h1*(ph*y2-ql) + h2*(ql-ph*y1)) / (y2 - y1)
+			hi += math.Min(math.Max(c, 0), ph*h1)
+		}
+		if cornerP.v > 0 || dist.v > 0 {
+			hi = math.Inf(1)
+		}
+		return lo * (1 - 1e-12), hi * (1 + 1e-12)
+	}
+	loAB, hiAB := dir(l.a, l.c, b.ea, b.ec, 1, l.hiA, l.hiC, l.distA)
+	loBA, hiBA := dir(l.c, l.a, b.ec, b.ea, -1, l.loC, l.loA, l.distB)
+	lower = math.Log(math.Max(loAB, loBA)) / (alpha - 1)
+	upper = math.Log(math.Max(hiAB, hiBA)) / (alpha - 1)
+	return math.Max(lower, 0), upper
+}
+
+// RenyiEstimate returns the paper's approximation of D_alpha from the
+// buckets (5.7), ignoring the corners, maximised over both directions.
+func (r *Result) RenyiEstimate(alpha float64) float64 {
+	l := r.l
+	var sAB, sBA float64
+	for o := l.lo; o <= l.hi; o++ {
+		if l.a[o] > 0 && l.c[o] > 0 {
+			la, lc := math.Log(l.a[o]), math.Log(l.c[o])
+			sAB += math.Exp(alpha*la + (1-alpha)*lc)
+			sBA += math.Exp(alpha*lc + (1-alpha)*la)
+		}
+	}
+	return math.Log(math.Max(sAB, sBA)) / (alpha - 1)
+}
+
+// EstimateMemory returns an estimate in bytes of the peak memory of one
+// composition with these options (bucket arrays of the stored powers of two,
+// error bounds, FFT buffers and tilt weights), for admission control.
+func EstimateMemory(opt Options) int64 {
+	o, err := opt.withDefaults()
+	if err != nil {
+		o.Buckets, o.Tilts = 100000, 3
+	}
+	n := int64(o.Buckets / 2)
+	N := int64(nextPow2(int(3 * n)))
+	lists := int64(44)                    // up to 40 stored powers plus working lists
+	perList := 2 * 2 * n * 8              // a and c
+	errs := 4 * 2 * n * 8                 // error bound arrays of two operands
+	fft := 4 * N * 8                      // scratch
+	tw := N*8 + N*4                       // twiddles and bit reversal
+	wts := 2 * int64(o.Tilts) * 2 * n * 8 // weight cache
+	return lists*perList + errs + fft + tw + wts + 1<<20
+}
+
+// resultWire is the serialised form of a Result.
+type resultWire struct {
+	N                                int
+	Lambda, U                        float64
+	A, C                             []float64
+	Lo, Hi                           int
+	RelA, RelC                       float64
+	Tau, EnvA, EnvC                  []float64
+	HiA, HiC, LoA, LoC, DistA, DistB [2]float64
+	Compositions, Squarings          int
+	Names                            []string
+	Counts                           []int
+	EC                               bool
+	Info                             Info
+}
+
+// MarshalBinary encodes the result (the composed bucket list and how it was
+// made) so that it can be cached.
+func (r *Result) MarshalBinary() ([]byte, error) {
+	l := r.l
+	w := resultWire{N: l.n, Lambda: l.lambda, U: l.u, A: l.a, C: l.c, Lo: l.lo, Hi: l.hi,
+		RelA: l.relA, RelC: l.relC, Tau: l.tau, EnvA: l.envA, EnvC: l.envC,
+		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
+		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
+		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
+		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info}
+	for _, nc := range l.names {
+		w.Names = append(w.Names, nc.name)
+		w.Counts = append(w.Counts, nc.count)
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&w); err != nil {
+		return nil, fmt.Errorf("engine: encoding result: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// UnmarshalBinary decodes a result written by MarshalBinary.
+func (r *Result) UnmarshalBinary(data []byte) error {
+	var w resultWire
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&w); err != nil {
+		return fmt.Errorf("engine: decoding result: %w", err)
+	}
+	if w.N < 2 || len(w.A) != 2*w.N || len(w.C) != 2*w.N || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
+		return fmt.Errorf("engine: decoding result: inconsistent sizes")
+	}
+	l := &list{n: w.N, lambda: w.Lambda, u: w.U, a: w.A, c: w.C, lo: w.Lo, hi: w.Hi,
+		relA: w.RelA, relC: w.RelC, tau: w.Tau, envA: w.EnvA, envC: w.EnvC,
+		hiA: val{w.HiA[0], w.HiA[1]}, hiC: val{w.HiC[0], w.HiC[1]},
+		loA: val{w.LoA[0], w.LoA[1]}, loC: val{w.LoC[0], w.LoC[1]},
+		distA: val{w.DistA[0], w.DistA[1]}, distB: val{w.DistB[0], w.DistB[1]},
+		compositions: w.Compositions, squarings: w.Squarings}
+	for i := range w.Names {
+		l.names = append(l.names, nameCount{w.Names[i], w.Counts[i]})
+	}
+	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info}
+	return nil
+}
