@@ -29,25 +29,31 @@ type CDPFit struct {
 // CDPCurve is the concentrated-DP bound of paper Section 5.7: affine fits
 // D_alpha <= xi + rho*alpha of the single-round Renyi curve, composed over r
 // rounds (xi and rho add), converted to ADP with the classic conversion at
-// the optimal continuous order (Bun-Steinke 2016, Prop. 1.3 / Lemma 3.5):
+// the optimal continuous order alpha* = 1 + sqrt(ln(1/delta)/(r rho))
+// (Bun-Steinke 2016, Prop. 1.3 / Lemma 3.5):
 // eps = r xi + r rho + 2 sqrt(r rho ln(1/delta)), equivalently
 // delta = exp(-(eps - r xi - r rho)^2 / (4 r rho)).
 // Among the admissible fits (a family indexed by rho) the best one is used at
-// each query point.
+// each query point. Soundness does not rest on the fit being checked only at
+// finitely many orders: before a fit's value is returned, the Renyi curve is
+// evaluated at the order alpha* actually used, and if D_alpha* exceeds the
+// line, D_alpha* is used instead (so the result is always a valid RDP
+// conversion at alpha*). Queries therefore call the Renyi function.
 type CDPCurve struct {
-	r    int
-	fits []CDPFit // single-round
+	r     int
+	renyi RenyiFunc
+	fits  []CDPFit // single-round
 }
 
 // CDP fits (xi, rho) to renyi and returns the r-fold CDP bound. It returns an
-// error wrapping ErrNoCDPFit where no fit exists (infinite divergences, curve
-// growing faster than linearly) instead of guessing.
+// error wrapping ErrNoCDPFit where no fit exists (infinite or NaN
+// divergences, curve growing faster than linearly) instead of guessing.
 //
 // Admissible fits: rho >= the slope of D between the two largest checked
-// orders (so the line keeps dominating a curve that grows at most linearly
-// beyond them) and xi(rho) = max(0, max_alpha D_alpha - rho*alpha) over the
-// checked orders. Between checked orders the fit is not verified; with the
-// dense default grid the gap is negligible.
+// orders (so the line keeps dominating a curve whose slope does not grow
+// beyond them; true for Gauss, Laplace, randomized response and the sampled
+// Gaussian) and xi(rho) = max(0, max_alpha D_alpha - rho*alpha) over the
+// checked orders.
 func CDP(renyi RenyiFunc, r int, opt CDPOptions) (*CDPCurve, error) {
 	const who = "CDP"
 	if renyi == nil {
@@ -58,7 +64,7 @@ func CDP(renyi RenyiFunc, r int, opt CDPOptions) (*CDPCurve, error) {
 	}
 	orders := opt.Orders
 	if orders == nil {
-		orders = append(DefaultOrders(), 512, 1024, 2048, 4096)
+		orders = DefaultCDPOrders()
 	}
 	if len(orders) < 2 {
 		return nil, fmt.Errorf("compare: %s: need at least two orders to fit, got %d", who, len(orders))
@@ -95,12 +101,14 @@ func CDP(renyi RenyiFunc, r int, opt CDPOptions) (*CDPCurve, error) {
 	for i, a := range orders {
 		rhoHi = math.Max(rhoHi, div[i]/a)
 	}
-	rhos := []float64{rhoLo}
-	if rhoHi > rhoLo {
-		lo := math.Max(rhoLo, rhoHi*1e-8)
-		g, err := GeometricGrid(lo, rhoHi, math.Pow(rhoHi/lo, 1.0/400)*1.0000001)
-		if err == nil {
-			rhos = append(rhos, g...)
+	if rhoHi == 0 { // D = 0 at all orders: identical distributions
+		return &CDPCurve{r: r, renyi: renyi, fits: []CDPFit{{0, 0}}}, nil
+	}
+	lo := math.Max(rhoLo, rhoHi*1e-8)
+	rhos := []float64{lo}
+	if rhoHi > lo {
+		if g, err := GeometricGrid(lo, rhoHi, math.Pow(rhoHi/lo, 1.0/400)*(1+1e-12)); err == nil {
+			rhos = g
 		}
 	}
 	fits := make([]CDPFit, 0, len(rhos))
@@ -111,7 +119,18 @@ func CDP(renyi RenyiFunc, r int, opt CDPOptions) (*CDPCurve, error) {
 		}
 		fits = append(fits, CDPFit{Xi: xi, Rho: rho})
 	}
-	return &CDPCurve{r: r, fits: fits}, nil
+	return &CDPCurve{r: r, renyi: renyi, fits: fits}, nil
+}
+
+// DefaultCDPOrders returns the default orders at which CDP checks its fits:
+// 1.01 to 256 with ratio 1.01, then to 4096 with ratio 1.02 (the large
+// orders pin down the slope).
+func DefaultCDPOrders() []float64 {
+	lo, _ := GeometricGrid(1.01, 256, 1.01)
+	lo = lo[:len(lo)-1]
+	hi, _ := GeometricGrid(256, 4096, 1.02)
+	hi[len(hi)-1] = 4096
+	return append(lo, hi...)
 }
 
 // Fits returns the admissible single-round (xi, rho) fits.
@@ -121,33 +140,66 @@ func (c *CDPCurve) Fits() []CDPFit { return append([]CDPFit(nil), c.fits...) }
 // continuous order).
 func (c *CDPCurve) Conversion() Conversion { return Classic }
 
+// composedAt returns r * max(xi + rho*alpha, D_alpha): the composed
+// divergence bound at alpha, verified against the Renyi curve.
+func (c *CDPCurve) composedAt(f CDPFit, alpha float64) float64 {
+	line := f.Xi + f.Rho*alpha
+	d := c.renyi(alpha)
+	if math.IsNaN(d) {
+		return math.Inf(1)
+	}
+	return float64(c.r) * math.Max(line, d)
+}
+
+type cdpCand struct {
+	v, alpha float64
+	fit      CDPFit
+}
+
+// bestVerified returns the smallest verified value among candidates whose
+// fit values (lower bounds of their verified values) are sorted ascending.
+func (c *CDPCurve) bestVerified(cands []cdpCand, verify func(cdpCand) float64, worst float64) (float64, CDPFit) {
+	sort.Slice(cands, func(i, j int) bool { return cands[i].v < cands[j].v })
+	best, bf := worst, CDPFit{}
+	for _, k := range cands {
+		if k.v >= best {
+			break
+		}
+		if v := verify(k); v < best {
+			best, bf = v, k.fit
+		}
+	}
+	return best, bf
+}
+
 // DeltaFit returns the delta bound at eps and the single-round fit used.
 func (c *CDPCurve) DeltaFit(eps float64) (float64, CDPFit) {
 	if math.IsNaN(eps) {
 		return math.NaN(), CDPFit{}
 	}
-	best, bf := 1.0, CDPFit{}
 	if eps < 0 {
-		return best, bf
+		return 1, CDPFit{}
 	}
 	r := float64(c.r)
+	cands := make([]cdpCand, 0, len(c.fits))
 	for _, f := range c.fits {
 		xi, rho := r*f.Xi, r*f.Rho
-		var d float64
-		switch {
-		case rho == 0 && eps >= xi:
-			d = 0
-		case rho == 0 || eps <= xi+rho:
-			d = 1
-		default:
-			x := eps - xi - rho
-			d = math.Exp(-x * x / (4 * rho))
+		if rho == 0 {
+			if eps >= xi {
+				return 0, f
+			}
+			continue
 		}
-		if d < best {
-			best, bf = d, f
+		x := eps - xi - rho
+		if x <= 0 {
+			continue // bound is 1
 		}
+		cands = append(cands, cdpCand{v: -x * x / (4 * rho), alpha: 1 + x/(2*rho), fit: f})
 	}
-	return best, bf
+	ld, bf := c.bestVerified(cands, func(k cdpCand) float64 {
+		return (k.alpha - 1) * (c.composedAt(k.fit, k.alpha) - eps)
+	}, 0)
+	return math.Exp(ld), bf
 }
 
 // Delta returns the CDP delta bound at eps.
@@ -162,23 +214,21 @@ func (c *CDPCurve) EpsFit(delta float64) (float64, CDPFit) {
 		return 0, CDPFit{}
 	}
 	r := float64(c.r)
-	best, bf := math.Inf(1), CDPFit{}
+	L := -math.Log(delta)
+	cands := make([]cdpCand, 0, len(c.fits))
 	for _, f := range c.fits {
 		xi, rho := r*f.Xi, r*f.Rho
-		var e float64
-		switch {
-		case rho == 0:
-			e = xi
-		case delta <= 0:
-			e = math.Inf(1)
-		default:
-			e = xi + rho + 2*math.Sqrt(rho*math.Log(1/delta))
+		if rho == 0 {
+			return xi, f
 		}
-		if e < best {
-			best, bf = e, f
+		if delta <= 0 {
+			continue
 		}
+		cands = append(cands, cdpCand{v: xi + rho + 2*math.Sqrt(rho*L), alpha: 1 + math.Sqrt(L/rho), fit: f})
 	}
-	return best, bf
+	return c.bestVerified(cands, func(k cdpCand) float64 {
+		return c.composedAt(k.fit, k.alpha) + L/(k.alpha-1)
+	}, math.Inf(1))
 }
 
 // Eps returns the CDP eps bound at delta.

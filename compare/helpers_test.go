@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -75,3 +76,5 @@ func product(p []float64, r int) []float64 {
 	}
 	return out
 }
+
+func formatG(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
