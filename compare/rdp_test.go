@@ -26,7 +26,7 @@ func TestRenyiClosedFormsVsIntegration(t *testing.T) {
 	g, _ := GaussRenyi(2, 1.5)
 	l, _ := LaplaceRenyi(2, 1)
 	for _, a := range []float64{1.25, 2, 3.7, 10, 40} {
-		want := renyiIntegral(lgau(1.5, 2), lgau(0, 2), a, []float64{-60, 0, 1.5, 30 + 4*a * 1.5, 200})
+		want := renyiIntegral(lgau(1.5, 2), lgau(0, 2), a, []float64{-60, 0, 1.5, 30 + 4*a*1.5, 200})
 		checkRel(t, "Gauss D", g(a), want, 1e-9)
 		// Laplace: both directions are equal; kinks at 0 and 1
 		want = renyiIntegral(llap(0, 2), llap(1, 2), a, []float64{-200, 0, 1, 200})
