@@ -1,0 +1,31 @@
+// Package compare implements the comparison bounds of the paper's evaluation
+// ("Tight on Budget?", Sections 2.4 and 5.5-5.8) for r-fold composition of a
+// pair of distributions, independently of the privacy-buckets engine.
+//
+// Every method yields a Curve (Delta(eps), Eps(delta); eps in nats):
+//
+//   - Exact curves (tight values): ExactGauss (closed form, accurate down to
+//     ~1e-300), ExactRR (binomial sum in log space, r up to 2^26),
+//     ExactLaplace (single round only).
+//   - KOV: Kairouz-Oh-Viswanath's optimal composition theorem (paper
+//     Theorem 3 / Lemma 5), fed with the mechanism's own tight
+//     (eps0, delta0(eps0)) over a grid and reduced to the Pareto front, in log
+//     space so r = 2^16 and beyond work.
+//   - Advanced: Dwork-Rothblum-Vadhan advanced composition (paper Lemma 4) in
+//     exact form, optimised over eps0 and the slack; Naive (Lemma 2) and
+//     Adaptive (Lemma 3), plus ComposeNaive / ComposeAdaptive for
+//     heterogeneous (eps_j, delta_j) lists.
+//   - RDP: Renyi DP / moments accountant (paper Section 5.7) with the Classic
+//     conversion (the paper's) or the Improved one (Canonne-Kamath-Steinke,
+//     as in Google's dp_accounting); the result reports which.
+//   - CDP: concentrated DP fits D_alpha <= xi + rho*alpha (paper Section 5.7),
+//     or an error wrapping ErrNoCDPFit where none exists.
+//
+// Single-round inputs without the engine: GaussDelta0, LaplaceDelta0,
+// TruncatedGaussDelta0, TruncatedLaplaceDelta0, RRDelta0, EpsDeltaDelta0
+// (tight delta0 curves) and GaussRenyi, LaplaceRenyi, RRRenyi,
+// SampledGaussianRenyi (Renyi curves). Any DeltaFunc or RenyiFunc from
+// elsewhere (e.g. privacy buckets) can be used instead.
+//
+// See README.md in this directory for formulas and sources.
+package compare
