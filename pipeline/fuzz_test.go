@@ -1,0 +1,44 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParseManifest checks that the parser never panics and that accepted
+// manifests satisfy the invariants the runner relies on.
+func FuzzParseManifest(f *testing.F) {
+	f.Add([]byte(validManifest))
+	f.Add([]byte(base))
+	f.Add([]byte("name = \"x\"\n[query\n"))
+	f.Add([]byte("[[mechanism]]\n[mechanism.engine]\nbuckets = 8\n[[mechanism]]\n'a.b' = \"\"\"\nx\n\"\"\"\nc = [\n1,\n]\n"))
+	for _, name := range []string{"example.toml", "all-kinds.toml"} {
+		if data, err := os.ReadFile(filepath.Join("..", "experiments", name)); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseManifest(filepath.Join("..", "experiments", "fuzz.toml"), data)
+		if err != nil {
+			if m != nil {
+				t.Fatal("manifest returned with an error")
+			}
+			return
+		}
+		if m.Name == "" || len(m.Mechanisms) == 0 || len(m.Query.Compositions) == 0 || len(m.Query.Methods) == 0 {
+			t.Fatalf("accepted incomplete manifest %+v", m)
+		}
+		if len(m.Query.Eps) == 0 && len(m.Query.Delta) == 0 {
+			t.Fatal("accepted a manifest without queries")
+		}
+		for _, r := range m.Query.Compositions {
+			if r < 1 {
+				t.Fatalf("accepted r = %d", r)
+			}
+		}
+		if n := len(m.Instances()); n < len(m.Mechanisms) {
+			t.Fatalf("%d instances for %d mechanisms", n, len(m.Mechanisms))
+		}
+	})
+}
