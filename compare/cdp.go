@@ -145,7 +145,7 @@ func (c *CDPCurve) Conversion() Conversion { return Classic }
 func (c *CDPCurve) composedAt(f CDPFit, alpha float64) float64 {
 	line := f.Xi + f.Rho*alpha
 	d := c.renyi(alpha)
-	if math.IsNaN(d) {
+	if math.IsNaN(d) || math.IsInf(alpha, 1) {
 		return math.Inf(1)
 	}
 	return float64(c.r) * math.Max(line, d)
@@ -180,6 +180,9 @@ func (c *CDPCurve) DeltaFit(eps float64) (float64, CDPFit) {
 	if eps < 0 {
 		return 1, CDPFit{}
 	}
+	if math.IsInf(eps, 1) {
+		return 0, CDPFit{}
+	}
 	r := float64(c.r)
 	cands := make([]cdpCand, 0, len(c.fits))
 	for _, f := range c.fits {
@@ -197,7 +200,11 @@ func (c *CDPCurve) DeltaFit(eps float64) (float64, CDPFit) {
 		cands = append(cands, cdpCand{v: -x * x / (4 * rho), alpha: 1 + x/(2*rho), fit: f})
 	}
 	ld, bf := c.bestVerified(cands, func(k cdpCand) float64 {
-		return (k.alpha - 1) * (c.composedAt(k.fit, k.alpha) - eps)
+		v := (k.alpha - 1) * (c.composedAt(k.fit, k.alpha) - eps)
+		if math.IsNaN(v) {
+			return 0
+		}
+		return v
 	}, 0)
 	return math.Exp(ld), bf
 }
@@ -227,7 +234,11 @@ func (c *CDPCurve) EpsFit(delta float64) (float64, CDPFit) {
 		cands = append(cands, cdpCand{v: xi + rho + 2*math.Sqrt(rho*L), alpha: 1 + math.Sqrt(L/rho), fit: f})
 	}
 	return c.bestVerified(cands, func(k cdpCand) float64 {
-		return c.composedAt(k.fit, k.alpha) + L/(k.alpha-1)
+		v := c.composedAt(k.fit, k.alpha) + L/(k.alpha-1)
+		if math.IsNaN(v) {
+			return math.Inf(1)
+		}
+		return v
 	}, math.Inf(1))
 }
 

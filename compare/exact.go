@@ -81,6 +81,12 @@ func (c *RRCurve) Delta(eps float64) float64 {
 		return -math.Expm1(eps)
 	}
 	r := c.r
+	if eps >= float64(r)*c.eps0 {
+		return 0
+	}
+	if eps < -float64(r)*c.eps0 {
+		return -math.Expm1(eps) // every outcome has privacy loss > eps
+	}
 	// smallest k with L_k > eps
 	kth := int(math.Floor((float64(r)+eps/c.eps0)/2)) + 1
 	for kth > 0 && float64(2*(kth-1)-r)*c.eps0 > eps {

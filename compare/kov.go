@@ -131,8 +131,8 @@ func eps0Grid(who string, delta0 DeltaFunc, user []float64, lo, hi, ratio, defRa
 	return out, d0, nil
 }
 
-// kovChain appends the KOV points of one (eps0, delta0) pair to dst, sorted by
-// increasing eps' with non-increasing... i.e. as a Pareto front.
+// kovChain computes the KOV points of one (eps0, delta0) pair (using dst as
+// scratch space) and returns them as a Pareto front (increasing eps').
 func kovChain(dst []Point, eps0, delta0 float64, r int) front {
 	logBase := float64(r) * math.Log1p(-delta0) // log (1-delta0)^r
 	base := -math.Expm1(logBase)
