@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+var example = filepath.Join("..", "..", "experiments", "example.toml")
+
+func TestRunExampleAndShow(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, "run", "--quiet", "--jobs", "2", example, "--out", out)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("--quiet printed %q", stdout)
+	}
+	delta := filepath.Join(out, "example", "delta.parquet")
+	code, csv, stderr := runCmd(t, "show", "--format", "csv", delta)
+	if code != exitOK {
+		t.Fatalf("show: exit %d\n%s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if !strings.HasPrefix(lines[0], "mechanism,compositions,method,eps,delta_upper,delta_lower") {
+		t.Errorf("csv header %q", lines[0])
+	}
+	if len(lines) != 1+2*7*4 { // 2 mechanisms x 7 r x 4 eps
+		t.Errorf("csv has %d lines", len(lines))
+	}
+	code, js, _ := runCmd(t, "show", "--format", "json", filepath.Join(out, "example", "runs.parquet"))
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(js), &rows); code != exitOK || err != nil {
+		t.Fatalf("json: exit %d, %v", code, err)
+	}
+	if len(rows) != 2*7*2 || rows[0]["status"] != "ok" {
+		t.Errorf("runs: %d rows, first %v", len(rows), rows[0])
+	}
+	if code, table, _ := runCmd(t, "show", filepath.Join(out, "example", "epsilon.parquet")); code != exitOK || !strings.Contains(table, "eps_upper") {
+		t.Errorf("table: exit %d\n%s", code, table)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "validate", example)
+	if code != exitOK || !strings.Contains(stdout, "ok: ") {
+		t.Errorf("validate example: exit %d\n%s%s", code, stdout, stderr)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(bad, bytes.Replace(data, []byte("sigma = 10.0"), []byte("sigam = 10.0"), 1), 0o644)
+	code, _, stderr = runCmd(t, "validate", bad)
+	if code != exitUsage || !strings.Contains(stderr, "bad.toml:13") || !strings.Contains(stderr, "sigam") {
+		t.Errorf("validate bad: exit %d\n%s", code, stderr)
+	}
+	// run refuses the same manifest before computing anything.
+	out := filepath.Join(dir, "out")
+	code, _, stderr = runCmd(t, "run", "--out", out, example, bad)
+	if code != exitUsage || !strings.Contains(stderr, "sigam") {
+		t.Errorf("run bad: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("run wrote results despite an invalid manifest")
+	}
+}
+
+func TestRunFailuresExitNonZero(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "run", "--quiet", "--memory", "1KiB", "--out", out, example)
+	if code != exitFailed || !strings.Contains(stderr, "refused") || !strings.Contains(stderr, "r=64") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "example", "runs.parquet")); err != nil {
+		t.Errorf("runs.parquet not written: %v", err)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := [][]string{
+		{},
+		{"frobnicate"},
+		{"run"},
+		{"run", "--shard", "0/2", example},
+		{"run", "--jobs", "0", example},
+		{"run", "--memory", "lots", example},
+		{"show", "--format", "xml", "x.parquet"},
+		{"run", "--no-such-flag", example},
+	}
+	for _, args := range tests {
+		if code, _, _ := runCmd(t, args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	if code, _, _ := runCmd(t, "show", "missing.parquet"); code != exitFailed {
+		t.Errorf("show missing file: exit %d", code)
+	}
+}
+
+func TestShardedRun(t *testing.T) {
+	out := t.TempDir()
+	for _, s := range []string{"1/2", "2/2"} {
+		if code, _, stderr := runCmd(t, "run", "--quiet", "--shard", s, "--out", out, example); code != exitOK {
+			t.Fatalf("shard %s: exit %d\n%s", s, code, stderr)
+		}
+	}
+	a := filepath.Join(out, "example", "delta-part-1-of-2.parquet")
+	b := filepath.Join(out, "example", "delta-part-2-of-2.parquet")
+	code, csv, stderr := runCmd(t, "show", "--format", "csv", a, b)
+	if code != exitOK {
+		t.Fatalf("show parts: %s", stderr)
+	}
+	if n := len(strings.Split(strings.TrimSpace(csv), "\n")); n != 1+2*7*4 {
+		t.Errorf("parts hold %d lines, want %d", n, 1+2*7*4)
+	}
+}
