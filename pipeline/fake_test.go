@@ -8,6 +8,8 @@ import (
 	"math"
 	"sort"
 	"sync"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // fakeBackend is a deterministic stand-in for the engine. A mechanism with
@@ -119,3 +121,5 @@ func (s *fakeState) Summary() StateSummary {
 }
 
 func (s *fakeState) MarshalBinary() ([]byte, error) { return json.Marshal(s) }
+
+func newTestSemaphore() *semaphore.Weighted { return semaphore.NewWeighted(1 << 40) }

@@ -39,7 +39,8 @@ type Outcome struct {
 	Cached bool
 	// Note is a remark for runs.parquet.
 	Note string
-	// Err, if not nil, fails this task alone.
+	// Err, if not nil, fails this task alone (or skips it, when it wraps
+	// ErrNotApplicable or ErrNotAvailable).
 	Err error
 }
 

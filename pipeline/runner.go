@@ -246,6 +246,12 @@ func (rn *Runner) runBatch(ctx context.Context, id int, b *batch, fn MethodFunc,
 		if o.Cached {
 			row.seconds = 0
 		}
+		if errors.Is(o.Err, ErrNotApplicable) || errors.Is(o.Err, ErrNotAvailable) {
+			row.status, row.note = StatusSkipped, o.Err.Error()
+			c.addRun(row)
+			record(StatusSkipped, nil)
+			continue
+		}
 		if o.Err != nil {
 			row.status, row.err = StatusFailed, o.Err.Error()
 			c.addRun(row)

@@ -36,7 +36,7 @@ func TestRunExampleAndShow(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "mechanism,compositions,method,eps,delta_upper,delta_lower") {
 		t.Errorf("csv header %q", lines[0])
 	}
-	if len(lines) != 1+2*7*4 { // 2 mechanisms x 7 r x 4 eps
+	if len(lines) != 1+2*7*4*6 { // 2 mechanisms x 7 r x 4 eps x 6 methods
 		t.Errorf("csv has %d lines", len(lines))
 	}
 	code, js, _ := runCmd(t, "show", "--format", "json", filepath.Join(out, "example", "runs.parquet"))
@@ -44,7 +44,7 @@ func TestRunExampleAndShow(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rows); code != exitOK || err != nil {
 		t.Fatalf("json: exit %d, %v", code, err)
 	}
-	if len(rows) != 2*7*2 || rows[0]["status"] != "ok" {
+	if len(rows) != 2*7*6 || rows[0]["status"] != "ok" {
 		t.Errorf("runs: %d rows, first %v", len(rows), rows[0])
 	}
 	if code, table, _ := runCmd(t, "show", filepath.Join(out, "example", "epsilon.parquet")); code != exitOK || !strings.Contains(table, "eps_upper") {
@@ -124,7 +124,7 @@ func TestShardedRun(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("show parts: %s", stderr)
 	}
-	if n := len(strings.Split(strings.TrimSpace(csv), "\n")); n != 1+2*7*4 {
-		t.Errorf("parts hold %d lines, want %d", n, 1+2*7*4)
+	if n := len(strings.Split(strings.TrimSpace(csv), "\n")); n != 1+2*7*4*6 {
+		t.Errorf("parts hold %d lines, want %d", n, 1+2*7*4*6)
 	}
 }

@@ -1,0 +1,89 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestCompareMethodsApplicability(t *testing.T) {
+	reg := CompareMethods()
+	specs := map[string]MechanismSpec{
+		"gauss":     {Kind: KindGauss, Params: map[string]float64{"sigma": 5, "sensitivity": 1}},
+		"gaussT":    {Kind: KindGauss, Params: map[string]float64{"sigma": 5, "sensitivity": 1, "truncate": 50}},
+		"laplace":   {Kind: KindLaplace, Params: map[string]float64{"scale": 5, "sensitivity": 1}},
+		"rr":        {Kind: KindRandomizedResponse, Params: map[string]float64{"p": 0.55}},
+		"sgd":       {Kind: KindSGD, Params: map[string]float64{"sigma": 4, "q": 0.01}},
+		"epsdelta":  {Kind: KindEpsDelta, Params: map[string]float64{"eps": 0.1, "delta": 1e-6}},
+		"histogram": {Kind: KindHistogram, A: []float64{0.5, 0.5}, B: []float64{0.4, 0.6}},
+	}
+	tests := []struct {
+		spec, method string
+		applies      bool
+	}{
+		{"gauss", MethodExact, true}, {"gauss", MethodKOV, true}, {"gauss", MethodAdvanced, true}, {"gauss", MethodRDP, true}, {"gauss", MethodCDP, true},
+		{"gaussT", MethodExact, false}, {"gaussT", MethodKOV, true}, {"gaussT", MethodRDP, false},
+		{"laplace", MethodKOV, true}, {"laplace", MethodRDP, true},
+		{"rr", MethodExact, true}, {"rr", MethodKOV, true}, {"rr", MethodCDP, true},
+		{"sgd", MethodRDP, true}, {"sgd", MethodKOV, false}, {"sgd", MethodExact, false},
+		{"epsdelta", MethodKOV, true}, {"epsdelta", MethodRDP, false},
+		{"histogram", MethodKOV, false}, {"histogram", MethodExact, false},
+	}
+	for _, tc := range tests {
+		in := &Instance{Label: tc.spec, Spec: specs[tc.spec]}
+		job := Job{Instance: in, Compositions: []int{1, 4}, Eps: []float64{0.1, 1}, Delta: []float64{1e-3}}
+		outs, err := reg[tc.method](context.Background(), job)
+		if !tc.applies {
+			if !errors.Is(err, ErrNotApplicable) {
+				t.Errorf("%s/%s: error %v, want ErrNotApplicable", tc.spec, tc.method, err)
+			}
+			continue
+		}
+		if err != nil || len(outs) != 2 {
+			t.Errorf("%s/%s: %d outcomes, error %v", tc.spec, tc.method, len(outs), err)
+			continue
+		}
+		for _, o := range outs {
+			if o.Err != nil || len(o.Delta) != 2 || len(o.Eps) != 1 {
+				t.Errorf("%s/%s r=%d: %+v", tc.spec, tc.method, o.R, o)
+				continue
+			}
+			for _, b := range o.Delta {
+				if !(b.Upper >= 0 && b.Upper <= 1) || (tc.method == MethodExact) != !math.IsNaN(b.Lower) {
+					t.Errorf("%s/%s r=%d: bound %+v", tc.spec, tc.method, o.R, b)
+				}
+			}
+		}
+	}
+}
+
+// TestBucketsBracketExact checks the wiring end to end: the buckets bounds
+// of the Gauss mechanism enclose the closed form.
+func TestBucketsBracketExact(t *testing.T) {
+	spec := MechanismSpec{Kind: KindGauss, Params: map[string]float64{"sigma": 5, "sensitivity": 1}, Engine: EngineOptions{Buckets: 2000, ErrorCorrection: true}}
+	in := &Instance{Label: "g", Spec: spec}
+	job := Job{Instance: in, Compositions: []int{1, 8}, Eps: []float64{0, 0.1, 0.5}, Delta: []float64{1e-4}}
+	bm := &bucketsMethod{backend: EngineBackend{}, mem: nil, budget: 1 << 40}
+	bm.mem = newTestSemaphore()
+	got, err := bm.run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := CompareMethods()[MethodExact](context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		for j := range job.Eps {
+			b, e := got[i].Delta[j], exact[i].Delta[j].Upper
+			if !(b.Lower <= e*(1+1e-9) && e <= b.Upper*(1+1e-9)) {
+				t.Errorf("r=%d eps=%v: exact %v outside [%v, %v]", got[i].R, job.Eps[j], e, b.Lower, b.Upper)
+			}
+		}
+		b, e := got[i].Eps[0], exact[i].Eps[0].Upper
+		if !(b.Lower <= e+1e-9 && e <= b.Upper+1e-9) {
+			t.Errorf("r=%d: exact eps %v outside [%v, %v]", got[i].R, e, b.Lower, b.Upper)
+		}
+	}
+}
