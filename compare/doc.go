@@ -27,5 +27,10 @@
 // SampledGaussianRenyi (Renyi curves). Any DeltaFunc or RenyiFunc from
 // elsewhere (e.g. privacy buckets) can be used instead.
 //
+// Curves are immutable after construction and safe for concurrent use
+// (CDP curves call their Renyi function during queries, so this requires the
+// Renyi function to be safe too). Constructors validate their inputs and
+// return errors; no function panics on user input.
+//
 // See README.md in this directory for formulas and sources.
 package compare

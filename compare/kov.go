@@ -13,7 +13,8 @@ type KOVOptions struct {
 	// Eps0 is the grid of single-round eps0 values (nats, >= 0) at which the
 	// mechanism's tight delta0(eps0) is looked up, as in paper Section 5.6.
 	// If nil, a geometric grid MinEps0*Ratio^j up to MaxEps0 is used, plus
-	// eps0 = 0; the grid stops early at the first eps0 with delta0 = 0.
+	// eps0 = 0; the grid stops at the smallest eps0 with delta0 = 0 (found by
+	// bisection, so pure-DP mechanisms get their exact eps0).
 	Eps0 []float64
 	// MinEps0, MaxEps0, Ratio define the default grid; defaults 1e-10, 50,
 	// 1.02. (The paper uses ratio 1.1 starting at 1e-14.)
@@ -117,10 +118,16 @@ func eps0Grid(who string, delta0 DeltaFunc, user []float64, lo, hi, ratio, defRa
 	}
 	d0 := make([]float64, 0, len(grid))
 	out := grid[:0]
-	for _, e := range grid {
+	for j, e := range grid {
 		d, err := checkDelta0(who, delta0, e)
 		if err != nil {
 			return nil, nil, err
+		}
+		if user == nil && d == 0 && j > 0 && d0[j-1] > 0 {
+			// pure DP from some eps0 on (Laplace, randomized response): find
+			// the smallest such eps0 to machine precision, so that e.g. KOV
+			// uses randomized response's own eps0 = ln(p/(1-p)).
+			e = bisect(func(x float64) float64 { return delta0(x) }, 0, grid[j-1], e)
 		}
 		out = append(out, e)
 		d0 = append(d0, d)

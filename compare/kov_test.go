@@ -207,3 +207,21 @@ func TestNaiveAdaptive(t *testing.T) {
 	q, _ := ComposeNaive([]Point{{0.1, 0.1}, {0.2, 0.2}})
 	checkRel(t, "Lemma 2 delta", q.Delta, 0.3, 1e-15)
 }
+
+// The default grid finds randomized response's own eps0, so KOV with default
+// options already meets the exact curve at the lattice (up to one ulp of eps0).
+func TestKOVDefaultGridRR(t *testing.T) {
+	d0, _ := RRDelta0(0.51)
+	k, err := KOV(d0, 512, KOVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, _ := ExactRR(0.51, 512)
+	for _, d := range []float64{1e-1, 1e-4, 1e-8} {
+		ke, ee := k.Eps(d), ex.Eps(d)
+		// exact eps(d) lies between lattice points; KOV returns the next one up
+		if ke < ee*(1-1e-12) || ke > ee+2*ex.Eps0() {
+			t.Errorf("eps(%g): KOV %.10g, exact %.10g (lattice step %.3g)", d, ke, ee, 2*ex.Eps0())
+		}
+	}
+}

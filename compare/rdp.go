@@ -388,3 +388,32 @@ func (c *RDPCurve) EpsOrder(delta float64) (eps, alpha float64) {
 
 // Eps returns min over orders of the converted eps bound.
 func (c *RDPCurve) Eps(delta float64) float64 { e, _ := c.EpsOrder(delta); return e }
+
+// ComposeRenyi returns the Renyi curve of a heterogeneous composition:
+// alpha -> sum_j counts[j] * curves[j](alpha) (Renyi divergences add under
+// composition; Mironov 2017, Prop. 1). Use it with RDP(..., r = 1, ...) or
+// CDP(..., r = 1, ...).
+func ComposeRenyi(curves []RenyiFunc, counts []int) (RenyiFunc, error) {
+	if len(curves) == 0 || len(curves) != len(counts) {
+		return nil, fmt.Errorf("compare: ComposeRenyi: need equally many curves and counts (>= 1), got %d and %d", len(curves), len(counts))
+	}
+	for j, c := range curves {
+		if c == nil {
+			return nil, fmt.Errorf("compare: ComposeRenyi: curve %d is nil", j)
+		}
+		if counts[j] < 0 {
+			return nil, fmt.Errorf("compare: ComposeRenyi: count %d is %d < 0", j, counts[j])
+		}
+	}
+	cs := append([]RenyiFunc(nil), curves...)
+	ns := append([]int(nil), counts...)
+	return func(a float64) float64 {
+		s := 0.0
+		for j, c := range cs {
+			if ns[j] > 0 {
+				s += float64(ns[j]) * c(a)
+			}
+		}
+		return s
+	}, nil
+}

@@ -210,3 +210,20 @@ func TestCDP(t *testing.T) {
 		}
 	}
 }
+
+func TestComposeRenyi(t *testing.T) {
+	g1, _ := GaussRenyi(2, 1)
+	g2, _ := GaussRenyi(4, 1)
+	c, err := ComposeRenyi([]RenyiFunc{g1, g2}, []int{3, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 rounds sigma 2 + 5 rounds sigma 4 = one Gauss with 1/s^2 = 3/4 + 5/16
+	checkRel(t, "composed Gauss D", c(7), 7*(3.0/4+5.0/16)/2, 1e-15)
+	if _, err := ComposeRenyi([]RenyiFunc{g1}, []int{1, 2}); err == nil {
+		t.Error("mismatched lengths accepted")
+	}
+	if _, err := ComposeRenyi([]RenyiFunc{g1}, []int{-1}); err == nil {
+		t.Error("negative count accepted")
+	}
+}
