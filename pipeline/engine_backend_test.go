@@ -60,6 +60,13 @@ func TestEngineBackend(t *testing.T) {
 	}
 	framesEqual(t, first, readFrame(t, filepath.Join(out, "eng", "delta.parquet")))
 	framesEqual(t, eps, readFrame(t, filepath.Join(out, "eng", "epsilon.parquet")))
+	// A fresh run elsewhere gives the same numbers.
+	other := filepath.Join(dir, "other")
+	if _, err := (&Runner{Backend: EngineBackend{}, Out: other, Jobs: 1}).Run(context.Background(), []*Manifest{m}); err != nil {
+		t.Fatal(err)
+	}
+	framesEqual(t, first, readFrame(t, filepath.Join(other, "eng", "delta.parquet")))
+	framesEqual(t, eps, readFrame(t, filepath.Join(other, "eng", "epsilon.parquet")))
 }
 
 func TestEngineBackendRejectsAndRefuses(t *testing.T) {
