@@ -24,12 +24,22 @@ import (
 // be from 1 (rounding in CSV files).
 const histogramTolerance = 1e-6
 
+// maxHistogramBytes bounds the size of a histogram file.
+const maxHistogramBytes = 1 << 30
+
 // ReadHistogram reads the two PMFs of a histogram mechanism from a CSV file
 // (header line with columns a and b) or a Parquet file (.parquet, float
 // columns a and b). Each row is one point of the common universe. It checks
 // that both columns are non-negative, finite and sum to 1, and returns the
 // SHA-256 of the file.
 func ReadHistogram(path string) (a, b []float64, hash string, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("histogram: %w", err)
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxHistogramBytes {
+		return nil, nil, "", fmt.Errorf("histogram %s: not a regular file of at most %d bytes", path, int64(maxHistogramBytes))
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("histogram: %w", err)

@@ -187,6 +187,29 @@ func (p *parser) parse(raw map[string]any, m *Manifest) {
 	if v, ok := raw["sweep"]; ok {
 		p.sweep(v, m)
 	}
+	p.checkSize(m)
+}
+
+// maxTasks bounds the number of tasks a manifest may expand to.
+const maxTasks = 1000000
+
+// checkSize refuses manifests whose sweep and query expand to more than
+// maxTasks tasks.
+func (p *parser) checkSize(m *Manifest) {
+	instances := 0.0
+	for _, spec := range m.Mechanisms {
+		n := 1.0
+		for _, a := range m.Sweep {
+			if a.Mechanism == spec.ID {
+				n *= float64(len(a.Values))
+			}
+		}
+		instances += n
+	}
+	tasks := instances * float64(len(m.Query.Compositions)) * float64(max(1, len(m.Query.Methods)))
+	if tasks > maxTasks {
+		p.el.add(p.line("sweep"), "sweep", "the manifest expands to %.3g tasks, more than %d; split it", tasks, maxTasks)
+	}
 }
 
 func (p *parser) engine(v any, base EngineOptions, path []string, display string) EngineOptions {

@@ -143,6 +143,8 @@ func TestParseManifestErrors(t *testing.T) {
 		{"histogram columns", hist("cols.csv"), []string{"columns a and b"}},
 		{"histogram unreadable", hist("missing.csv"), []string{"m.toml:5", "no such file"}},
 		{"vuvuzela noise", strings.Replace(base, "kind = \"gauss\"\nsigma = 1.0", "kind = \"vuvuzela_dialing\"\nmu = 100.0\nscale = 10.0\nnoise = \"cauchy\"", 1), []string{"m.toml:7", "noise"}},
+		{"too many tasks", strings.Replace(base, "[1, 2]", `{ from = 1, to = 100000 }`, 1) + "[sweep]\n\"g.sigma\" = { from = 1.0, to = 2.0, num = 100 }\n", []string{"m.toml:9", "split it"}},
+		{"histogram not a file", hist("/dev/null"), []string{"regular file"}},
 		{"bad name", strings.Replace(base, `"x"`, `"../up"`, 1), []string{"m.toml:1", "folder name"}},
 	}
 	for _, tc := range tests {
