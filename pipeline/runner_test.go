@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,7 +201,7 @@ func TestRunShardsMakeOneDataset(t *testing.T) {
 		want := readFrame(t, filepath.Join(full, "t1", name+".parquet"))
 		var merged *Frame
 		for i := 1; i <= n; i++ {
-			p := filepath.Join(parts, "t1", name+"-part-"+itoa(i)+"-of-5.parquet")
+			p := filepath.Join(parts, "t1", name+"-part-"+strconv.Itoa(i)+"-of-5.parquet")
 			f := readFrame(t, p)
 			if merged == nil {
 				merged = f
@@ -218,8 +219,6 @@ func TestRunShardsMakeOneDataset(t *testing.T) {
 		framesEqual(t, merged, want, "seconds", "shard", "cached")
 	}
 }
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+i))) }
 
 func TestShardSelect(t *testing.T) {
 	tasks := make([]Task, 17)
