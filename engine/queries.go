@@ -23,7 +23,32 @@ func (r *Result) EpsLower(delta float64) float64 {
 		return math.NaN()
 	}
 	// sup{eps: delta_low(eps) > delta}: the first eps where delta_low <= delta.
-	return r.invert(delta, func(e float64) float64 { return r.Delta(e).Lower })
+	return r.invertLow(delta, func(e float64) float64 { return r.Delta(e).Lower })
+}
+
+// invertLow returns the largest eps found with f(eps) > delta (0 if none):
+// the lower end of the bisection bracket, so it never exceeds sup{eps: f > delta}.
+func (r *Result) invertLow(delta float64, f func(float64) float64) float64 {
+	if math.IsNaN(delta) {
+		return math.NaN()
+	}
+	if f(0) <= delta {
+		return 0
+	}
+	eMax := (float64(r.l.n) + r.l.u + 2) * r.l.lambda
+	if f(eMax) > delta {
+		return eMax
+	}
+	lo, hi := 0.0, eMax
+	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
+		m := (lo + hi) / 2
+		if f(m) <= delta {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	return lo
 }
 
 // invert returns the smallest eps in [0, eMax] with f(eps) <= delta for a
@@ -64,7 +89,9 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 	}
 	l, b := r.l, r.b
 	ul := l.u * l.lambda
-	dir := func(p, q []float64, ep, eq []float64, sign float64, cornerP, cornerQ val, dist val) (float64, float64) {
+	// far: the other corner, whose events have ratio at most f^-n in this
+	// direction; it adds at most its mass times f^(-n(alpha-1)).
+	dir := func(p, q []float64, ep, eq []float64, sign float64, cornerP, far val, dist val) (float64, float64) {
 		var lo, hi float64
 		for o := l.lo; o <= l.hi; o++ {
 			L := sign * l.loss(o)
@@ -88,13 +115,14 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 			c := (h1*(ph*y2-ql) + h2*(ql-ph*y1)) / (y2 - y1)
 			hi += math.Min(math.Max(c, 0), ph*h1)
 		}
+		hi += far.upper() * math.Exp(-(alpha-1)*float64(l.n)*l.lambda)
 		if cornerP.v > 0 || dist.v > 0 {
 			hi = math.Inf(1)
 		}
 		return lo * (1 - 1e-12), hi * (1 + 1e-12)
 	}
-	loAB, hiAB := dir(l.a, l.c, b.ea, b.ec, 1, l.hiA, l.hiC, l.distA)
-	loBA, hiBA := dir(l.c, l.a, b.ec, b.ea, -1, l.loC, l.loA, l.distB)
+	loAB, hiAB := dir(l.a, l.c, b.ea, b.ec, 1, l.hiA, l.loA, l.distA)
+	loBA, hiBA := dir(l.c, l.a, b.ec, b.ea, -1, l.loC, l.hiC, l.distB)
 	lower = math.Log(math.Max(loAB, loBA)) / (alpha - 1)
 	upper = math.Log(math.Max(hiAB, hiBA)) / (alpha - 1)
 	return math.Max(lower, 0), upper

@@ -41,18 +41,23 @@ func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 	if span := (mu + 80*scale); span > 2e7 {
 		return nil, invalidf("vuvuzela_dialing: mu + 80*scale = %g is too large to enumerate", span)
 	}
-	a := countPMF(noise, mu, scale)
-	b := countPMF(noise, mu+2, scale)
+	a, ta := countPMF(noise, mu, scale)
+	b, tb := countPMF(noise, mu+2, scale)
 	for len(a) < len(b) {
 		a = append(a, 0)
 	}
+	// The tails beyond the enumerated counts (below 1e-300) become two
+	// distinguishing outcomes, counted in full in each direction: their
+	// ratios are not known, and dropping them would lose mass.
+	a = append(a, ta, 0)
+	b = append(b, 0, tb)
 	h := &histMech{name: fmt.Sprintf("vuvuzela_dialing(noise=%s, mu=%s, scale=%s)", noise, fmtFloat(mu), fmtFloat(scale)), a: a, b: b}
 	return h, nil
 }
 
-// countPMF returns P(ceil(max(0, X)) = k) for k = 0.. until the remaining
-// tail is below 1e-300, X with mean mu and the given noise.
-func countPMF(noise Noise, mu, scale float64) []float64 {
+// countPMF returns P(ceil(max(0, X)) = k) for k = 0..K, K where the
+// remaining tail is below 1e-300, and that tail P(X > K); X has mean mu.
+func countPMF(noise Noise, mu, scale float64) ([]float64, float64) {
 	cdfMass := func(x1, x2 float64) float64 { // P(x1 < X <= x2)
 		if noise == NoiseGauss {
 			return normMass((x1-mu)/scale, (x2-mu)/scale)
@@ -71,5 +76,5 @@ func countPMF(noise Noise, mu, scale float64) []float64 {
 	for k := 1; k <= K; k++ {
 		p[k] = cdfMass(float64(k-1), float64(k))
 	}
-	return p
+	return p, cdfMass(float64(K), math.Inf(1))
 }

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// TestEpsQueriesBracketExact checks eps_low <= eps_exact <= eps_up for the
+// Gauss closed form, eps_exact found by bisection on exactGauss.
+func TestEpsQueriesBracketExact(t *testing.T) {
+	for _, c := range []struct {
+		sigma float64
+		r     int
+	}{{200 * math.Sqrt2, 512}, {20, 100}, {3, 7}} {
+		m, _ := Gauss(c.sigma, 1, 0)
+		res, err := Compose(context.Background(), m, c.r, Options{Buckets: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu := math.Sqrt(float64(c.r)) / c.sigma
+		for _, delta := range []float64{1e-2, 1e-5, 1e-9} {
+			lo, hi := 0.0, 50.0
+			for i := 0; i < 200; i++ {
+				mid := (lo + hi) / 2
+				if exactGauss(mu, mid) > delta {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			up, low := res.EpsUpper(delta), res.EpsLower(delta)
+			if up < lo || low > hi || low > up {
+				t.Errorf("sigma=%v r=%d delta=%v: [%v, %v] does not contain exact eps in [%v, %v]", c.sigma, c.r, delta, low, up, lo, hi)
+			}
+		}
+	}
+}
+
+// TestRenyiBracketsRandomizedResponse checks the Renyi bounds against the
+// closed form r/(alpha-1) ln(p^a q^(1-a) + q^a p^(1-a)).
+func TestRenyiBracketsRandomizedResponse(t *testing.T) {
+	for _, c := range []struct {
+		p float64
+		r int
+	}{{0.51, 512}, {0.6, 50}, {0.9, 3}} {
+		m, _ := RandomizedResponse(c.p)
+		res, err := Compose(context.Background(), m, c.r, Options{Buckets: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := 1 - c.p
+		for _, alpha := range []float64{1.5, 2, 8, 32} {
+			ex := float64(c.r) / (alpha - 1) * math.Log(math.Pow(c.p, alpha)*math.Pow(q, 1-alpha)+math.Pow(q, alpha)*math.Pow(c.p, 1-alpha))
+			lo, hi := res.Renyi(alpha)
+			if lo > ex*(1+1e-9) || hi < ex*(1-1e-9) {
+				t.Errorf("p=%v r=%d alpha=%v: [%v, %v] does not contain %v", c.p, c.r, alpha, lo, hi, ex)
+			}
+		}
+	}
+}
+
+// TestVuvuzelaDialingKeepsAllMass checks that the embedded dialing pair
+// accounts for all probability mass, and is sound against brute force on
+// the PMFs (r = 1).
+func TestVuvuzelaDialingKeepsAllMass(t *testing.T) {
+	for _, noise := range []Noise{NoiseLaplace, NoiseGauss} {
+		m, err := VuvuzelaDialing(noise, 20, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := m.(*histMech)
+		var sa, sb float64
+		for i := range h.a {
+			sa += h.a[i]
+			sb += h.b[i]
+		}
+		if math.Abs(sa-1) > 1e-12 || math.Abs(sb-1) > 1e-12 {
+			t.Fatalf("%v: masses sum to %v and %v", noise, sa, sb)
+		}
+		res, err := Compose(context.Background(), m, 1, Options{Buckets: 4000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, eps := range []float64{0, 0.1, 0.5, 1} {
+			ex := exactDelta(h.a, h.b, eps)
+			d := res.Delta(eps)
+			if d.Upper < ex*(1-1e-12) || d.Lower > ex*(1+1e-12) {
+				t.Errorf("%v eps=%v: [%v, %v] does not contain %v", noise, eps, d.Lower, d.Upper, ex)
+			}
+		}
+	}
+}
