@@ -99,6 +99,7 @@ func (b *bucketsMethod) run(ctx context.Context, job Job) ([]Outcome, error) {
 			up, lo := st.EpsBounds(d)
 			o.Eps = append(o.Eps, Bound{Upper: up, Lower: lo})
 		}
+		o.Renyi = renyiBounds(st, spec, r, job.Alpha)
 		if !spec.Engine.ErrorCorrection {
 			o.Note = "error correction disabled: no lower bounds"
 		}

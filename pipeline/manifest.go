@@ -33,6 +33,8 @@ type Manifest struct {
 	Query Query
 	// Sweep lists the grid axes over mechanism parameters.
 	Sweep []SweepAxis
+	// Figures are the [[figure]] tables: what `pbuckets plot` draws.
+	Figures []Figure
 }
 
 // EngineOptions are the bucket-engine settings of a manifest or mechanism.
@@ -91,6 +93,9 @@ type Query struct {
 	Delta []float64
 	// Methods names the bounding methods, in manifest order.
 	Methods []string
+	// Alpha holds the Renyi orders of D_alpha queries (buckets only),
+	// sorted.
+	Alpha []float64
 }
 
 // Method names understood in manifests.
@@ -156,7 +161,7 @@ type parser struct {
 func (p *parser) line(path ...string) int { return p.lines.line(path...) }
 
 func (p *parser) parse(raw map[string]any, m *Manifest) {
-	top := []string{"name", "title", "engine", "mechanism", "query", "sweep"}
+	top := []string{"name", "title", "engine", "mechanism", "query", "sweep", "figure"}
 	for _, k := range unknownKeys(raw, top...) {
 		p.el.add(p.line(k), k, "unknown key%s", suggest(k, top))
 	}
@@ -186,6 +191,9 @@ func (p *parser) parse(raw map[string]any, m *Manifest) {
 	p.query(raw["query"], m)
 	if v, ok := raw["sweep"]; ok {
 		p.sweep(v, m)
+	}
+	if v, ok := raw["figure"]; ok {
+		p.figures(v, m)
 	}
 	p.checkSize(m)
 }
@@ -446,12 +454,13 @@ func (p *parser) query(v any, m *Manifest) {
 		}
 		return
 	}
-	keys := []string{"compositions", "e_eps", "eps", "delta", "methods"}
+	keys := []string{"compositions", "e_eps", "eps", "delta", "methods", "alpha"}
 	for _, k := range unknownKeys(t, keys...) {
 		p.el.add(p.line("query", k), "query."+k, "unknown key%s", suggest(k, keys))
 	}
 	at := func(k string) (int, string) { return p.line("query", k), "query." + k }
 	q := &m.Query
+	p.queryAlpha(t, q)
 	if x, ok := t["compositions"]; ok {
 		rs, err := intGrid(x)
 		if err != nil {

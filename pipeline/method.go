@@ -16,6 +16,9 @@ type Job struct {
 	Eps, Delta []float64
 	// Progress, if not nil, receives the method's own progress steps.
 	Progress func(done, total int)
+	// Alpha holds the Renyi orders of D_alpha queries (answered by the
+	// buckets method only).
+	Alpha []float64
 }
 
 // Bound is an upper and a lower bound at one query point; Lower is NaN when
@@ -30,6 +33,8 @@ type Outcome struct {
 	// Delta holds delta(eps) for each of Job.Eps; Eps holds eps(delta) for
 	// each of Job.Delta.
 	Delta, Eps []Bound
+	// Renyi holds D_alpha for each of Job.Alpha (buckets method only).
+	Renyi []RenyiBound
 	// Buckets, Factor and InfinityMass describe a bucket computation (zero
 	// for other methods).
 	Buckets      int

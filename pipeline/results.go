@@ -64,6 +64,7 @@ type collector struct {
 	delta []boundRow
 	eps   []boundRow
 	runs  []runRow
+	renyi []renyiRow
 }
 
 func methodIndex(m *Manifest, method string) int {
@@ -101,6 +102,11 @@ func (c *collector) addOutcome(t Task, o Outcome, eps, delta []float64) {
 		row.key, row.key.point = key, i
 		row.at, row.bound = delta[i], b
 		c.eps = append(c.eps, row)
+	}
+	for i, b := range o.Renyi {
+		row := base
+		row.key, row.key.point = key, i
+		c.renyi = append(c.renyi, renyiRow{boundRow: row, b: b})
 	}
 }
 

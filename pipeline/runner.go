@@ -211,7 +211,7 @@ func (rn *Runner) runBatch(ctx context.Context, id int, b *batch, fn MethodFunc,
 	}
 	m := b.manifest
 	job := Job{
-		Manifest: m, Instance: b.instance, Compositions: b.rs, Eps: m.Query.Eps, Delta: m.Query.Delta,
+		Manifest: m, Instance: b.instance, Compositions: b.rs, Eps: m.Query.Eps, Delta: m.Query.Delta, Alpha: m.Query.Alpha,
 		Progress: func(done, total int) { rn.Progress.jobStep(id, done, total) },
 	}
 	start := time.Now()
@@ -289,6 +289,12 @@ func (rn *Runner) write(out string, m *Manifest, c *collector, interrupted bool)
 		{"delta", boundFrame(c.delta, "eps", "delta_upper", "delta_lower", true)},
 		{"epsilon", boundFrame(c.eps, "delta", "eps_upper", "eps_lower", false)},
 		{"runs", c.runsFrame(rn.Version, shard)},
+	}
+	if len(m.Query.Alpha) > 0 {
+		frames = append(frames, struct {
+			file  string
+			frame *Frame
+		}{"renyi", renyiFrame(c.renyi)})
 	}
 	var files []string
 	for _, f := range frames {

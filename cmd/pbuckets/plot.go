@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/pbuckets/pbuckets/plots"
+)
+
+func cmdPlot(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("plot", "[--out DIR] [--figure ID] [--quiet] MANIFEST...", stderr)
+	out := fs.String("out", "results", "results folder of `pbuckets run`; images go to DIR/<name>/<figure id>.{png,svg}")
+	only := fs.String("figure", "", "draw only the figure with this id")
+	quiet := fs.Bool("quiet", false, "do not list the files written")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return usageStatus(err)
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	manifests, ok := loadManifests(paths, stderr)
+	if !ok {
+		return exitUsage
+	}
+	status := exitOK
+	for _, m := range manifests {
+		if len(m.Figures) == 0 {
+			fmt.Fprintf(stderr, "warning: manifest %s declares no [[figure]]\n", m.File)
+			continue
+		}
+		dir := filepath.Join(*out, m.Name)
+		res, err := plots.Load(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "error: manifest %s: %v (run `pbuckets run --out %s %s` first)\n", m.File, err, *out, m.File)
+			status = exitFailed
+			continue
+		}
+		drawn := 0
+		for _, f := range m.Figures {
+			if *only != "" && f.ID != *only {
+				continue
+			}
+			drawn++
+			files, notes, err := plots.Draw(m, f, res, dir)
+			for _, n := range notes {
+				fmt.Fprintf(stderr, "note: manifest %s: %s\n", m.File, n)
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "error: manifest %s: figure %q: %v\n", m.File, f.ID, err)
+				status = exitFailed
+				continue
+			}
+			if !*quiet {
+				for _, file := range files {
+					fmt.Fprintf(stdout, "wrote %s\n", file)
+				}
+			}
+		}
+		if *only != "" && drawn == 0 {
+			fmt.Fprintf(stderr, "error: manifest %s: no figure with id %q\n", m.File, *only)
+			status = exitUsage
+		}
+	}
+	return status
+}

@@ -1,0 +1,114 @@
+// Package plots draws the figures that manifests declare in [[figure]]
+// tables from the result files of `pbuckets run`: delta over e^eps (log10
+// axis), e^eps over r (log2 axis), delta over r, heatmaps over two swept
+// parameters, Renyi divergences over alpha, and tables (Markdown and CSV).
+// Images are written as PNG and SVG with gonum.org/v1/plot.
+package plots
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/pbuckets/pbuckets/pipeline"
+)
+
+// Results holds the result tables of one manifest. Renyi is nil when the
+// manifest has no Renyi queries.
+type Results struct {
+	Delta, Eps, Renyi []Row
+}
+
+// Row is one row of delta.parquet, epsilon.parquet or renyi.parquet, in a
+// common shape: At is eps (delta table), delta (epsilon table) or alpha
+// (renyi table); Upper and Lower the bounds (NaN when absent).
+type Row struct {
+	Mechanism, ID, Method string
+	R                     int
+	At                    float64
+	Upper, Lower          float64
+	// Estimate and Analytic are set for Renyi rows only.
+	Estimate, Analytic float64
+	// Params holds the instance's numeric parameters.
+	Params map[string]float64
+}
+
+// Load reads <dir>/delta.parquet, epsilon.parquet and, when present,
+// renyi.parquet.
+func Load(dir string) (*Results, error) {
+	res := &Results{}
+	var err error
+	if res.Delta, err = readRows(filepath.Join(dir, "delta.parquet"), "eps", "delta_upper", "delta_lower"); err != nil {
+		return nil, err
+	}
+	if res.Eps, err = readRows(filepath.Join(dir, "epsilon.parquet"), "delta", "eps_upper", "eps_lower"); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "renyi.parquet")
+	if _, statErr := os.Stat(path); statErr == nil {
+		if res.Renyi, err = readRows(path, "alpha", "renyi_upper", "renyi_lower"); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(statErr, fs.ErrNotExist) {
+		return nil, statErr
+	}
+	return res, nil
+}
+
+func readRows(path, at, up, lo string) ([]Row, error) {
+	f, err := pipeline.ReadParquet(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	col := func(name string) (*pipeline.Column, error) {
+		c := f.Column(name)
+		if c == nil {
+			return nil, fmt.Errorf("%s: missing column %q", path, name)
+		}
+		return c, nil
+	}
+	names := []string{"mechanism", "mechanism_id", "method", "compositions", "params", at, up, lo}
+	cols := make([]*pipeline.Column, len(names))
+	for i, n := range names {
+		if cols[i], err = col(n); err != nil {
+			return nil, err
+		}
+	}
+	est, ana := f.Column("renyi_estimate"), f.Column("renyi_analytic")
+	rows := make([]Row, f.Rows())
+	paramCache := map[string]map[string]float64{}
+	for i := range rows {
+		r := Row{
+			Mechanism: cols[0].Strings[i], ID: cols[1].Strings[i], Method: cols[2].Strings[i],
+			R: int(cols[3].Ints[i]), At: cols[5].Floats[i], Upper: cols[6].Floats[i], Lower: cols[7].Floats[i],
+			Estimate: math.NaN(), Analytic: math.NaN(),
+		}
+		if est != nil && ana != nil {
+			r.Estimate, r.Analytic = est.Floats[i], ana.Floats[i]
+		}
+		pj := cols[4].Strings[i]
+		p, ok := paramCache[pj]
+		if !ok {
+			var desc struct {
+				Params map[string]float64 `json:"params"`
+			}
+			if err := json.Unmarshal([]byte(pj), &desc); err != nil {
+				return nil, fmt.Errorf("%s: row %d: params: %w", path, i, err)
+			}
+			p = desc.Params
+			paramCache[pj] = p
+		}
+		r.Params = p
+		rows[i] = r
+	}
+	return rows, nil
+}
+
+// near reports whether a and b agree to a relative 1e-9.
+func near(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}

@@ -1,0 +1,765 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pbuckets/pbuckets/pipeline"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Image geometry: the plot area is plotWidth x plotHeight; the legend is
+// drawn below it, in columns, so that it never hides data.
+const (
+	plotWidth  = 6.5 * vg.Inch
+	plotHeight = 4.3 * vg.Inch
+	pngDPI     = 150
+	titleSize  = 13
+	labelSize  = 12
+	tickSize   = 10.5
+	legendSize = 10
+)
+
+// Paper colours: upper bounds red, lower bounds blue; comparison methods
+// (upper bounds only) have their own colours.
+var (
+	colorUpper   = color.RGBA{R: 200, G: 25, B: 25, A: 255}
+	colorLower   = color.RGBA{R: 20, G: 70, B: 200, A: 255}
+	colorTarget  = color.NRGBA{R: 60, G: 170, B: 60, A: 70}
+	colorPoint   = color.RGBA{R: 220, G: 0, B: 0, A: 255}
+	methodColors = map[string]color.Color{
+		pipeline.MethodKOV:      color.RGBA{R: 0, G: 140, B: 70, A: 255},
+		pipeline.MethodAdvanced: color.RGBA{R: 230, G: 140, B: 0, A: 255},
+		pipeline.MethodRDP:      color.RGBA{R: 140, G: 50, B: 170, A: 255},
+		pipeline.MethodCDP:      color.RGBA{R: 0, G: 160, B: 200, A: 255},
+		pipeline.MethodExact:    color.Black,
+	}
+	methodNames = map[string]string{
+		pipeline.MethodBuckets:  "buckets",
+		pipeline.MethodKOV:      "KOV",
+		pipeline.MethodAdvanced: "advanced composition",
+		pipeline.MethodRDP:      "RDP / moments accountant",
+		pipeline.MethodCDP:      "CDP",
+		pipeline.MethodExact:    "exact",
+	}
+	// dashes distinguish mechanisms (series) within a figure.
+	dashes = [][]vg.Length{nil, {6, 3}, {1.5, 2.5}, {9, 3, 2, 3}, {14, 4}, {4, 2, 1, 2, 1, 2}}
+)
+
+// Draw draws figure f of manifest m from res and writes its files into dir:
+// <id>.png and <id>.svg, or <id>.md and <id>.csv for tables. It returns the
+// files written and notes about data that could not be shown (empty
+// series, missing results).
+func Draw(m *pipeline.Manifest, f pipeline.Figure, res *Results, dir string) (files, notes []string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	d := &drawer{m: m, f: f, res: res}
+	if f.Kind == pipeline.FigureTable {
+		files, err = d.table(dir)
+		return files, d.notes, err
+	}
+	p := d.newPlot()
+	switch f.Kind {
+	case pipeline.FigureDeltaEEps:
+		d.deltaEEps(p)
+	case pipeline.FigureEEpsR:
+		d.eepsR(p)
+	case pipeline.FigureDeltaR:
+		d.deltaR(p)
+	case pipeline.FigureRenyi:
+		d.renyi(p)
+	case pipeline.FigureHeatmap:
+		if err := d.heatmap(p); err != nil {
+			return nil, d.notes, err
+		}
+	default:
+		return nil, nil, fmt.Errorf("figure %q: unknown kind %q", f.ID, f.Kind)
+	}
+	p.Add(d.items...)
+	// Adding plotters widens the axes to their data: restore the limits.
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = d.lim[0], d.lim[1], d.lim[2], d.lim[3]
+	files, err = d.save(p, filepath.Join(dir, f.ID))
+	return files, d.notes, err
+}
+
+type drawer struct {
+	m      *pipeline.Manifest
+	f      pipeline.Figure
+	res    *Results
+	notes  []string
+	legend []legendEntry
+	// items are drawn in order, after the privacy target.
+	items []plot.Plotter
+	// lim are the axis limits chosen by finishAxes.
+	lim [4]float64
+	// data range of what was drawn (for automatic axes).
+	xmin, xmax, ymin, ymax float64
+	empty                  bool
+}
+
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+func (d *drawer) note(format string, args ...any) {
+	d.notes = append(d.notes, fmt.Sprintf("figure %q: ", d.f.ID)+fmt.Sprintf(format, args...))
+}
+
+func (d *drawer) newPlot() *plot.Plot {
+	p := plot.New()
+	title := d.f.Title
+	if title == "" {
+		title = d.m.Title
+	}
+	if d.f.Note != "" {
+		title += "\n" + d.f.Note
+	}
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = titleSize
+	p.Title.Padding = 6
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = labelSize
+		a.Tick.Label.Font.Size = tickSize
+		a.Label.Padding = 4
+	}
+	d.xmin, d.ymin = math.Inf(1), math.Inf(1)
+	d.xmax, d.ymax = math.Inf(-1), math.Inf(-1)
+	d.empty = true
+	return p
+}
+
+// keep reports whether a row belongs to the figure (mechanism and method
+// filters).
+func (d *drawer) keep(r Row) bool {
+	if len(d.f.Mechanisms) > 0 && !contains(d.f.Mechanisms, r.ID) {
+		return false
+	}
+	if len(d.f.Methods) > 0 && !contains(d.f.Methods, r.Method) {
+		return false
+	}
+	return true
+}
+
+// seriesKey identifies one series: a mechanism instance and a method.
+type seriesKey struct{ label, id, method string }
+
+// group collects the kept rows by series, in legend order: mechanisms in
+// the figure's order (else the results' order), then methods in the
+// figure's (else the query's) order.
+func (d *drawer) group(rows []Row, sel func(Row) bool) ([]seriesKey, map[seriesKey][]Row) {
+	by := map[seriesKey][]Row{}
+	var keys []seriesKey
+	for _, r := range rows {
+		if !d.keep(r) || !sel(r) {
+			continue
+		}
+		k := seriesKey{r.Mechanism, r.ID, r.Method}
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], r)
+	}
+	mechOrder := func(k seriesKey) int {
+		for i, id := range d.f.Mechanisms {
+			if id == k.id {
+				return i
+			}
+		}
+		return 0
+	}
+	methods := d.f.Methods
+	if len(methods) == 0 {
+		methods = d.m.Query.Methods
+	}
+	methodOrder := func(k seriesKey) int {
+		for i, x := range methods {
+			if x == k.method {
+				return i
+			}
+		}
+		return len(methods)
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if mechOrder(a) != mechOrder(b) {
+			return mechOrder(a) < mechOrder(b)
+		}
+		if a.label != b.label {
+			return false // keep the results' (instance) order
+		}
+		return methodOrder(a) < methodOrder(b)
+	})
+	return keys, by
+}
+
+// name returns the legend name of a series.
+func (d *drawer) name(k seriesKey, nMech, nMethod int) string {
+	mech := k.label
+	if s, ok := d.f.Labels[k.id]; ok {
+		mech = s + strings.TrimPrefix(k.label, k.id)
+	}
+	meth := methodNames[k.method]
+	if meth == "" {
+		meth = k.method
+	}
+	switch {
+	case nMech == 1 && nMethod == 1:
+		return mech
+	case nMech == 1:
+		return meth
+	case nMethod == 1:
+		return mech
+	}
+	return mech + ", " + meth
+}
+
+// counts returns the numbers of distinct mechanisms and methods of keys.
+func counts(keys []seriesKey) (int, int) {
+	mechs, meths := map[string]bool{}, map[string]bool{}
+	for _, k := range keys {
+		mechs[k.label], meths[k.method] = true, true
+	}
+	return len(mechs), len(meths)
+}
+
+// mechIndex numbers the distinct mechanisms of keys (for dash patterns).
+func mechIndex(keys []seriesKey) map[string]int {
+	idx := map[string]int{}
+	for _, k := range keys {
+		if _, ok := idx[k.label]; !ok {
+			idx[k.label] = len(idx)
+		}
+	}
+	return idx
+}
+
+// addLine adds a polyline of the finite points (positive where the axis is
+// logarithmic) and records its legend entry. It returns false when nothing
+// could be drawn.
+func (d *drawer) addLine(p *plot.Plot, xys plotter.XYs, logX, logY bool, c color.Color, dash []vg.Length, width vg.Length, name string) bool {
+	var pts plotter.XYs
+	for _, pt := range xys {
+		if math.IsNaN(pt.X) || math.IsNaN(pt.Y) || math.IsInf(pt.X, 0) || math.IsInf(pt.Y, 0) {
+			continue
+		}
+		if logX && pt.X <= 0 || logY && pt.Y <= 0 {
+			continue
+		}
+		pts = append(pts, pt)
+	}
+	if len(pts) == 0 {
+		return false
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return false
+	}
+	l.Color, l.Dashes, l.Width = c, dash, width
+	d.items = append(d.items, l)
+	var thumb plot.Thumbnailer = l
+	if len(pts) == 1 {
+		s, err := plotter.NewScatter(pts)
+		if err == nil {
+			s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 2.5, Shape: draw.CircleGlyph{}}
+			d.items = append(d.items, s)
+			thumb = s
+		}
+	}
+	if name != "" {
+		d.legend = append(d.legend, legendEntry{name, thumb})
+	}
+	for _, pt := range pts {
+		d.xmin, d.xmax = math.Min(d.xmin, pt.X), math.Max(d.xmax, pt.X)
+		d.ymin, d.ymax = math.Min(d.ymin, pt.Y), math.Max(d.ymax, pt.Y)
+	}
+	d.empty = false
+	return true
+}
+
+// boundLines draws the upper and lower bounds of the series of a figure:
+// buckets upper red and lower blue, comparison methods in their colours,
+// one dash pattern per mechanism.
+func (d *drawer) boundLines(p *plot.Plot, keys []seriesKey, xy func(k seriesKey, upper bool) plotter.XYs, logX, logY bool, suffix func(seriesKey) string) {
+	nMech, nMeth := counts(keys)
+	idx := mechIndex(keys)
+	for _, k := range keys {
+		dash := dashes[idx[k.label]%len(dashes)]
+		name := d.name(k, nMech, nMeth)
+		if suffix != nil {
+			name += suffix(k)
+		}
+		cu, cl := color.Color(colorUpper), color.Color(colorLower)
+		if c, ok := methodColors[k.method]; ok {
+			cu = c
+		}
+		hasLower := false
+		if d.f.Bounds != "lower" {
+			label := name
+			if k.method == pipeline.MethodBuckets && d.f.Bounds == "both" {
+				label += " (upper)"
+			}
+			if !d.addLine(p, xy(k, true), logX, logY, cu, dash, 1.6, label) {
+				d.note("%s: no finite upper bound to draw", name)
+			}
+		}
+		if d.f.Bounds != "upper" && k.method != pipeline.MethodExact {
+			if lo := xy(k, false); hasFinite(lo) {
+				hasLower = true
+				label := name
+				if d.f.Bounds == "both" {
+					label += " (lower)"
+				}
+				d.addLine(p, lo, logX, logY, cl, dash, 1.6, label)
+			}
+		}
+		if d.f.Bounds == "lower" && !hasLower {
+			d.note("%s: no lower bound (method %s)", name, k.method)
+		}
+	}
+}
+
+func hasFinite(xys plotter.XYs) bool {
+	for _, pt := range xys {
+		if !math.IsNaN(pt.Y) && !math.IsInf(pt.Y, 0) && pt.Y > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// deltaEEps: delta (log10) over e^eps at r.
+func (d *drawer) deltaEEps(p *plot.Plot) {
+	p.X.Label.Text = "e^ε"
+	p.Y.Label.Text = "δ"
+	keys, by := d.group(d.res.Delta, func(r Row) bool { return r.R == d.f.R })
+	d.boundLines(p, keys, func(k seriesKey, upper bool) plotter.XYs {
+		var xys plotter.XYs
+		for _, r := range by[k] {
+			v := r.Lower
+			if upper {
+				v = r.Upper
+			}
+			xys = append(xys, plotter.XY{X: math.Exp(r.At), Y: v})
+		}
+		return xys
+	}, false, true, nil)
+	d.points(p)
+	d.finishAxes(p, false, true, "")
+	if d.f.Target {
+		d.target(p, 2, 1e-4)
+	}
+}
+
+// eepsR: e^eps over r (log2) at delta.
+func (d *drawer) eepsR(p *plot.Plot) {
+	p.X.Label.Text = "number of compositions r"
+	if len(d.f.PerRound) > 0 {
+		p.X.Label.Text = "number of rounds r"
+	}
+	p.Y.Label.Text = fmt.Sprintf("e^ε at δ = %s", sciNumber(d.f.Delta))
+	keys, by := d.group(d.res.Eps, func(r Row) bool { return near(r.At, d.f.Delta) })
+	d.boundLines(p, keys, func(k seriesKey, upper bool) plotter.XYs {
+		var xys plotter.XYs
+		for _, r := range by[k] {
+			v := r.Lower
+			if upper {
+				v = r.Upper
+			}
+			xys = append(xys, plotter.XY{X: d.rounds(k.id, r.R), Y: math.Exp(v)})
+		}
+		return xys
+	}, true, false, nil)
+	// e^eps spanning orders of magnitude gets a log10 axis.
+	d.finishAxes(p, true, d.ymax > 20*d.ymin && d.f.YRange[0] == 0, "")
+	if d.f.Target {
+		d.target(p, 2, math.NaN())
+	}
+}
+
+// deltaR: delta (log10) over r (log2), one series per e^eps.
+func (d *drawer) deltaR(p *plot.Plot) {
+	p.X.Label.Text = "number of compositions r"
+	if len(d.f.PerRound) > 0 {
+		p.X.Label.Text = "number of rounds r"
+	}
+	p.Y.Label.Text = "δ"
+	for i, e := range d.f.EEps {
+		keys, by := d.group(d.res.Delta, func(r Row) bool { return near(math.Exp(r.At), e) })
+		d.boundLinesWithDash(p, keys, i, func(k seriesKey, upper bool) plotter.XYs {
+			var xys plotter.XYs
+			for _, r := range by[k] {
+				v := r.Lower
+				if upper {
+					v = r.Upper
+				}
+				xys = append(xys, plotter.XY{X: d.rounds(k.id, r.R), Y: v})
+			}
+			return xys
+		}, ", e^ε = "+strconv.FormatFloat(e, 'g', 4, 64))
+	}
+	d.points(p)
+	d.finishAxes(p, true, true, "")
+	if d.f.Target {
+		d.target(p, math.NaN(), 1e-4)
+	}
+}
+
+// boundLinesWithDash is boundLines with the dash pattern chosen by the
+// e^eps index (delta-r figures) and mechanisms told apart by name.
+func (d *drawer) boundLinesWithDash(p *plot.Plot, keys []seriesKey, dashIdx int, xy func(seriesKey, bool) plotter.XYs, suffix string) {
+	nMech, nMeth := counts(keys)
+	for _, k := range keys {
+		dash := dashes[dashIdx%len(dashes)]
+		name := d.name(k, nMech, nMeth) + suffix
+		cu := color.Color(colorUpper)
+		if c, ok := methodColors[k.method]; ok {
+			cu = c
+		}
+		if nMech > 1 {
+			// Several mechanisms: a colour each (upper), lighter for lower.
+			cu = palette[mechIndex(keys)[k.label]%len(palette)]
+		}
+		cl := color.Color(colorLower)
+		if nMech > 1 {
+			cl = lighten(cu)
+		}
+		if d.f.Bounds != "lower" {
+			label := name
+			if k.method == pipeline.MethodBuckets && d.f.Bounds == "both" {
+				label += " (upper)"
+			}
+			if !d.addLine(p, xy(k, true), true, true, cu, dash, 1.6, label) {
+				d.note("%s: no positive upper bound to draw", name)
+			}
+		}
+		if d.f.Bounds != "upper" {
+			if lo := xy(k, false); hasFinite(lo) {
+				label := name
+				if d.f.Bounds == "both" {
+					label += " (lower)"
+				}
+				d.addLine(p, lo, true, true, cl, dash, 1.2, label)
+			}
+		}
+	}
+}
+
+var palette = []color.Color{
+	color.RGBA{R: 200, G: 25, B: 25, A: 255},
+	color.RGBA{R: 20, G: 70, B: 200, A: 255},
+	color.RGBA{R: 0, G: 140, B: 70, A: 255},
+	color.RGBA{R: 230, G: 140, B: 0, A: 255},
+	color.RGBA{R: 140, G: 50, B: 170, A: 255},
+	color.Black,
+}
+
+func lighten(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	f := func(v uint32) uint8 { return uint8((v>>8)/2 + 127) }
+	return color.RGBA{R: f(r), G: f(g), B: f(b), A: 255}
+}
+
+// rounds maps a number of compositions to the r axis (divided by the
+// mechanism's observations per round).
+func (d *drawer) rounds(id string, r int) float64 {
+	if n, ok := d.f.PerRound[id]; ok && n > 1 {
+		return float64(r) / float64(n)
+	}
+	return float64(r)
+}
+
+// renyi: D_alpha over alpha at r: the bucket bracket, the estimate and the
+// analytic value.
+func (d *drawer) renyi(p *plot.Plot) {
+	p.X.Label.Text = "Rényi order α"
+	p.Y.Label.Text = fmt.Sprintf("D_α after r = %d (nats)", d.f.R)
+	keys, by := d.group(d.res.Renyi, func(r Row) bool { return r.R == d.f.R })
+	nMech, nMeth := counts(keys)
+	idx := mechIndex(keys)
+	for _, k := range keys {
+		dash := dashes[idx[k.label]%len(dashes)]
+		name := d.name(k, nMech, nMeth)
+		get := func(v func(Row) float64) plotter.XYs {
+			var xys plotter.XYs
+			for _, r := range by[k] {
+				xys = append(xys, plotter.XY{X: r.At, Y: v(r)})
+			}
+			return xys
+		}
+		if !d.addLine(p, get(func(r Row) float64 { return r.Upper }), true, true, colorUpper, dash, 1.6, name+": buckets upper bound") {
+			d.note("%s: the buckets upper bound on D_alpha is infinite at every order (corner mass with unbounded ratio); not drawn", name)
+		}
+		d.addLine(p, get(func(r Row) float64 { return r.Lower }), true, true, colorLower, dash, 1.6, name+": buckets lower bound")
+		d.addLine(p, get(func(r Row) float64 { return r.Estimate }), true, true, color.RGBA{R: 0, G: 140, B: 70, A: 255}, []vg.Length{1.5, 2.5}, 1.6, name+": buckets estimate (5.7)")
+		if !d.addLine(p, get(func(r Row) float64 { return r.Analytic }), true, true, color.Black, []vg.Length{6, 3}, 1.2, name+": analytic (moments accountant)") {
+			d.note("%s: no analytic Renyi curve", name)
+		}
+	}
+	if d.res.Renyi == nil {
+		d.note("no renyi.parquet (the manifest needs query.alpha)")
+	}
+	d.finishAxes(p, true, true, "")
+}
+
+// points marks single points: given values, or e^eps_upper(delta) of a
+// task of the results.
+func (d *drawer) points(p *plot.Plot) {
+	for _, pt := range d.f.Points {
+		x, y := pt.EEps, pt.Delta
+		if d.f.Kind == pipeline.FigureDeltaR {
+			continue
+		}
+		if pt.FromResults() {
+			x = math.NaN()
+			for _, r := range d.res.Eps {
+				if r.ID == pt.Mechanism && r.Method == pt.Method && r.R == pt.R && near(r.At, pt.Delta) {
+					x = math.Exp(r.Upper)
+					break
+				}
+			}
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				d.note("point %q: no finite eps(delta=%g) for %s/%s at r=%d", pt.Label, pt.Delta, pt.Mechanism, pt.Method, pt.R)
+				continue
+			}
+		}
+		s, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
+		if err != nil {
+			continue
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: colorPoint, Radius: 4, Shape: draw.CircleGlyph{}}
+		d.items = append(d.items, s)
+		label := pt.Label
+		if label == "" {
+			label = fmt.Sprintf("(%.4g, %.3g)", x, y)
+		}
+		d.legend = append(d.legend, legendEntry{fmt.Sprintf("%s: e^ε = %.4g at δ = %s", label, x, sciNumber(y)), s})
+		d.xmin, d.xmax = math.Min(d.xmin, x), math.Max(d.xmax, x)
+		d.ymin, d.ymax = math.Min(d.ymin, y), math.Max(d.ymax, y)
+		d.empty = false
+	}
+}
+
+// finishAxes sets scales, tickers and limits (the figure's ranges win).
+func (d *drawer) finishAxes(p *plot.Plot, logX, logY bool, _ string) {
+	if d.empty {
+		d.note("no results to draw (tasks skipped or failed? see runs.parquet)")
+		d.xmin, d.xmax, d.ymin, d.ymax = 1, 2, 1e-6, 1
+		lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 1.5, Y: 1e-3}}, Labels: []string{"no results: see runs.parquet"}})
+		if err == nil {
+			lbl.TextStyle[0].XAlign = draw.XCenter
+			lbl.TextStyle[0].Font.Size = 14
+			d.items = append(d.items, lbl)
+		}
+		if !logY {
+			d.ymin, d.ymax = 0, 1
+			if lbl != nil {
+				lbl.XYs[0].Y = 0.5
+			}
+		}
+		if logX {
+			d.xmin, d.xmax = 1, 1024
+			if lbl != nil {
+				lbl.XYs[0].X = 32
+			}
+		}
+	}
+	xmin, xmax, ymin, ymax := d.xmin, d.xmax, d.ymin, d.ymax
+	if logY {
+		lo := math.Floor(math.Log10(ymin))
+		hi := math.Ceil(math.Log10(ymax))
+		if hi == lo {
+			hi++
+		}
+		ymin, ymax = math.Pow(10, math.Max(lo, -20)), math.Pow(10, hi)
+		if ymax > 1 && d.ymax <= 1 {
+			ymax = 1
+		}
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = log10Ticks{}
+	} else {
+		pad := 0.03 * (ymax - ymin)
+		if pad == 0 {
+			pad = 0.05 * math.Max(1, math.Abs(ymax))
+		}
+		ymin, ymax = ymin-pad, ymax+pad
+		p.Y.Tick.Marker = plot.DefaultTicks{}
+	}
+	if logX {
+		xmin = math.Pow(2, math.Floor(math.Log2(xmin)))
+		xmax = math.Pow(2, math.Ceil(math.Log2(xmax)))
+		if xmin == xmax {
+			xmax *= 2
+		}
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = log2Ticks{}
+	} else {
+		if xmin == xmax {
+			xmin, xmax = xmin-0.5, xmax+0.5
+		}
+		p.X.Tick.Marker = plot.DefaultTicks{}
+	}
+	if r := d.f.XRange; r[0] < r[1] {
+		xmin, xmax = r[0], r[1]
+	}
+	if r := d.f.YRange; r[0] < r[1] {
+		ymin, ymax = r[0], r[1]
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
+	d.lim = [4]float64{xmin, xmax, ymin, ymax}
+	d.items = append([]plot.Plotter{plotter.NewGrid()}, d.items...)
+}
+
+// target shades the privacy target: e^eps <= eMax (NaN: any) and delta <=
+// dMax (NaN: any), within the axes. It must run after finishAxes and is
+// drawn below the lines.
+func (d *drawer) target(p *plot.Plot, eMax, dMax float64) {
+	var x0, x1, y0, y1 float64
+	switch d.f.Kind {
+	case pipeline.FigureDeltaEEps:
+		x0, x1, y0, y1 = p.X.Min, math.Min(eMax, p.X.Max), p.Y.Min, math.Min(dMax, p.Y.Max)
+	case pipeline.FigureEEpsR:
+		x0, x1, y0, y1 = p.X.Min, p.X.Max, p.Y.Min, math.Min(eMax, p.Y.Max)
+	case pipeline.FigureDeltaR:
+		x0, x1, y0, y1 = p.X.Min, p.X.Max, p.Y.Min, math.Min(dMax, p.Y.Max)
+	}
+	if !(x1 > x0 && y1 > y0) {
+		d.note("privacy target lies outside the axes")
+		return
+	}
+	poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+	if err != nil {
+		return
+	}
+	poly.Color = colorTarget
+	poly.LineStyle.Width = 0
+	// Drawn below everything else.
+	d.items = append([]plot.Plotter{poly}, d.items...)
+	d.legend = append(d.legend, legendEntry{"privacy target (e^ε ≤ 2, δ ≤ 1e-4)", poly})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sciNumber formats x for labels: 1e-05 becomes 1e-5. (The plot fonts
+// lack the superscript digits 0 and 9 and the superscript minus.)
+func sciNumber(x float64) string {
+	e := math.Log10(x)
+	if e == math.Round(e) && x < 1 {
+		return fmt.Sprintf("1e%d", int(e))
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
+}
+
+// save writes the plot with its legend below to base.png and base.svg.
+func (d *drawer) save(p *plot.Plot, base string) ([]string, error) {
+	cols := 1
+	switch n := len(d.legend); {
+	case n > 10:
+		cols = 3
+	case n > 3:
+		cols = 2
+	}
+	if cols == 3 && d.maxLegendWidth() > plotWidth/3-30 {
+		cols = 2
+	}
+	if cols == 2 && d.maxLegendWidth() > plotWidth/2-30 {
+		cols = 1
+	}
+	rows := (len(d.legend) + cols - 1) / cols
+	lineH := vg.Length(legendSize)*1.45 + 2.5
+	legendH := vg.Length(rows)*lineH + 8
+	if len(d.legend) == 0 {
+		legendH = 0
+	}
+	w, h := plotWidth, plotHeight+legendH
+	var files []string
+	for _, ext := range []string{"png", "svg"} {
+		var c vg.CanvasWriterTo
+		if ext == "png" {
+			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
+		} else {
+			c = vgsvg.New(w, h)
+		}
+		dc := draw.New(c)
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+		top := dc
+		top.Min.Y += legendH
+		p.Draw(top)
+		colW := (dc.Max.X - dc.Min.X) / vg.Length(cols)
+		for i := 0; i < cols; i++ {
+			l := plot.NewLegend()
+			l.Top, l.Left = true, true
+			l.XOffs = 10
+			l.YOffs = -4
+			l.TextStyle.Font.Size = legendSize
+			l.ThumbnailWidth = 28
+			l.Padding = 2.5
+			for j := i * rows; j < (i+1)*rows && j < len(d.legend); j++ {
+				if d.legend[j].thumb == nil {
+					l.Add(d.legend[j].name)
+				} else {
+					l.Add(d.legend[j].name, d.legend[j].thumb)
+				}
+			}
+			sub := dc
+			sub.Max.Y = dc.Min.Y + legendH
+			sub.Min.X = dc.Min.X + colW*vg.Length(i)
+			sub.Max.X = sub.Min.X + colW
+			l.Draw(sub)
+		}
+		path := base + "." + ext
+		if err := writeAtomic(path, c); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func (d *drawer) maxLegendWidth() vg.Length {
+	l := plot.NewLegend()
+	l.TextStyle.Font.Size = legendSize
+	var w vg.Length
+	for _, e := range d.legend {
+		w = max(w, l.TextStyle.Width(e.name))
+	}
+	return w + 28 + 20
+}
+
+// writeAtomic writes c to a temporary file and renames it to path.
+func writeAtomic(path string, c vg.CanvasWriterTo) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := c.WriteTo(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

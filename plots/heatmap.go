@@ -1,0 +1,191 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pbuckets/pbuckets/pipeline"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// grid is a GridXYZ over cell indices (the swept values are tick labels,
+// so uneven and logarithmic grids get equal cells).
+type grid struct {
+	z    [][]float64 // z[col][row]
+	cols int
+	rows int
+}
+
+func (g grid) Dims() (int, int)   { return g.cols, g.rows }
+func (g grid) Z(c, r int) float64 { return g.z[c][r] }
+func (g grid) X(c int) float64    { return float64(c) }
+func (g grid) Y(r int) float64    { return float64(r) }
+func (g grid) minMax() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, col := range g.z {
+		for _, v := range col {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	return lo, hi
+}
+
+// heatmap draws one bound over two swept parameters of a mechanism at r.
+func (d *drawer) heatmap(p *plot.Plot) error {
+	f := d.f
+	id, xParam, _ := strings.Cut(f.X, ".")
+	_, yParam, _ := strings.Cut(f.Y, ".")
+	method := pipeline.MethodBuckets
+	if len(f.Methods) == 1 {
+		method = f.Methods[0]
+	}
+	rows := d.res.Eps
+	useDelta := strings.HasPrefix(f.Value, "delta")
+	if useDelta {
+		rows = d.res.Delta
+	}
+	type cell struct{ x, y float64 }
+	vals := map[cell]float64{}
+	xset, yset := map[float64]bool{}, map[float64]bool{}
+	for _, r := range rows {
+		if r.ID != id || r.Method != method || r.R != f.R {
+			continue
+		}
+		if useDelta && !near(math.Exp(r.At), f.EEps[0]) || !useDelta && !near(r.At, f.Delta) {
+			continue
+		}
+		x, okx := r.Params[xParam]
+		y, oky := r.Params[yParam]
+		if !okx || !oky {
+			continue
+		}
+		v := r.Upper
+		switch f.Value {
+		case "eps_lower", "delta_lower":
+			v = r.Lower
+		case "e_eps_upper":
+			v = math.Exp(r.Upper)
+		}
+		vals[cell{x, y}] = v
+		xset[x], yset[y] = true, true
+	}
+	xs, ys := sortedKeys(xset), sortedKeys(yset)
+	g := grid{cols: len(xs), rows: len(ys)}
+	for _, x := range xs {
+		col := make([]float64, len(ys))
+		for j, y := range ys {
+			v, ok := vals[cell{x, y}]
+			if !ok {
+				v = math.NaN()
+			}
+			col[j] = v
+		}
+		g.z = append(g.z, col)
+	}
+	p.X.Label.Text = xParam
+	p.Y.Label.Text = yParam
+	value := f.Value
+	at := fmt.Sprintf("delta = %g", f.Delta)
+	if useDelta {
+		at = fmt.Sprintf("e^eps = %g", f.EEps[0])
+	}
+	if p.Title.Text != "" {
+		p.Title.Text += "\n"
+	}
+	p.Title.Text += fmt.Sprintf("%s of %s (%s) at %s, r = %d", value, id, method, at, f.R)
+	if len(xs) == 0 || len(ys) == 0 {
+		d.note("no results for the heatmap (mechanism %q, method %s, r = %d)", id, method, f.R)
+		d.empty = true
+		d.finishAxes(p, false, false, "")
+		return nil
+	}
+	lo, hi := g.minMax()
+	if !(hi >= lo) {
+		lo, hi = 0, 1
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	cm := moreland.SmoothBlueRed()
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+	hm := plotter.NewHeatMap(g, cm.Palette(255))
+	hm.Min, hm.Max = lo, hi
+	hm.NaN = color.RGBA{R: 220, G: 220, B: 220, A: 255}
+	hm.Overflow = color.RGBA{R: 90, G: 0, B: 0, A: 255}
+	hm.Underflow = color.RGBA{R: 0, G: 0, B: 90, A: 255}
+	d.items = append(d.items, hm)
+	var pts plotter.XYs
+	var labels []string
+	for c := range xs {
+		for r := range ys {
+			pts = append(pts, plotter.XY{X: float64(c), Y: float64(r)})
+			labels = append(labels, formatCell(g.z[c][r]))
+		}
+	}
+	if len(xs)*len(ys) <= 400 {
+		lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+		if err == nil {
+			size := 9.0
+			if len(xs) > 10 {
+				size = 7
+			}
+			for i := range lbl.TextStyle {
+				lbl.TextStyle[i].XAlign = draw.XCenter
+				lbl.TextStyle[i].YAlign = draw.YCenter
+				lbl.TextStyle[i].Font.Size = vg.Length(size)
+			}
+			d.items = append(d.items, lbl)
+		}
+	}
+	p.X.Tick.Marker = indexTicks(xs)
+	p.Y.Tick.Marker = indexTicks(ys)
+	d.lim = [4]float64{-0.5, float64(len(xs)) - 0.5, -0.5, float64(len(ys)) - 0.5}
+	d.legend = append(d.legend, legendEntry{fmt.Sprintf("colour: %s from %.4g (blue) to %.4g (red); grey: no result; dark red: infinite", value, lo, hi), nil})
+	return nil
+}
+
+func sortedKeys(m map[float64]bool) []float64 {
+	out := make([]float64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Float64s(out)
+	return out
+}
+
+func indexTicks(vals []float64) plot.ConstantTicks {
+	var t plot.ConstantTicks
+	step := 1
+	for len(vals)/step > 12 {
+		step++
+	}
+	for i, v := range vals {
+		label := ""
+		if i%step == 0 {
+			label = strconv.FormatFloat(v, 'g', 4, 64)
+		}
+		t = append(t, plot.Tick{Value: float64(i), Label: label})
+	}
+	return t
+}
+
+func formatCell(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return ""
+	case math.IsInf(v, 1):
+		return "inf"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
