@@ -33,6 +33,8 @@ type Manifest struct {
 	Query Query
 	// Sweep lists the grid axes over mechanism parameters.
 	Sweep []SweepAxis
+	// Search is the [search] table (noise searches), nil if absent.
+	Search *SearchConfig
 	// Figures are the [[figure]] tables: what `pbuckets plot` draws.
 	Figures []Figure
 }
@@ -161,7 +163,7 @@ type parser struct {
 func (p *parser) line(path ...string) int { return p.lines.line(path...) }
 
 func (p *parser) parse(raw map[string]any, m *Manifest) {
-	top := []string{"name", "title", "engine", "mechanism", "query", "sweep", "figure"}
+	top := []string{"name", "title", "engine", "mechanism", "query", "sweep", "figure", "search"}
 	for _, k := range unknownKeys(raw, top...) {
 		p.el.add(p.line(k), k, "unknown key%s", suggest(k, top))
 	}
@@ -188,12 +190,17 @@ func (p *parser) parse(raw map[string]any, m *Manifest) {
 		m.Engine = p.engine(v, m.Engine, []string{"engine"}, "engine")
 	}
 	p.mechanisms(raw["mechanism"], m)
-	p.query(raw["query"], m)
+	if raw["query"] != nil || raw["search"] == nil {
+		p.query(raw["query"], m) // a manifest with [search] may have no [query]
+	}
 	if v, ok := raw["sweep"]; ok {
 		p.sweep(v, m)
 	}
 	if v, ok := raw["figure"]; ok {
 		p.figures(v, m)
+	}
+	if v, ok := raw["search"]; ok {
+		p.search(v, m)
 	}
 	p.checkSize(m)
 }

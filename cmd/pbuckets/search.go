@@ -1,0 +1,380 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/BurntSushi/toml"
+	"github.com/pbuckets/pbuckets/pipeline"
+)
+
+const searchSynopsis = `[options] MANIFEST...
+       pbuckets search [options] --kind KIND [--noise N] [--mu X] [--scale X] [--sigma X] [--q X]
+                       [--tie P,P] --r R[,R...] (--e-eps X | --eps X) --delta X
+
+Finds the least noise whose buckets upper bound meets the target
+(delta_up(eps) <= delta after r observations) and the most noise whose
+buckets lower bound proves it insufficient (delta_low(eps) > delta), by
+bisection in log space over a factor t that multiplies the tied parameters
+(t = 1 is the mechanism given). Each probe is a full composition; states are
+cached in OUT/.cache. With manifests, the [search] table says what to search
+and the results go to OUT/<name>/search.parquet and search-probes.parquet.`
+
+// searchFlagParams are the mechanism parameters settable by flags.
+var searchFlagParams = []string{"mu", "scale", "sigma", "q", "sensitivity", "truncate"}
+
+func cmdSearch(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("search", searchSynopsis, stderr)
+	out := fs.String("out", "results", "results folder: cache in DIR/.cache, manifest results in DIR/<name>/")
+	noCache := fs.Bool("no-cache", false, "neither read nor write cached states")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "number of searches running at once")
+	memory := fs.String("memory", "", "memory budget shared by running searches, e.g. 8GiB (default: the machine's available memory)")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	format := fs.String("format", "table", "stdout format: table or csv")
+	parquetOut := fs.String("parquet", "", "also write the results table to this Parquet file (probes to FILE without .parquet + -probes.parquet)")
+	csvOut := fs.String("csv", "", "also write the results table to this CSV file")
+	// Flag mode.
+	kind := fs.String("kind", "", "mechanism kind: laplace, gauss, sgd, vuvuzela_dialing, vuvuzela_conversation")
+	name := fs.String("name", "", "label of the search (default: the kind)")
+	noise := fs.String("noise", "", `noise of the Vuvuzela kinds: "laplace" or "gauss"`)
+	params := map[string]*float64{}
+	for _, p := range searchFlagParams {
+		params[p] = fs.Float64(p, 0, "mechanism parameter "+p+" (at factor 1)")
+	}
+	tie := fs.String("tie", "", "comma-separated parameters multiplied by the factor (default: scale/sigma; mu,scale for Vuvuzela)")
+	rs := fs.String("r", "", "number(s) of observations, comma-separated")
+	eEps := fs.Float64("e-eps", 0, "target e^eps (>= 1)")
+	eps := fs.Float64("eps", 0, "target eps (natural log, >= 0)")
+	delta := fs.Float64("delta", 0, "target delta, in (0, 1)")
+	relTol := fs.Float64("rel-tol", 0, "stop bisecting when hi/lo <= 1 + rel-tol (default 0.01)")
+	minFactor := fs.Float64("min-factor", 0, "smallest factor probed (default 1/1024)")
+	maxFactor := fs.Float64("max-factor", 0, "largest factor probed (default 1024)")
+	maxProbes := fs.Int("max-probes", 0, "largest number of probes per search (default 60)")
+	buckets := fs.Int("buckets", 0, "number of buckets (default 100000)")
+	factor := fs.Float64("factor", 0, "bucket factor (default automatic)")
+	tilts := fs.Int("tilts", 0, "exponential tilts per convolution, 1-3 (default engine)")
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return usageStatus(err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *jobs < 1 {
+		fmt.Fprintf(stderr, "error: --jobs must be at least 1, got %d\n", *jobs)
+		return exitUsage
+	}
+	if *format != "table" && *format != "csv" {
+		fmt.Fprintf(stderr, "error: --format must be table or csv, got %q\n", *format)
+		return exitUsage
+	}
+	var budget int64
+	if *memory != "" {
+		if budget, err = pipeline.ParseBytes(*memory); err != nil {
+			fmt.Fprintf(stderr, "error: --memory: %v\n", err)
+			return exitUsage
+		}
+	}
+	flagMode := set["kind"]
+	var manifests []*pipeline.Manifest
+	switch {
+	case flagMode && len(paths) > 0:
+		fmt.Fprintln(stderr, "error: give either --kind and its flags or manifests, not both")
+		return exitUsage
+	case flagMode:
+		m, err := flagManifest(set, *kind, *name, *noise, params, *tie, *rs, *eEps, *eps, *delta,
+			*relTol, *minFactor, *maxFactor, *maxProbes, *buckets, *factor, *tilts)
+		if err != nil {
+			printErrors(stderr, err)
+			return exitUsage
+		}
+		manifests = []*pipeline.Manifest{m}
+	case len(paths) == 0:
+		fs.Usage()
+		return exitUsage
+	default:
+		for _, f := range []string{"name", "noise", "tie", "r", "e-eps", "eps", "delta", "rel-tol", "min-factor", "max-factor", "max-probes", "buckets", "factor", "tilts"} {
+			if set[f] {
+				fmt.Fprintf(stderr, "error: --%s needs --kind; with manifests, set it in the manifest\n", f)
+				return exitUsage
+			}
+		}
+		for _, p := range searchFlagParams {
+			if set[p] {
+				fmt.Fprintf(stderr, "error: --%s needs --kind; with manifests, set it in the manifest\n", p)
+				return exitUsage
+			}
+		}
+		var ok bool
+		if manifests, ok = loadManifests(paths, stderr); !ok {
+			return exitUsage
+		}
+		for _, m := range manifests {
+			if m.Search == nil {
+				fmt.Fprintf(stderr, "error: %s: no [search] table (see experiments/README.md)\n", m.File)
+				return exitUsage
+			}
+		}
+	}
+
+	searcher := &pipeline.Searcher{Backend: pipeline.EngineBackend{}}
+	if !*noCache {
+		searcher.CacheDir = filepath.Join(*out, ".cache")
+	}
+	if !*quiet {
+		var mu sync.Mutex
+		searcher.Log = func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(stderr, line)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	status := exitOK
+	var all []*pipeline.SearchResult
+	for _, m := range manifests {
+		specs := m.Searches()
+		if len(specs) == 0 {
+			fmt.Fprintf(stderr, "error: %s: the [search] table selects no mechanism\n", m.File)
+			return exitUsage
+		}
+		results, errs := searcher.SearchAll(ctx, specs, *jobs, budget)
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "error: %s: %v\n", m.File, e)
+			status = exitFailed
+		}
+		var done []*pipeline.SearchResult
+		for _, r := range results {
+			if r != nil {
+				done = append(done, r)
+			}
+		}
+		all = append(all, done...)
+		if !flagMode {
+			dir := filepath.Join(*out, m.Name)
+			meta := map[string]string{
+				"pbuckets.manifest":      m.File,
+				"pbuckets.name":          m.Name,
+				"pbuckets.title":         m.Title,
+				"pbuckets.manifest_hash": m.Hash,
+				"pbuckets.version":       version(),
+				"pbuckets.complete":      fmt.Sprint(ctx.Err() == nil && len(errs) == 0),
+			}
+			for file, frame := range map[string]*pipeline.Frame{
+				"search.parquet":        pipeline.SearchFrame(done),
+				"search-probes.parquet": pipeline.SearchProbesFrame(done),
+			} {
+				path := filepath.Join(dir, file)
+				if err := pipeline.WriteParquet(path, frame, meta); err != nil {
+					fmt.Fprintf(stderr, "error: %s: %v\n", m.File, err)
+					return exitFailed
+				}
+				if !*quiet {
+					fmt.Fprintf(stderr, "wrote %s\n", path)
+				}
+			}
+		}
+	}
+	if *parquetOut != "" {
+		meta := map[string]string{"pbuckets.version": version()}
+		if err := pipeline.WriteParquet(*parquetOut, pipeline.SearchFrame(all), meta); err != nil {
+			fmt.Fprintf(stderr, "error: --parquet: %v\n", err)
+			return exitFailed
+		}
+		probes := strings.TrimSuffix(*parquetOut, ".parquet") + "-probes.parquet"
+		if err := pipeline.WriteParquet(probes, pipeline.SearchProbesFrame(all), meta); err != nil {
+			fmt.Fprintf(stderr, "error: --parquet: %v\n", err)
+			return exitFailed
+		}
+	}
+	if *csvOut != "" {
+		var buf bytes.Buffer
+		if err := writeCSV(&buf, []*pipeline.Frame{pipeline.SearchFrame(all)}); err != nil {
+			fmt.Fprintf(stderr, "error: --csv: %v\n", err)
+			return exitFailed
+		}
+		if err := os.WriteFile(*csvOut, buf.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(stderr, "error: --csv: %v\n", err)
+			return exitFailed
+		}
+	}
+	if *format == "csv" {
+		err = writeCSV(stdout, []*pipeline.Frame{pipeline.SearchFrame(all)})
+	} else {
+		err = writeSearchTable(stdout, all)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "interrupted: the answers found so far were written; run again to continue (states are cached)")
+		return exitInterrupted
+	}
+	return status
+}
+
+// flagManifest builds a one-mechanism manifest with a [search] table from
+// the flags, so that flags are checked exactly like manifests.
+func flagManifest(set map[string]bool, kind, name, noise string, params map[string]*float64,
+	tie, rs string, eEps, eps, delta, relTol, minFactor, maxFactor float64, maxProbes, buckets int, factor float64, tilts int) (*pipeline.Manifest, error) {
+	var problems []error
+	num := func(flagName string, v float64) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			problems = append(problems, fmt.Errorf("--%s must be finite, got %v", flagName, v))
+		}
+	}
+	if name == "" {
+		name = kind
+	}
+	mech := map[string]any{"id": name, "kind": kind}
+	if set["noise"] {
+		mech["noise"] = noise
+	}
+	for _, p := range searchFlagParams {
+		if set[p] {
+			num(p, *params[p])
+			mech[p] = *params[p]
+		}
+	}
+	search := map[string]any{}
+	if rs == "" {
+		problems = append(problems, errors.New("--r is required (the number of observations)"))
+	} else {
+		var list []int64
+		for _, s := range strings.Split(rs, ",") {
+			r, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+			if err != nil {
+				problems = append(problems, fmt.Errorf("--r: %q is not an integer", s))
+				continue
+			}
+			list = append(list, r)
+		}
+		search["compositions"] = list
+	}
+	switch {
+	case set["e-eps"] && set["eps"]:
+		problems = append(problems, errors.New("give either --e-eps or --eps, not both"))
+	case set["e-eps"]:
+		num("e-eps", eEps)
+		search["e_eps"] = eEps
+	case set["eps"]:
+		num("eps", eps)
+		search["eps"] = eps
+	default:
+		problems = append(problems, errors.New("the target --e-eps (or --eps) is required"))
+	}
+	if set["delta"] {
+		num("delta", delta)
+		search["delta"] = delta
+	} else {
+		problems = append(problems, errors.New("the target --delta is required"))
+	}
+	if tie != "" {
+		var list []string
+		for _, s := range strings.Split(tie, ",") {
+			list = append(list, strings.TrimSpace(s))
+		}
+		search["tie"] = list
+	}
+	for flagName, kv := range map[string]struct {
+		key string
+		v   float64
+	}{"rel-tol": {"rel_tol", relTol}, "min-factor": {"min_factor", minFactor}, "max-factor": {"max_factor", maxFactor}} {
+		if set[flagName] {
+			num(flagName, kv.v)
+			search[kv.key] = kv.v
+		}
+	}
+	if set["max-probes"] {
+		search["max_probes"] = maxProbes
+	}
+	engine := map[string]any{}
+	if set["buckets"] {
+		engine["buckets"] = buckets
+	}
+	if set["factor"] {
+		num("factor", factor)
+		engine["factor"] = factor
+	}
+	if set["tilts"] {
+		engine["tilts"] = tilts
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	doc := map[string]any{"name": "search", "mechanism": []map[string]any{mech}, "search": search}
+	if len(engine) > 0 {
+		doc["engine"] = engine
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
+		return nil, fmt.Errorf("encoding the flags: %w", err)
+	}
+	m, err := pipeline.ParseManifest("flags", buf.Bytes())
+	if err != nil {
+		// The lines are those of the generated manifest: drop them.
+		var multi interface{ Unwrap() []error }
+		list := []error{err}
+		if errors.As(err, &multi) {
+			list = multi.Unwrap()
+		}
+		for _, e := range list {
+			var me *pipeline.ManifestError
+			if errors.As(e, &me) {
+				me.Line = 0
+			}
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// writeSearchTable prints one line per search: target, the least noise
+// meeting it (by the upper bound) and the most noise proved insufficient
+// (by the lower bound), each with both bounds, and the bracket.
+func writeSearchTable(w io.Writer, results []*pipeline.SearchResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "search\tr\te^eps\tdelta\t| meets: factor\tparams\tdelta_up\tdelta_low\t| insufficient: factor\tparams\tdelta_up\tdelta_low\t| bracket\tprobes\tstatus")
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+	for _, r := range results {
+		s := r.Spec
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s", s.Label, s.R, g(math.Exp(s.Eps)), g(s.Delta))
+		for _, p := range []*pipeline.Probe{r.Meets, r.Insufficient} {
+			if p == nil {
+				fmt.Fprint(tw, "\t| -\t-\t-\t-")
+				continue
+			}
+			var parts []string
+			for _, k := range s.Tie {
+				parts = append(parts, k+"="+strconv.FormatFloat(p.Params[k], 'g', 5, 64))
+			}
+			fmt.Fprintf(tw, "\t| %s\t%s\t%s\t%s", g(p.Factor), strings.Join(parts, ","), g(p.Upper), g(p.Lower))
+		}
+		fmt.Fprintf(tw, "\t| %s\t%d\t%s\n", g(r.Bracket()), len(r.Probes), r.Status)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "note: %s r=%d: %s\n", r.Spec.Label, r.Spec.R, n)
+		}
+	}
+	return nil
+}

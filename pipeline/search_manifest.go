@@ -1,0 +1,251 @@
+package pipeline
+
+import "math"
+
+// SearchConfig is the [search] table of a manifest: noise searches over the
+// manifest's mechanisms (see SearchSpec).
+type SearchConfig struct {
+	// Mechanisms are the ids of the mechanisms searched, in manifest
+	// order; all mechanisms when the manifest does not list them.
+	Mechanisms []string
+	// Tie names the parameters multiplied by the factor; nil means
+	// DefaultTie of each mechanism's kind.
+	Tie []string
+	// Compositions, Eps (natural log) and Delta: one search per mechanism
+	// instance x r x eps x delta.
+	Compositions []int
+	Eps, Delta   []float64
+	// RelTol, MinFactor, MaxFactor and MaxProbes are as in SearchSpec (0:
+	// default).
+	RelTol, MinFactor, MaxFactor float64
+	MaxProbes                    int
+	// Line is the line of the [search] header.
+	Line int
+}
+
+// maxSearches bounds the number of searches a manifest may expand to.
+const maxSearches = 10000
+
+// Searches expands the [search] table: one SearchSpec per searched
+// mechanism instance (sweep points included) x r x eps x delta, in that
+// order. It is nil when the manifest has no [search] table.
+func (m *Manifest) Searches() []SearchSpec {
+	c := m.Search
+	if c == nil {
+		return nil
+	}
+	var out []SearchSpec
+	for _, in := range m.Instances() {
+		if len(c.Mechanisms) > 0 && !contains(c.Mechanisms, in.Spec.ID) {
+			continue
+		}
+		tie := c.Tie
+		if tie == nil {
+			tie = DefaultTie(in.Spec.Kind)
+		}
+		for _, r := range c.Compositions {
+			for _, eps := range c.Eps {
+				for _, delta := range c.Delta {
+					out = append(out, SearchSpec{
+						Label: in.Label, Mechanism: in.Spec, Tie: tie, R: r, Eps: eps, Delta: delta,
+						RelTol: c.RelTol, MinFactor: c.MinFactor, MaxFactor: c.MaxFactor, MaxProbes: c.MaxProbes,
+					})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// search parses the [search] table. It runs after the mechanisms are
+// parsed.
+func (p *parser) search(v any, m *Manifest) {
+	t, ok := v.(map[string]any)
+	if !ok {
+		p.el.add(p.line("search"), "search", "must be a table ([search]), got %s", typeName(v))
+		return
+	}
+	c := &SearchConfig{Line: p.line("search")}
+	keys := []string{"mechanisms", "tie", "compositions", "e_eps", "eps", "delta", "rel_tol", "min_factor", "max_factor", "max_probes"}
+	for _, k := range unknownKeys(t, keys...) {
+		p.el.add(p.line("search", k), "search."+k, "unknown key%s (known: %s)", suggest(k, keys), quoteList(keys))
+	}
+	at := func(k string) (int, string) { return p.line("search", k), "search." + k }
+	strs := func(k string) ([]string, bool) {
+		x, present := t[k]
+		if !present {
+			return nil, false
+		}
+		l, d := at(k)
+		arr, isArr := x.([]any)
+		if !isArr || len(arr) == 0 {
+			p.el.add(l, d, "must be a non-empty array of strings, got %s", typeName(x))
+			return nil, false
+		}
+		var out []string
+		for _, item := range arr {
+			s, isStr := item.(string)
+			if !isStr {
+				p.el.add(l, d, "must contain strings, got %s", typeName(item))
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	}
+	if ids, ok := strs("mechanisms"); ok {
+		l, d := at("mechanisms")
+		for _, id := range ids {
+			if m.mechanism(id) == nil {
+				var known []string
+				for _, spec := range m.Mechanisms {
+					known = append(known, spec.ID)
+				}
+				p.el.add(l, d, "no mechanism with id %q%s", id, suggest(id, known))
+			}
+		}
+		c.Mechanisms = ids
+	}
+	if tie, ok := strs("tie"); ok {
+		c.Tie = tie
+	}
+	// Every searched mechanism must be searchable with the tie.
+	for _, spec := range m.Mechanisms {
+		if len(c.Mechanisms) > 0 && !contains(c.Mechanisms, spec.ID) {
+			continue
+		}
+		tie := c.Tie
+		if tie == nil {
+			tie = DefaultTie(spec.Kind)
+		}
+		if msg := checkTie(spec.Kind, tie); msg != "" {
+			l, d := at("tie")
+			if _, present := t["tie"]; !present {
+				l, d = c.Line, "search"
+			}
+			p.el.add(l, d, "mechanism %q: %s", spec.ID, msg)
+		}
+	}
+	if x, ok := t["compositions"]; ok {
+		rs, err := intGrid(x)
+		if err != nil {
+			l, d := at("compositions")
+			p.el.addErr(l, d, err)
+		}
+		c.Compositions = rs
+	} else {
+		p.el.add(c.Line, "search.compositions", "missing required key (the numbers of observations r)")
+	}
+	_, hasE := t["e_eps"]
+	_, hasEps := t["eps"]
+	switch {
+	case hasE && hasEps:
+		l, d := at("eps")
+		p.el.add(l, d, "give either e_eps or eps, not both")
+	case hasE:
+		l, d := at("e_eps")
+		vals, err := floatGrid(t["e_eps"])
+		if err != nil {
+			p.el.addErr(l, d, err)
+			break
+		}
+		for _, e := range vals {
+			if !(e >= 1) {
+				p.el.add(l, d, "values must be >= 1, got %v", e)
+				break
+			}
+			c.Eps = append(c.Eps, math.Log(e))
+		}
+	case hasEps:
+		l, d := at("eps")
+		vals, err := floatGrid(t["eps"])
+		if err != nil {
+			p.el.addErr(l, d, err)
+			break
+		}
+		for _, e := range vals {
+			if !(e >= 0) {
+				p.el.add(l, d, "values must be >= 0, got %v", e)
+				break
+			}
+		}
+		c.Eps = vals
+	default:
+		p.el.add(c.Line, "search.e_eps", "missing required key: the target e_eps (or eps)")
+	}
+	if x, ok := t["delta"]; ok {
+		l, d := at("delta")
+		vals, err := floatGrid(x)
+		if err != nil {
+			p.el.addErr(l, d, err)
+		}
+		for _, v := range vals {
+			if !(v > 0 && v < 1) {
+				p.el.add(l, d, "values must be in (0, 1), got %v", v)
+				break
+			}
+		}
+		c.Delta = vals
+	} else {
+		p.el.add(c.Line, "search.delta", "missing required key: the target delta")
+	}
+	num := func(k string, check func(float64) string) float64 {
+		x, present := t[k]
+		if !present {
+			return 0
+		}
+		l, d := at(k)
+		f, ok := asFloat(x)
+		if !ok {
+			p.el.add(l, d, "must be a number, got %s", typeName(x))
+			return 0
+		}
+		if msg := check(f); msg != "" {
+			p.el.add(l, d, "%s, got %v", msg, f)
+			return 0
+		}
+		return f
+	}
+	c.RelTol = num("rel_tol", positive)
+	c.MinFactor = num("min_factor", func(f float64) string {
+		if f > 0 && f <= 1 {
+			return ""
+		}
+		return "must be in (0, 1]"
+	})
+	c.MaxFactor = num("max_factor", func(f float64) string {
+		if f >= 1 && finite(f) {
+			return ""
+		}
+		return "must be finite and >= 1"
+	})
+	if x, present := t["max_probes"]; present {
+		l, d := at("max_probes")
+		n, ok := asInt(x)
+		switch {
+		case !ok:
+			p.el.add(l, d, "must be an integer, got %s", typeName(x))
+		case n < 2 || n > 10000:
+			p.el.add(l, d, "must be in [2, 10000], got %d", n)
+		default:
+			c.MaxProbes = int(n)
+		}
+	}
+	m.Search = c
+	instances := 0.0
+	for _, spec := range m.Mechanisms {
+		if len(c.Mechanisms) > 0 && !contains(c.Mechanisms, spec.ID) {
+			continue
+		}
+		n := 1.0
+		for _, a := range m.Sweep {
+			if a.Mechanism == spec.ID {
+				n *= float64(len(a.Values))
+			}
+		}
+		instances += n
+	}
+	if n := instances * float64(len(c.Compositions)*len(c.Eps)*len(c.Delta)); n > maxSearches {
+		p.el.add(c.Line, "search", "the search expands to %.3g searches, more than %d; split it", n, maxSearches)
+	}
+}
