@@ -150,6 +150,9 @@ func ComposeMany(ctx context.Context, m Mechanism, rs []int, opt Options) ([]*Re
 	if err != nil {
 		return nil, err
 	}
+	if err := prepare(ctx, m); err != nil {
+		return nil, err
+	}
 	plan, err := newPlan([]Part{{Mechanism: m, Count: maxR}}, o)
 	if err != nil {
 		return nil, err
@@ -177,9 +180,24 @@ func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range parts {
+		if err := prepare(ctx, p.Mechanism); err != nil {
+			return nil, err
+		}
+	}
 	plan, err := newPlan(parts, o)
 	if err != nil {
 		return nil, err
 	}
 	return plan.composeSequence(ctx, parts)
+}
+
+// prepare runs the one-time preparation of m (see preparer), if any.
+func prepare(ctx context.Context, m Mechanism) error {
+	if p, ok := m.(preparer); ok {
+		if err := p.prepare(ctx); err != nil {
+			return fmt.Errorf("engine: preparing %s: %w", m, err)
+		}
+	}
+	return nil
 }

@@ -17,6 +17,8 @@ type leafBuilder struct {
 	events int
 	// sums of corner masses
 	hiA, hiC, loA, loC, distA, distB float64
+	// extra absolute errors of hiA and hiC (addUnknown)
+	hiAErr, hiCErr float64
 }
 
 func newLeafBuilder(n int, lambda float64, tau []float64) *leafBuilder {
@@ -96,6 +98,22 @@ func (b *leafBuilder) add(pa, pb, lossLo, lossHi float64) {
 	}
 }
 
+// addUnknown records events whose privacy loss is not known, with A-mass
+// in [aLo, aHi] and B-mass in [cLo, cHi] in total. They go to the corner,
+// which upper bounds count in full in both directions and lower bounds
+// treat by lowerTerm of the totals: both sound whatever the losses.
+func (b *leafBuilder) addUnknown(aLo, aHi, cLo, cHi float64) {
+	if aHi <= 0 && cHi <= 0 {
+		return
+	}
+	b.events++
+	aLo, cLo = math.Max(aLo, 0), math.Max(cLo, 0)
+	b.hiA += (aLo + aHi) / 2
+	b.hiC += (cLo + cHi) / 2
+	b.hiAErr += (aHi - aLo) / 2 * (1 + 4*unitRoundoff)
+	b.hiCErr += (cHi - cLo) / 2 * (1 + 4*unitRoundoff)
+}
+
 // finish returns the leaf list; rel bounds the relative error of every mass
 // passed to add.
 func (b *leafBuilder) finish(rel float64, name string) *list {
@@ -105,6 +123,8 @@ func (b *leafBuilder) finish(rel float64, name string) *list {
 	l.relA, l.relC = r, r
 	mk := func(v float64) val { return val{v, r * v} }
 	l.hiA, l.hiC, l.loA, l.loC = mk(b.hiA), mk(b.hiC), mk(b.loA), mk(b.loC)
+	l.hiA.e += b.hiAErr * (1 + 4*unitRoundoff)
+	l.hiC.e += b.hiCErr * (1 + 4*unitRoundoff)
 	l.distA, l.distB = mk(b.distA), mk(b.distB)
 	l.u = b.uMax
 	l.compositions = 1

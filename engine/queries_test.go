@@ -59,35 +59,3 @@ func TestRenyiBracketsRandomizedResponse(t *testing.T) {
 		}
 	}
 }
-
-// TestVuvuzelaDialingKeepsAllMass checks that the embedded dialing pair
-// accounts for all probability mass, and is sound against brute force on
-// the PMFs (r = 1).
-func TestVuvuzelaDialingKeepsAllMass(t *testing.T) {
-	for _, noise := range []Noise{NoiseLaplace, NoiseGauss} {
-		m, err := VuvuzelaDialing(noise, 20, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := m.(*histMech)
-		var sa, sb float64
-		for i := range h.a {
-			sa += h.a[i]
-			sb += h.b[i]
-		}
-		if math.Abs(sa-1) > 1e-12 || math.Abs(sb-1) > 1e-12 {
-			t.Fatalf("%v: masses sum to %v and %v", noise, sa, sb)
-		}
-		res, err := Compose(context.Background(), m, 1, Options{Buckets: 4000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, eps := range []float64{0, 0.1, 0.5, 1} {
-			ex := exactDelta(h.a, h.b, eps)
-			d := res.Delta(eps)
-			if d.Upper < ex*(1-1e-12) || d.Lower > ex*(1+1e-12) {
-				t.Errorf("%v eps=%v: [%v, %v] does not contain %v", noise, eps, d.Lower, d.Upper, ex)
-			}
-		}
-	}
-}

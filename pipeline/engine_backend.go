@@ -47,7 +47,7 @@ func (EngineBackend) Mechanism(spec MechanismSpec) (Mechanism, error) {
 	case KindVuvuzelaDialing:
 		return engine.VuvuzelaDialing(noise, p["mu"], p["scale"])
 	case KindVuvuzelaConversation:
-		return nil, fmt.Errorf("%w: vuvuzela_conversation is not provided by this build of the engine", ErrNotAvailable)
+		return engine.VuvuzelaConversation(noise, p["mu"], p["scale"])
 	}
 	return nil, fmt.Errorf("unknown mechanism kind %q", spec.Kind)
 }

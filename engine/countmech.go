@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"sort"
+	"sync"
+)
+
+// countMech is a pair given by events with enclosed masses (the Vuvuzela
+// counts): event k has A-mass in pa[k] +- ea[k] and B-mass in pb[k] +- eb[k];
+// unknownA and unknownB enclose the total masses of events whose masses are
+// not resolved individually (kept in a corner). The events are computed by
+// build, once, when the mechanism is first needed.
+type countMech struct {
+	name  string
+	build func(ctx context.Context) error
+
+	mu   sync.Mutex
+	done bool
+	err  error
+
+	pa, ea, pb, eb     []float64
+	unknownA, unknownB [2]float64
+	rel                float64 // largest relative error of an event's masses
+	tilts              int     // FFT convolutions used (conversation only)
+
+	rangeOnce sync.Once
+	absLoss   []float64 // |loss| upper bounds, descending
+	cumMass   []float64 // cumulative A+B mass along absLoss
+}
+
+// preparer is implemented by mechanisms that do expensive work once before
+// they are embedded; Compose calls it with the caller's context.
+type preparer interface {
+	prepare(ctx context.Context) error
+}
+
+// prepare builds the events once; a cancelled build is not remembered, so
+// a later call with a live context builds them.
+func (m *countMech) prepare(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.done {
+		return m.err
+	}
+	m.pa, m.ea, m.pb, m.eb = nil, nil, nil, nil
+	m.unknownA, m.unknownB, m.rel = [2]float64{}, [2]float64{}, 0
+	err := m.build(ctx)
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
+	m.done, m.err = true, err
+	return err
+}
+
+func (m *countMech) String() string { return m.name }
+
+// addEvent records an event with A-mass pa +- ea and B-mass pb +- eb.
+func (m *countMech) addEvent(pa, ea, pb, eb float64) {
+	if pa == 0 && pb == 0 && ea == 0 && eb == 0 {
+		return
+	}
+	m.pa = append(m.pa, pa)
+	m.ea = append(m.ea, ea)
+	m.pb = append(m.pb, pb)
+	m.eb = append(m.eb, eb)
+}
+
+// addRest records unresolved mass ta (A) and tb (B), each known to a
+// relative error rel.
+func (m *countMech) addRest(ta, tb, rel float64) {
+	m.unknownA[0] += ta * (1 - rel)
+	m.unknownA[1] += ta * (1 + rel)
+	m.unknownB[0] += tb * (1 - rel)
+	m.unknownB[1] += tb * (1 + rel)
+}
+
+// lossInterval returns an interval holding ln(P_A/P_B) of event k.
+func (m *countMech) lossInterval(k int) (lo, hi float64) {
+	aLo, aHi := m.pa[k]-m.ea[k], m.pa[k]+m.ea[k]
+	bLo, bHi := m.pb[k]-m.eb[k], m.pb[k]+m.eb[k]
+	lo = math.Log(aLo) - math.Log(bHi)
+	hi = math.Log(aHi) - math.Log(bLo)
+	e := 4*unitRoundoff*(math.Abs(math.Log(aHi))+math.Abs(math.Log(bHi))+2) + 1e-300
+	return lo - e, hi + e
+}
+
+func (m *countMech) embed(b *leafBuilder) error {
+	if err := m.prepare(context.Background()); err != nil {
+		return err
+	}
+	for k := range m.pa {
+		switch {
+		case m.pb[k]+m.eb[k] == 0 || m.pa[k]+m.ea[k] == 0:
+			// Noise counts have full support: a zero mass has underflowed
+			// (true mass below 1e-307), so the event is not distinguishing;
+			// its loss is unknown.
+			b.addUnknown(0, m.pa[k]+m.ea[k]+1e-307, 0, m.pb[k]+m.eb[k]+1e-307)
+		case m.pa[k] <= m.ea[k] || m.pb[k] <= m.eb[k]:
+			b.addUnknown(0, m.pa[k]+m.ea[k], 0, m.pb[k]+m.eb[k])
+		default:
+			lo, hi := m.lossInterval(k)
+			b.add(m.pa[k], m.pb[k], lo, hi)
+		}
+	}
+	b.addUnknown(m.unknownA[0], m.unknownA[1], m.unknownB[0], m.unknownB[1])
+	return nil
+}
+
+// relErr is the relative error of the masses given to the leaf builder.
+func (m *countMech) relErr() float64 {
+	if m.prepare(context.Background()) != nil {
+		return 0
+	}
+	return m.rel*(1+1e-6) + 64*unitRoundoff
+}
+
+// lossRange returns the |loss| beyond which the events (excluding the
+// unresolved ones, which stay in a corner) have total mass at most p.
+func (m *countMech) lossRange(p float64) float64 {
+	if m.prepare(context.Background()) != nil {
+		return 1e-9
+	}
+	m.rangeOnce.Do(func() {
+		type ev struct{ l, w float64 }
+		evs := make([]ev, 0, len(m.pa))
+		for k := range m.pa {
+			if m.pa[k] > m.ea[k] && m.pb[k] > m.eb[k] {
+				lo, hi := m.lossInterval(k)
+				evs = append(evs, ev{math.Max(math.Abs(lo), math.Abs(hi)), m.pa[k] + m.ea[k] + m.pb[k] + m.eb[k]})
+			}
+		}
+		sort.Slice(evs, func(i, j int) bool { return evs[i].l > evs[j].l })
+		m.absLoss = make([]float64, len(evs))
+		m.cumMass = make([]float64, len(evs))
+		c := 0.0
+		for i, e := range evs {
+			c += e.w
+			m.absLoss[i], m.cumMass[i] = e.l, c
+		}
+	})
+	// The first index whose cumulative mass exceeds p: its loss is the
+	// range (events beyond it weigh at most p).
+	i := sort.Search(len(m.cumMass), func(i int) bool { return m.cumMass[i] > p })
+	if i >= len(m.absLoss) {
+		return 1e-9
+	}
+	// A margin keeps the event itself below n*lambda through rounding.
+	return math.Max(m.absLoss[i]*(1+1e-9), 1e-12)
+}

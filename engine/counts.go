@@ -1,0 +1,127 @@
+package engine
+
+import "math"
+
+// This file computes the distributions of Vuvuzela's noise counts
+// C = ceil(max(0, X)) for X = mu + scale*Z, Z standard Laplace or normal
+// (Section 7.1; NOTES.md: the counts are integers, so their PMF is embedded,
+// not a density), with a rigorous bound on the relative error of every mass.
+//
+// The masses P(C = k) = P(k-1 < X <= k) are intervals of width 1/scale in
+// standard units. Differences of two rounded distribution-function values,
+// or of two rounded endpoints (k-1-mu)/scale and (k-mu)/scale, would lose
+// about scale*|t| units of roundoff; instead the width 1/scale enters the
+// formulas directly, so the relative error stays near |t|^2 units.
+
+// countDist is the PMF of a count on lo..lo+len(p)-1 with the masses left
+// below lo and right above the last entry, and a bound rel on the relative
+// error of every entry and of both tails.
+type countDist struct {
+	lo          int
+	p           []float64
+	left, right float64
+	rel         float64
+}
+
+// hi returns the last count with an entry.
+func (d countDist) hi() int { return d.lo + len(d.p) - 1 }
+
+// at returns P(C = k) (0 outside the stored range).
+func (d countDist) at(k int) float64 {
+	if k < d.lo || k > d.hi() {
+		return 0
+	}
+	return d.p[k-d.lo]
+}
+
+// tailWidth returns t with P(Z > t) <= tail for the standard noise.
+func tailWidth(noise Noise, tail float64) float64 {
+	if noise == NoiseGauss {
+		return qInv(tail) * (1 + 1e-9)
+	}
+	return -math.Log(2*tail) * (1 + 1e-9)
+}
+
+// newCountDist returns the PMF of ceil(max(0, mu + scale*Z)) on the counts
+// whose interval lies within tailWidth(noise, tail) standard units of mu;
+// the masses outside go to left and right (each at most tail).
+func newCountDist(noise Noise, mu, scale, tail float64) countDist {
+	t := tailWidth(noise, tail)
+	lo := max(0, int(math.Floor(mu-t*scale)))
+	hi := int(math.Ceil(mu+t*scale)) + 1
+	d := countDist{lo: lo, p: make([]float64, hi-lo+1)}
+	rel := 0.0
+	for k := lo; k <= hi; k++ {
+		m, r := countMass(noise, k, mu, scale)
+		d.p[k-lo] = m
+		rel = math.Max(rel, r)
+	}
+	// Tails: P(C < lo) = P(X <= lo-1) for lo > 0, P(C > hi) = P(X > hi).
+	if lo > 0 {
+		tl := (float64(lo-1) - mu) / scale
+		d.left = upperTail(noise, -tl)
+		rel = math.Max(rel, tailRel(noise, tl))
+	}
+	tr := (float64(hi) - mu) / scale
+	d.right = upperTail(noise, tr)
+	d.rel = math.Max(rel, tailRel(noise, tr))
+	return d
+}
+
+// upperTail returns P(Z > t).
+func upperTail(noise Noise, t float64) float64 {
+	if noise == NoiseGauss {
+		return normQ(t)
+	}
+	if t >= 0 {
+		return math.Exp(-t) / 2
+	}
+	return 1 - math.Exp(t)/2
+}
+
+// tailRel bounds the relative error of upperTail at an argument t computed
+// with a relative error of 2u: the log-derivative of the tail is at most
+// |t|+1 (Gauss) or 1 (Laplace).
+func tailRel(noise Noise, t float64) float64 {
+	a := math.Abs(t)
+	if noise == NoiseGauss {
+		return unitRoundoff * (16 + 4*a*(a+1))
+	}
+	return unitRoundoff * (16 + 4*a)
+}
+
+// countMass returns P(C = k) and a bound on its relative error.
+func countMass(noise Noise, k int, mu, scale float64) (float64, float64) {
+	u := unitRoundoff
+	if k == 0 { // P(X <= 0) = P(Z > mu/scale)
+		t := mu / scale
+		return upperTail(noise, t), tailRel(noise, t)
+	}
+	// (k-1, k] in standard units: [t1, t1+w], t2 = t1+w; each endpoint is
+	// computed with an absolute error of at most 2u|t|, w with 1u relative.
+	t1 := (float64(k-1) - mu) / scale
+	t2 := (float64(k) - mu) / scale
+	w := 1 / scale
+	if noise == NoiseLaplace {
+		switch {
+		case t2 <= 0: // e^t2 (1 - e^-w) / 2
+			return math.Exp(t2) * -math.Expm1(-w) / 2, u * (12 + 4*math.Abs(t2))
+		case t1 >= 0: // e^-t1 (1 - e^-w) / 2
+			return math.Exp(-t1) * -math.Expm1(-w) / 2, u * (12 + 4*t1)
+		default: // straddles the mode, |t1|, |t2| <= w
+			return (-math.Expm1(t1) - math.Expm1(-t2)) / 2, u * (16 + 8*w/(1-math.Exp(-w)))
+		}
+	}
+	a := math.Max(math.Abs(t1), math.Abs(t2))
+	switch {
+	case t1 >= 0 && t1*w <= 0.5:
+		return narrowMass(t1, w), u * (32 + 4*a*a + 4*a)
+	case t2 <= 0 && -t2*w <= 0.5:
+		return narrowMass(-t2, w), u * (32 + 4*a*a + 4*a)
+	default:
+		// Wide or straddling interval: the endpoints' errors 2u|t| times
+		// the density there, relative to the mass, which is at least
+		// phi(end)*min(w, 1/(a+1))/4.5 next to the endpoint nearer to 0.
+		return normMass(t1, t2), u * (32 + 20*a*math.Max(1/w, a+1))
+	}
+}

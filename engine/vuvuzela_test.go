@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// directCount returns P(ceil(max(0, X)) = k) for k = 0..K by differences of
+// distribution functions (accurate enough for small scales) and the tail.
+func directCount(noise Noise, mu, scale float64, K int) []float64 {
+	p := make([]float64, K+1)
+	p[0] = upperTail(noise, mu/scale) // P(X <= 0), without 1 - (1 - p)
+	for k := 1; k <= K; k++ {
+		p[k] = normOrLap(noise, (float64(k-1)-mu)/scale, (float64(k)-mu)/scale)
+	}
+	return p
+}
+
+func normOrLap(noise Noise, t1, t2 float64) float64 {
+	if noise == NoiseGauss {
+		return normMass(t1, t2)
+	}
+	return lapMass(t1, t2)
+}
+
+// directSum convolves two PMFs directly (all terms positive: relative error
+// at most len*u).
+func directSum(x, y []float64) []float64 {
+	z := make([]float64, len(x)+len(y)-1)
+	for i, a := range x {
+		for j, b := range y {
+			z[i+j] += a * b
+		}
+	}
+	return z
+}
+
+// TestCountDistMatchesDirect compares the accurate count masses with
+// differences of distribution functions at small scales, where those are
+// accurate too.
+func TestCountDistMatchesDirect(t *testing.T) {
+	for _, noise := range []Noise{NoiseLaplace, NoiseGauss} {
+		for _, c := range []struct{ mu, scale float64 }{{0, 1}, {3, 2}, {20, 3}, {7.5, 0.7}} {
+			d := newCountDist(noise, c.mu, c.scale, 1e-30)
+			p := directCount(noise, c.mu, c.scale, d.hi())
+			sum := d.left + d.right
+			for k := d.lo; k <= d.hi(); k++ {
+				sum += d.at(k)
+				if diff := math.Abs(d.at(k) - p[k]); diff > 1e-12*p[k]+1e-300 {
+					t.Errorf("%v %+v: P(C=%d) = %v, direct %v", noise, c, k, d.at(k), p[k])
+				}
+			}
+			if math.Abs(sum-1) > 1e-13 {
+				t.Errorf("%v %+v: masses sum to 1%+.3g", noise, c, sum-1)
+			}
+		}
+	}
+}
+
+// TestSumCountsEncloseDirect checks that every entry of the FFT-computed
+// sum of two counts encloses the direct convolution, for both sides, and
+// that nearly all the mass is resolved.
+func TestSumCountsEncloseDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 12; trial++ {
+		noise := Noise(trial % 2)
+		mu := 5 + 300*rng.Float64()
+		scale := 1 + mu/(3+5*rng.Float64())
+		xa := newCountDist(noise, mu, scale, convTail)
+		xb := newCountDist(noise, mu+2, scale, convTail)
+		ya := newCountDist(noise, mu/2, scale/2, convTail)
+		yb := newCountDist(noise, mu/2+1, scale/2, convTail)
+		s, err := sumCounts(context.Background(), xa, xb, ya, yb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := func(d countDist) []float64 {
+			p := make([]float64, d.hi()+1)
+			for k := d.lo; k <= d.hi(); k++ {
+				p[k] = d.at(k)
+			}
+			return p
+		}
+		za := directSum(full(xa), full(ya))
+		zb := directSum(full(xb), full(yb))
+		unresolved := 0.0
+		for k := range s.a {
+			c := s.lo + k
+			if c >= len(za) {
+				continue
+			}
+			slack := 1e-13 * za[c]
+			if math.Abs(za[c]-s.a[k]) > s.ea[k]+slack || za[c] < s.lbA[k]-slack || za[c] > s.ubA[k]+slack {
+				t.Fatalf("trial %d %v mu=%v scale=%v: A(%d) = %v outside %v +- %v", trial, noise, mu, scale, c, za[c], s.a[k], s.ea[k])
+			}
+			slack = 1e-13 * zb[c]
+			if math.Abs(zb[c]-s.b[k]) > s.eb[k]+slack {
+				t.Fatalf("trial %d: B(%d) = %v outside %v +- %v", trial, c, zb[c], s.b[k], s.eb[k])
+			}
+			if s.rel[k] > sumTarget {
+				unresolved += za[c]
+			}
+		}
+		if unresolved > 1e-30 {
+			t.Errorf("trial %d %v mu=%v scale=%v: unresolved mass %v (%d tilts)", trial, noise, mu, scale, unresolved, s.tilts)
+		}
+	}
+}
+
+// TestVuvuzelaSound composes small dialing and conversation pairs and
+// checks the bounds against brute-force enumeration of the exact PMFs
+// (r = 1 and 2), in both directions, at many eps.
+func TestVuvuzelaSound(t *testing.T) {
+	type ctor func(Noise, float64, float64) (Mechanism, error)
+	pmfs := func(conv bool, noise Noise, mu, scale float64) (a, b []float64) {
+		K := int(mu + 60*scale + 10)
+		if !conv {
+			return directCount(noise, mu, scale, K), directCount(noise, mu+2, scale, K)
+		}
+		a = directSum(directCount(noise, mu, scale, K), directCount(noise, mu/2, scale/2, K))
+		b = directSum(directCount(noise, mu+2, scale, K), directCount(noise, mu/2+1, scale/2, K))
+		return a, b
+	}
+	for _, c := range []struct {
+		name  string
+		conv  bool
+		f     ctor
+		noise Noise
+		mu    float64
+		scale float64
+	}{
+		{"dialing-lap", false, VuvuzelaDialing, NoiseLaplace, 12, 3},
+		{"dialing-gauss", false, VuvuzelaDialing, NoiseGauss, 9, 2.5},
+		{"conv-lap", true, VuvuzelaConversation, NoiseLaplace, 10, 3},
+		{"conv-gauss", true, VuvuzelaConversation, NoiseGauss, 14, 4},
+		{"conv-gauss-clamped", true, VuvuzelaConversation, NoiseGauss, 2, 3},
+	} {
+		m, err := c.f(c.noise, c.mu, c.scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.(preparer).prepare(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		cm := m.(*countMech)
+		sa, sb := cm.unknownA[0], cm.unknownB[0]
+		for k := range cm.pa {
+			sa += cm.pa[k]
+			sb += cm.pb[k]
+		}
+		if math.Abs(sa-1) > 1e-12 || math.Abs(sb-1) > 1e-12 {
+			t.Errorf("%s: masses sum to 1%+.3g and 1%+.3g", c.name, sa-1, sb-1)
+		}
+		a, b := pmfs(c.conv, c.noise, c.mu, c.scale)
+		// r = 2 by enumeration of the product.
+		a2, b2 := directSum2(a, b)
+		res, err := ComposeMany(context.Background(), m, []int{1, 2}, Options{Buckets: 8000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ri, pair := range [][2][]float64{{a, b}, {a2, b2}} {
+			for _, eps := range []float64{0, 0.05, 0.2, 0.5, 1, 2} {
+				ex := exactDelta(pair[0], pair[1], eps)
+				d := res[ri].Delta(eps)
+				if d.Upper < ex*(1-1e-12) || d.Lower > ex*(1+1e-12) {
+					t.Errorf("%s r=%d eps=%v: [%v, %v] does not contain %v", c.name, ri+1, eps, d.Lower, d.Upper, ex)
+				}
+				if ex > 1e-6 && d.Upper > ex*1.05+1e-9 {
+					t.Errorf("%s r=%d eps=%v: upper %v is loose (exact %v)", c.name, ri+1, eps, d.Upper, ex)
+				}
+			}
+		}
+	}
+}
+
+// directSum2 returns the product distribution of two independent copies
+// as flat slices (for exactDelta, which only needs the paired masses).
+func directSum2(a, b []float64) (a2, b2 []float64) {
+	for i := range a {
+		for j := range a {
+			if a[i]*a[j] == 0 && b[i]*b[j] == 0 {
+				continue
+			}
+			a2 = append(a2, a[i]*a[j])
+			b2 = append(b2, b[i]*b[j])
+		}
+	}
+	return a2, b2
+}
