@@ -145,12 +145,34 @@ func (cp *composer) compose(x, y *list) *list {
 			z.envC[m] = propagate(x.relC, y.relC, x.envC[m], y.envC[m], x.moment(wm, false), y.moment(wm, false), n)
 		}
 	}
+	// Entries far below their error bound are rounding noise; they would
+	// pile up in the corners and trigger needless squarings. Set them to 0:
+	// the true mass there is at most v + rel*v + env <= (1 + 1/32) env for
+	// v <= env/64, so enlarging every envelope by 1/32 keeps the model valid.
+	zeroed := false
+	for o := w0; o <= w1; o++ {
+		if z.a[o] > 0 && z.a[o]*noiseRatio <= bestA[o] {
+			z.a[o], zeroed = 0, true
+		}
+		if z.c[o] > 0 && z.c[o]*noiseRatio <= bestC[o] {
+			z.c[o], zeroed = 0, true
+		}
+	}
+	if zeroed {
+		for m := range z.envA {
+			z.envA[m] *= 1 + 2/noiseRatio
+			z.envC[m] *= 1 + 2/noiseRatio
+		}
+	}
 	z.lo, z.hi = w0, w1
 	z.trim()
 
 	cp.composeCorners(x, y, z, ex, ecx, ey, ecy)
 	return z
 }
+
+// noiseRatio: entries below 1/noiseRatio of their error bound are zeroed.
+const noiseRatio = 64
 
 // propagate returns the envelope coefficient contributed by the input errors:
 // (1+rx) ey Mx + (1+ry) ex My + 2n ex ey (see list.go).

@@ -1,5 +1,7 @@
 package engine
 
+import "math"
+
 // composeCorners sets the corner masses of z = x × y (Definition 4's -n and
 // infinity cases, with absorbing corners; see list.go) and their error
 // bounds. ex, ecx, ey, ecy are the per-offset error bounds of x and y.
@@ -15,6 +17,9 @@ func (cp *composer) composeCorners(x, y, z *list, ex, ecx, ey, ecy []float64) {
 	ryA, ryC := ry(x, y, rxA, rxC, ey, ecy)
 	hiA, loA := overflow(x.a, y.a, ex, ey, n)
 	hiC, loC := overflow(x.c, y.c, ecx, ecy, n)
+	w, _ := cp.weights.get(x.lambda)
+	tightenOverflow(&hiA, &loA, x, y, x.a, y.a, x.relA, y.relA, x.envA, y.envA, w)
+	tightenOverflow(&hiC, &loC, x, y, x.c, y.c, x.relC, y.relC, x.envC, y.envC, w)
 
 	z.distA, z.loA, z.hiA = cornerMix(rxA, x.hiA, x.loA, x.distA, ryA, y.hiA, y.loA, y.distA, hiA, loA)
 	z.distB, z.loC, z.hiC = cornerMix(rxC, x.hiC, x.loC, x.distB, ryC, y.hiC, y.loC, y.distB, hiC, loC)
@@ -75,4 +80,53 @@ func overflow(x, y, ex, ey []float64, n int) (hi, lo val) {
 	hi = val{hv, he*(1+g) + g*hv}
 	lo = val{lv, le*(1+g) + g*lv}
 	return hi, lo
+}
+
+// tightenOverflow replaces the error bounds of the overflow sums by a
+// Chernoff-style bound through the tilted envelopes when that is smaller.
+// With E_x(j) = env_x[m] exp(-tau_m L_j), the pairs (j, k) of the high
+// overflow have L_j + L_k >= (n+1) lambda, so for tau_m >= 0
+//
+//	sum_hi E_x(j) y_k <= env_x[m] exp(-tau_m (n+1) lambda) 2n M_y(tau_m),
+//
+// M_y(tau) = sum_k y_k exp(tau L_k), and likewise for x_j E_y(k) and
+// E_x(j) E_y(k) (with (2n)^2 terms); the low overflow (L_j + L_k <= -n
+// lambda) takes tau_m <= 0. The relative parts of the errors give
+// (r_x + r_y + r_x r_y) times the overflow itself. Summing per-entry bounds
+// instead, as overflow does, counts the tilt-0 envelope of every bucket and
+// dominated the corners.
+func tightenOverflow(hi, lo *val, x, y *list, xv, yv []float64, rx, ry float64, envX, envY []float64, w [][]float64) {
+	n := x.n
+	n2 := float64(2 * n)
+	g := (1 + gamma(4*n+8)) * (1 + 1e-12)
+	bestHi, bestLo := math.Inf(1), math.Inf(1)
+	for m, tau := range x.tau {
+		if m >= len(w) || m >= len(y.tau) || y.tau[m] != tau {
+			continue
+		}
+		mx, my := 0.0, 0.0
+		for o := x.lo; o <= x.hi; o++ {
+			mx += xv[o] * w[m][o]
+		}
+		for o := y.lo; o <= y.hi; o++ {
+			my += yv[o] * w[m][o]
+		}
+		mx, my = mx*g, my*g
+		core := (envX[m]*n2*my + envY[m]*n2*mx + envX[m]*envY[m]*n2*n2) * (1 + rx + ry) * g
+		if tau >= 0 {
+			b := core * math.Exp(-tau*float64(n+1)*x.lambda) * (1 + 1e-12)
+			bestHi = math.Min(bestHi, b)
+		}
+		if tau <= 0 {
+			b := core * math.Exp(tau*float64(n)*x.lambda) * (1 + 1e-12)
+			bestLo = math.Min(bestLo, b)
+		}
+	}
+	rel := (rx + ry + rx*ry) * g
+	if e := rel*hi.v + bestHi; e < hi.e {
+		hi.e = e
+	}
+	if e := rel*lo.v + bestLo; e < lo.e {
+		lo.e = e
+	}
 }
