@@ -1,7 +1,7 @@
 # Build and test pbuckets. See README.md.
 GO ?= go
 
-.PHONY: all build test example fuzz clean
+.PHONY: all build test example fuzz clean figures bench regress golden synthetic-data reproduction-images
 
 all: build
 
@@ -22,4 +22,60 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseManifest -fuzztime 60s ./pipeline
 
 clean:
-	rm -rf bin
+	rm -rf bin $(filter-out results/golden results/.gitkeep,$(wildcard results/*)) results/.cache
+
+# ---------------------------------------------------------------- figures
+# make figures: every paper figure (manifests experiments/fig-N.toml; results,
+# images and tables in results/fig-N/). make fig-N: one figure. Each step
+# depends on its inputs (manifest, data files, the binary built from the Go
+# sources), so a second run with nothing changed does no work. Composed
+# states are cached in results/.cache and shared between figures.
+BIN := bin/pbuckets
+GO_SOURCES := $(shell find cmd engine pipeline plots compare -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+FIGURES := 1 2 3 11 12 13 14 15 16 17 18 19 20 21 22
+DATA := $(wildcard experiments/data/*)
+JOBS ?= 2
+
+$(BIN): $(GO_SOURCES)
+	$(GO) build -o $@ ./cmd/pbuckets
+
+results/fig-%/.run: experiments/fig-%.toml $(BIN) $(DATA)
+	$(BIN) run --quiet --jobs $(JOBS) --out results $<
+	@touch $@
+
+results/fig-%/.plot: results/fig-%/.run
+	$(BIN) plot --quiet --out results experiments/fig-$*.toml
+	@touch $@
+
+# Figure 17's table reuses the conversation states of Figure 19 (cache).
+results/fig-17/.run: results/fig-19/.run
+
+.PRECIOUS: results/fig-%/.run results/fig-%/.plot
+
+fig-%: results/fig-%/.plot
+	@:
+
+figures: $(addprefix fig-,$(FIGURES))
+
+# Copies the PNG images into docs/figures/ for REPRODUCTION.md.
+reproduction-images: figures
+	mkdir -p docs/figures
+	for n in $(FIGURES); do for f in results/fig-$$n/*.png; do cp $$f docs/figures/fig-$$n-$$(basename $$f); done; done
+
+# Regenerates the SYNTHETIC CoverUp stand-in histogram (deterministic).
+synthetic-data:
+	$(GO) run ./scripts/synthetic-coverup -out experiments/data/synthetic-coverup-histogram.csv
+
+# ------------------------------------------------------- regression, bench
+# make regress: re-runs the golden manifests (results/golden/*.toml, seconds)
+# and fails when a bound moved by more than 1e-6 (relative) or crosses an
+# exact value. make golden rewrites the golden files: review the diff.
+regress:
+	$(GO) run ./scripts/regress -golden results/golden
+
+golden:
+	$(GO) run ./scripts/regress -golden results/golden -update
+
+# Engine benchmarks of the issue 2 goals (about a minute).
+bench:
+	$(GO) test -run '^$$' -bench 'Gauss512$$|Gauss65536$$|SGD65536' -benchtime 1x ./engine

@@ -49,14 +49,19 @@ type Figure struct {
 	// R selects the number of compositions (delta-eeps, heatmap, renyi;
 	// for table, 0 means every r of the query).
 	R int
-	// Delta selects the eps(delta) query (eeps-r, table, heatmap of eps).
-	Delta float64
+	// Delta selects the eps(delta) query (eeps-r, table, heatmap of eps);
+	// Deltas lists every delta given (eeps-r: one series each).
+	Delta  float64
+	Deltas []float64
 	// EEps lists the e^eps values (delta-r: one series each; heatmap of
 	// delta: the one value shown).
 	EEps []float64
 	// Mechanisms lists the mechanism ids shown (all when empty), in legend
 	// order; Methods the methods (all of the query when empty).
 	Mechanisms, Methods []string
+	// Series, when not empty, lists the "<mechanism id>:<method>" pairs
+	// shown (a finer filter than Mechanisms x Methods).
+	Series []string
 	// Bounds is "both" (default), "upper" or "lower".
 	Bounds string
 	// Target shades the Vuvuzela privacy target e^eps <= 2, delta <= 1e-4.
@@ -104,7 +109,7 @@ func (p *parser) figures(v any, m *Manifest) {
 		return
 	}
 	keys := []string{"id", "kind", "title", "note", "r", "delta", "e_eps", "mechanisms", "methods", "bounds",
-		"target", "points", "labels", "per_round", "x_range", "y_range", "x", "y", "value"}
+		"target", "points", "labels", "per_round", "x_range", "y_range", "x", "y", "value", "series"}
 	seen := map[string]bool{}
 	for i, t := range list {
 		idx := strconv.Itoa(i)
@@ -189,14 +194,23 @@ func (p *parser) figures(v any, m *Manifest) {
 			}
 		}
 		if x, present := t["delta"]; present {
-			d, isNum := asFloat(x)
-			switch {
-			case !isNum:
-				bad("delta", "must be a number, got %s", typeName(x))
-			case !containsClose(m.Query.Delta, d):
-				bad("delta", "delta = %v is not in query.delta", d)
-			default:
-				f.Delta = d
+			items, isArr := x.([]any)
+			if !isArr {
+				items = []any{x}
+			}
+			for _, item := range items {
+				d, isNum := asFloat(item)
+				switch {
+				case !isNum:
+					bad("delta", "must be a number or an array of numbers, got %s", typeName(item))
+				case !containsClose(m.Query.Delta, d):
+					bad("delta", "delta = %v is not in query.delta", d)
+				default:
+					f.Deltas = append(f.Deltas, d)
+				}
+			}
+			if len(f.Deltas) > 0 {
+				f.Delta = f.Deltas[0]
 			}
 		}
 		if x, present := t["e_eps"]; present {
@@ -217,6 +231,13 @@ func (p *parser) figures(v any, m *Manifest) {
 		for _, id := range f.Mechanisms {
 			if m.mechanism(id) == nil {
 				bad("mechanisms", "no mechanism with id %q", id)
+			}
+		}
+		f.Series = strs("series")
+		for _, s := range f.Series {
+			id, method, ok := strings.Cut(s, ":")
+			if !ok || m.mechanism(id) == nil || !contains(m.Query.Methods, method) {
+				bad("series", "%q: must be \"<mechanism id>:<method>\" with a mechanism of the manifest and a method of query.methods", s)
 			}
 		}
 		f.Methods = strs("methods")
@@ -389,8 +410,10 @@ func (p *parser) checkFigure(f *Figure, m *Manifest, bad func(string, string, ..
 		if f.Kind == FigureRenyi && len(m.Query.Alpha) == 0 {
 			bad("kind", "figure kind %s needs query.alpha", f.Kind)
 		}
-	case FigureEEpsR, FigureTable:
+	case FigureEEpsR:
 		need("delta", f.Delta > 0)
+	case FigureTable:
+		need("delta", len(f.Deltas) == 1)
 	case FigureDeltaR:
 		need("e_eps", len(f.EEps) > 0)
 	case FigureHeatmap:
@@ -401,7 +424,7 @@ func (p *parser) checkFigure(f *Figure, m *Manifest, bad func(string, string, ..
 		if strings.HasPrefix(f.Value, "delta") {
 			need("e_eps", len(f.EEps) == 1)
 		} else {
-			need("delta", f.Delta > 0)
+			need("delta", len(f.Deltas) == 1)
 		}
 		var mechs []string
 		for _, k := range []string{"x", "y"} {

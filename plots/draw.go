@@ -150,6 +150,9 @@ func (d *drawer) keep(r Row) bool {
 	if len(d.f.Methods) > 0 && !contains(d.f.Methods, r.Method) {
 		return false
 	}
+	if len(d.f.Series) > 0 && !contains(d.f.Series, r.ID+":"+r.Method) {
+		return false
+	}
 	return true
 }
 
@@ -364,25 +367,37 @@ func (d *drawer) deltaEEps(p *plot.Plot) {
 	}
 }
 
-// eepsR: e^eps over r (log2) at delta.
+// eepsR: e^eps over r (log2) at delta (one dash pattern per delta when
+// several are given).
 func (d *drawer) eepsR(p *plot.Plot) {
 	p.X.Label.Text = "number of compositions r"
 	if len(d.f.PerRound) > 0 {
 		p.X.Label.Text = "number of rounds r"
 	}
 	p.Y.Label.Text = fmt.Sprintf("e^ε at δ = %s", sciNumber(d.f.Delta))
-	keys, by := d.group(d.res.Eps, func(r Row) bool { return near(r.At, d.f.Delta) })
-	d.boundLines(p, keys, func(k seriesKey, upper bool) plotter.XYs {
-		var xys plotter.XYs
-		for _, r := range by[k] {
-			v := r.Lower
-			if upper {
-				v = r.Upper
+	xy := func(by map[seriesKey][]Row) func(seriesKey, bool) plotter.XYs {
+		return func(k seriesKey, upper bool) plotter.XYs {
+			var xys plotter.XYs
+			for _, r := range by[k] {
+				v := r.Lower
+				if upper {
+					v = r.Upper
+				}
+				xys = append(xys, plotter.XY{X: d.rounds(k.id, r.R), Y: math.Exp(v)})
 			}
-			xys = append(xys, plotter.XY{X: d.rounds(k.id, r.R), Y: math.Exp(v)})
+			return xys
 		}
-		return xys
-	}, true, false, nil)
+	}
+	if len(d.f.Deltas) > 1 {
+		p.Y.Label.Text = "e^ε"
+		for i, delta := range d.f.Deltas {
+			keys, by := d.group(d.res.Eps, func(r Row) bool { return near(r.At, delta) })
+			d.boundLinesWithDash(p, keys, i, xy(by), ", δ = "+sciNumber(delta), false)
+		}
+	} else {
+		keys, by := d.group(d.res.Eps, func(r Row) bool { return near(r.At, d.f.Delta) })
+		d.boundLines(p, keys, xy(by), true, false, nil)
+	}
 	// e^eps spanning orders of magnitude gets a log10 axis.
 	d.finishAxes(p, true, d.ymax > 20*d.ymin && d.f.YRange[0] == 0, "")
 	if d.f.Target {
@@ -409,7 +424,7 @@ func (d *drawer) deltaR(p *plot.Plot) {
 				xys = append(xys, plotter.XY{X: d.rounds(k.id, r.R), Y: v})
 			}
 			return xys
-		}, ", e^ε = "+strconv.FormatFloat(e, 'g', 4, 64))
+		}, ", e^ε = "+strconv.FormatFloat(e, 'g', 4, 64), true)
 	}
 	d.points(p)
 	d.finishAxes(p, true, true, "")
@@ -420,7 +435,7 @@ func (d *drawer) deltaR(p *plot.Plot) {
 
 // boundLinesWithDash is boundLines with the dash pattern chosen by the
 // e^eps index (delta-r figures) and mechanisms told apart by name.
-func (d *drawer) boundLinesWithDash(p *plot.Plot, keys []seriesKey, dashIdx int, xy func(seriesKey, bool) plotter.XYs, suffix string) {
+func (d *drawer) boundLinesWithDash(p *plot.Plot, keys []seriesKey, dashIdx int, xy func(seriesKey, bool) plotter.XYs, suffix string, logY bool) {
 	nMech, nMeth := counts(keys)
 	for _, k := range keys {
 		dash := dashes[dashIdx%len(dashes)]
@@ -442,7 +457,7 @@ func (d *drawer) boundLinesWithDash(p *plot.Plot, keys []seriesKey, dashIdx int,
 			if k.method == pipeline.MethodBuckets && d.f.Bounds == "both" {
 				label += " (upper)"
 			}
-			if !d.addLine(p, xy(k, true), true, true, cu, dash, 1.6, label) {
+			if !d.addLine(p, xy(k, true), true, logY, cu, dash, 1.6, label) {
 				d.note("%s: no positive upper bound to draw", name)
 			}
 		}
@@ -452,7 +467,7 @@ func (d *drawer) boundLinesWithDash(p *plot.Plot, keys []seriesKey, dashIdx int,
 				if d.f.Bounds == "both" {
 					label += " (lower)"
 				}
-				d.addLine(p, lo, true, true, cl, dash, 1.2, label)
+				d.addLine(p, lo, true, logY, cl, dash, 1.2, label)
 			}
 		}
 	}
@@ -686,7 +701,7 @@ func (d *drawer) save(p *plot.Plot, base string) ([]string, error) {
 		cols = 1
 	}
 	rows := (len(d.legend) + cols - 1) / cols
-	lineH := vg.Length(legendSize)*1.45 + 2.5
+	lineH := vg.Length(legendSize)*1.25 + 2.5
 	legendH := vg.Length(rows)*lineH + 8
 	if len(d.legend) == 0 {
 		legendH = 0

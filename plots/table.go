@@ -35,6 +35,13 @@ func (d *drawer) table(dir string) ([]string, error) {
 		vals[k] = r
 		params[r.Mechanism] = r.Params
 	}
+	// The manifest's parameters win (the results' params describe the same
+	// instance; a table must not depend on which rows exist).
+	for _, in := range d.m.Instances() {
+		if _, ok := params[in.Label]; ok {
+			params[in.Label] = in.Spec.Params
+		}
+	}
 	// Mechanisms without results still get a row with their parameters.
 	for _, in := range d.m.Instances() {
 		if len(f.Mechanisms) > 0 && !contains(f.Mechanisms, in.Spec.ID) {

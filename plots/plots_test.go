@@ -1,0 +1,226 @@
+package plots
+
+import (
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pbuckets/pbuckets/pipeline"
+	"gonum.org/v1/plot"
+)
+
+const manifest = `name = "p"
+title = "plots test"
+[[mechanism]]
+id = "gauss"
+kind = "gauss"
+sigma = 10.0
+[[mechanism]]
+id = "sgd"
+kind = "sgd"
+sigma = 4.0
+q = 0.01
+[query]
+compositions = [1, 2, 4]
+e_eps = [1.0, 1.5, 2.0]
+delta = [1e-5]
+methods = ["buckets", "kov"]
+alpha = [2, 4]
+[sweep]
+"sgd.sigma" = [2.0, 4.0]
+"sgd.q" = [0.01, 0.02]
+[[figure]]
+id = "de"
+kind = "delta-eeps"
+r = 4
+mechanisms = ["gauss"]
+target = true
+note = "SYNTHETIC"
+points = [{ mechanism = "gauss", method = "kov", r = 4, delta = 1e-5, label = "kov point" }]
+[[figure]]
+id = "er"
+kind = "eeps-r"
+delta = 1e-5
+mechanisms = ["gauss"]
+series = ["gauss:buckets"]
+[[figure]]
+id = "dr"
+kind = "delta-r"
+e_eps = [1.5, 2.0]
+mechanisms = ["gauss"]
+[[figure]]
+id = "hm"
+kind = "heatmap"
+r = 4
+x = "sgd.sigma"
+y = "sgd.q"
+value = "e_eps_upper"
+delta = 1e-5
+[[figure]]
+id = "re"
+kind = "renyi"
+r = 4
+mechanisms = ["gauss"]
+[[figure]]
+id = "tab"
+kind = "table"
+delta = 1e-5
+r = 4
+[[figure]]
+id = "empty"
+kind = "delta-eeps"
+r = 1
+mechanisms = ["sgd"]
+`
+
+// fakeResults builds results with known values: gauss delta = 0.5 e^-r*eps
+// (lower 0.9 of it), kov twice the upper; eps(delta) = r/10; sgd eps rows
+// for the heatmap with eps = sigma*q*100.
+func fakeResults() *Results {
+	res := &Results{}
+	for _, r := range []int{1, 2, 4} {
+		for _, e := range []float64{1.0, 1.5, 2.0} {
+			eps := math.Log(e)
+			up := 0.5 * math.Exp(-float64(r)*eps*10)
+			res.Delta = append(res.Delta, Row{Mechanism: "gauss", ID: "gauss", Method: "buckets", R: r, At: eps, Upper: up, Lower: 0.9 * up})
+			res.Delta = append(res.Delta, Row{Mechanism: "gauss", ID: "gauss", Method: "kov", R: r, At: eps, Upper: 2 * up, Lower: math.NaN()})
+		}
+		res.Eps = append(res.Eps, Row{Mechanism: "gauss", ID: "gauss", Method: "buckets", R: r, At: 1e-5, Upper: float64(r) / 10, Lower: float64(r) / 11})
+		res.Eps = append(res.Eps, Row{Mechanism: "gauss", ID: "gauss", Method: "kov", R: r, At: 1e-5, Upper: float64(r) / 5, Lower: math.NaN()})
+		for _, a := range []float64{2, 4} {
+			res.Renyi = append(res.Renyi, Row{Mechanism: "gauss", ID: "gauss", Method: "buckets", R: r, At: a, Upper: math.Inf(1), Lower: 0.01 * a * float64(r), Estimate: 0.011 * a * float64(r), Analytic: 0.0105 * a * float64(r)})
+		}
+	}
+	for _, s := range []float64{2, 4} {
+		for _, q := range []float64{0.01, 0.02} {
+			label := "sgd[q=" + ftoa(q) + ",sigma=" + ftoa(s) + "]"
+			res.Eps = append(res.Eps, Row{Mechanism: label, ID: "sgd", Method: "buckets", R: 4, At: 1e-5, Upper: s * q * 100, Lower: s * q * 90, Params: map[string]float64{"sigma": s, "q": q}})
+		}
+	}
+	return res
+}
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// labels adapts a Ticks function to return the non-empty labels.
+type labels func(lo, hi float64) []plot.Tick
+
+func (f labels) Labels(lo, hi float64) []string {
+	var out []string
+	for _, t := range f(lo, hi) {
+		if t.Label != "" {
+			out = append(out, t.Label)
+		}
+	}
+	return out
+}
+
+func TestDrawEveryKind(t *testing.T) {
+	dir := t.TempDir()
+	mpath := filepath.Join(dir, "p.toml")
+	if err := os.WriteFile(mpath, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := pipeline.LoadManifest(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := fakeResults()
+	tests := []struct {
+		id        string
+		files     []string
+		wantNote  string
+		noteCount int
+	}{
+		{"de", []string{"de.png", "de.svg"}, "", 0},
+		{"er", []string{"er.png", "er.svg"}, "", 0},
+		{"dr", []string{"dr.png", "dr.svg"}, "", 0},
+		{"hm", []string{"hm.png", "hm.svg"}, "", 0},
+		{"re", []string{"re.png", "re.svg"}, "upper bound on D_alpha is infinite", 1},
+		{"tab", []string{"tab.md", "tab.csv"}, "", 0},
+		{"empty", []string{"empty.png", "empty.svg"}, "no results to draw", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			var fig pipeline.Figure
+			for _, f := range m.Figures {
+				if f.ID == tc.id {
+					fig = f
+				}
+			}
+			out := filepath.Join(dir, "out")
+			files, notes, err := Draw(m, fig, res, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) != len(tc.files) {
+				t.Fatalf("files %v, want %v", files, tc.files)
+			}
+			for i, f := range files {
+				if filepath.Base(f) != tc.files[i] {
+					t.Fatalf("file %s, want %s", f, tc.files[i])
+				}
+				st, err := os.Stat(f)
+				if err != nil || st.Size() == 0 {
+					t.Fatalf("%s: %v", f, err)
+				}
+				if strings.HasSuffix(f, ".png") {
+					fh, _ := os.Open(f)
+					img, err := png.Decode(fh)
+					fh.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if w := img.Bounds().Dx(); w != int(6.5*pngDPI) {
+						t.Fatalf("png width %d, want %d", w, int(6.5*pngDPI))
+					}
+				}
+			}
+			if len(notes) != tc.noteCount || tc.wantNote != "" && !strings.Contains(strings.Join(notes, "\n"), tc.wantNote) {
+				t.Fatalf("notes %q, want %d containing %q", notes, tc.noteCount, tc.wantNote)
+			}
+		})
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "out", "tab.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gauss buckets at r = 4: e^eps = e^0.4.
+	if !strings.Contains(string(md), "| gauss |  | sensitivity=1 sigma=10 truncate=0 | buckets | 4 | 1e-05 | 1.4918 | 1.4386 |") {
+		t.Fatalf("table:\n%s", md)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "out", "de.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SYNTHETIC", "privacy target", "kov point"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("de.svg lacks %q", want)
+		}
+	}
+}
+
+func TestTicks(t *testing.T) {
+	tests := []struct {
+		name   string
+		ticker interface{ Labels(lo, hi float64) []string }
+		lo, hi float64
+		want   []string
+	}{
+		{"log10", labels(log10Ticks{}.Ticks), 1e-6, 1, []string{"1e-6", "1e-5", "1e-4", "1e-3", "1e-2", "1e-1", "1"}},
+		{"log10 thinned", labels(log10Ticks{}.Ticks), 1e-20, 1, []string{"1e-20", "1e-17", "1e-14", "1e-11", "1e-8", "1e-5", "1e-2"}},
+		{"log2", labels(log2Ticks{}.Ticks), 1, 16, []string{"1", "2", "4", "8", "16"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.ticker.Labels(tc.lo, tc.hi)
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("labels %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
