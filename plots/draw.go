@@ -208,8 +208,11 @@ func (d *drawer) group(rows []Row, sel func(Row) bool) ([]seriesKey, map[seriesK
 	return keys, by
 }
 
-// name returns the legend name of a series.
-func (d *drawer) name(k seriesKey, nMech, nMethod int) string {
+// name returns the legend name of a series: the mechanism (its label when
+// the figure gives one), followed by the method when the mechanism appears
+// with several methods; only the method when the figure shows a single
+// mechanism with several methods.
+func (d *drawer) name(k seriesKey, keys []seriesKey) string {
 	mech := k.label
 	if s, ok := d.f.Labels[k.id]; ok {
 		mech = s + strings.TrimPrefix(k.label, k.id)
@@ -218,15 +221,57 @@ func (d *drawer) name(k seriesKey, nMech, nMethod int) string {
 	if meth == "" {
 		meth = k.method
 	}
+	nMech, _ := counts(keys)
+	ownMethods := 0
+	for _, o := range keys {
+		if o.label == k.label {
+			ownMethods++
+		}
+	}
 	switch {
-	case nMech == 1 && nMethod == 1:
+	case ownMethods == 1:
 		return mech
 	case nMech == 1:
 		return meth
-	case nMethod == 1:
-		return mech
 	}
 	return mech + ", " + meth
+}
+
+// comparisonColors are used for comparison methods when several
+// mechanisms share one method in a figure (red and blue stay reserved for
+// the bucket bounds).
+var comparisonColors = []color.Color{
+	color.RGBA{R: 0, G: 140, B: 70, A: 255},
+	color.RGBA{R: 230, G: 140, B: 0, A: 255},
+	color.RGBA{R: 140, G: 50, B: 170, A: 255},
+	color.RGBA{R: 0, G: 160, B: 200, A: 255},
+	color.RGBA{R: 120, G: 80, B: 30, A: 255},
+	color.Black,
+}
+
+// upperColor returns the colour of a series' upper bound: red for buckets,
+// the method's colour for a comparison method, or one colour per mechanism
+// when several mechanisms show the same comparison method.
+func upperColor(k seriesKey, keys []seriesKey) color.Color {
+	c, ok := methodColors[k.method]
+	if !ok {
+		return colorUpper
+	}
+	var labels []string
+	for _, o := range keys {
+		if o.method == k.method && !contains(labels, o.label) {
+			labels = append(labels, o.label)
+		}
+	}
+	if len(labels) < 2 {
+		return c
+	}
+	for i, l := range labels {
+		if l == k.label {
+			return comparisonColors[i%len(comparisonColors)]
+		}
+	}
+	return c
 }
 
 // counts returns the numbers of distinct mechanisms and methods of keys.
@@ -297,18 +342,14 @@ func (d *drawer) addLine(p *plot.Plot, xys plotter.XYs, logX, logY bool, c color
 // buckets upper red and lower blue, comparison methods in their colours,
 // one dash pattern per mechanism.
 func (d *drawer) boundLines(p *plot.Plot, keys []seriesKey, xy func(k seriesKey, upper bool) plotter.XYs, logX, logY bool, suffix func(seriesKey) string) {
-	nMech, nMeth := counts(keys)
 	idx := mechIndex(keys)
 	for _, k := range keys {
 		dash := dashes[idx[k.label]%len(dashes)]
-		name := d.name(k, nMech, nMeth)
+		name := d.name(k, keys)
 		if suffix != nil {
 			name += suffix(k)
 		}
-		cu, cl := color.Color(colorUpper), color.Color(colorLower)
-		if c, ok := methodColors[k.method]; ok {
-			cu = c
-		}
+		cu, cl := upperColor(k, keys), color.Color(colorLower)
 		hasLower := false
 		if d.f.Bounds != "lower" {
 			label := name
@@ -436,14 +477,11 @@ func (d *drawer) deltaR(p *plot.Plot) {
 // boundLinesWithDash is boundLines with the dash pattern chosen by the
 // e^eps index (delta-r figures) and mechanisms told apart by name.
 func (d *drawer) boundLinesWithDash(p *plot.Plot, keys []seriesKey, dashIdx int, xy func(seriesKey, bool) plotter.XYs, suffix string, logY bool) {
-	nMech, nMeth := counts(keys)
+	nMech, _ := counts(keys)
 	for _, k := range keys {
 		dash := dashes[dashIdx%len(dashes)]
-		name := d.name(k, nMech, nMeth) + suffix
-		cu := color.Color(colorUpper)
-		if c, ok := methodColors[k.method]; ok {
-			cu = c
-		}
+		name := d.name(k, keys) + suffix
+		cu := upperColor(k, keys)
 		if nMech > 1 {
 			// Several mechanisms: a colour each (upper), lighter for lower.
 			cu = palette[mechIndex(keys)[k.label]%len(palette)]
@@ -503,11 +541,10 @@ func (d *drawer) renyi(p *plot.Plot) {
 	p.X.Label.Text = "Rényi order α"
 	p.Y.Label.Text = fmt.Sprintf("D_α after r = %d (nats)", d.f.R)
 	keys, by := d.group(d.res.Renyi, func(r Row) bool { return r.R == d.f.R })
-	nMech, nMeth := counts(keys)
 	idx := mechIndex(keys)
 	for _, k := range keys {
 		dash := dashes[idx[k.label]%len(dashes)]
-		name := d.name(k, nMech, nMeth)
+		name := d.name(k, keys)
 		get := func(v func(Row) float64) plotter.XYs {
 			var xys plotter.XYs
 			for _, r := range by[k] {

@@ -5,19 +5,21 @@
 // their shape and is not a measurement.
 //
 // Model (deterministic, seed fixed): the page-load delay of a passive
-// participant is 40 ms plus a log-normal delay (median 30 ms, sigma 0.35)
-// plus the uniform random delay CoverUp adds (0 to 100 ms); an active
-// participant does the same work plus the extension's extra computation,
-// a log-normal delay with median 4 ms and sigma 0.5. n samples of each are
-// drawn with a PCG generator and binned into 1 ms bins over [0, bins) ms;
-// samples beyond the last bin go into it. Every bin then gets one extra
+// participant is 40 ms plus a log-normal delay (median 60 ms, sigma 0.3);
+// an active participant does the same work plus the extension's extra
+// computation, a log-normal delay with median 0.3 ms and sigma 0.5 (chosen
+// so that r = 512 observations give delta between about 0.2 and 0.03 for
+// e^eps in [1, 2], a range where the bounds can be compared). n samples of
+// each are drawn with a PCG generator and binned into 1 ms bins over
+// [0, bins) ms; samples beyond the last bin go into it, so the histograms
+// carry sampling noise like measured ones. Every bin then gets one extra
 // count under both inputs (add-one smoothing), so that no outcome is
 // impossible under one input only; without it the empty bins of a finite
 // sample would be distinguishing events.
 //
 // Usage:
 //
-//	go run ./scripts/synthetic-coverup [-n 200000] [-bins 400] [-seed 2018] [-out FILE]
+//	go run ./scripts/synthetic-coverup [-n 10000000] [-bins 400] [-seed 2018] [-out FILE]
 package main
 
 import (
@@ -31,7 +33,7 @@ import (
 )
 
 func main() {
-	n := flag.Int("n", 200000, "samples per input")
+	n := flag.Int("n", 10000000, "samples per input")
 	bins := flag.Int("bins", 400, "number of 1 ms bins")
 	seed := flag.Uint64("seed", 2018, "PCG seed")
 	out := flag.String("out", "experiments/data/synthetic-coverup-histogram.csv", "output CSV file (- for stdout)")
@@ -71,13 +73,16 @@ func run(n, bins int, seed uint64, out string) error {
 
 // histograms draws the two samples and returns the smoothed PMFs a
 // (active) and b (passive).
+// extraMedian is the median extra delay (ms) of an active participant.
+const extraMedian = 0.3
+
 func histograms(n, bins int, seed uint64) (a, b []float64) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	logNormal := func(median, sigma float64) float64 { return median * math.Exp(sigma*rng.NormFloat64()) }
 	sample := func(active bool) float64 {
-		t := 40 + logNormal(30, 0.35) + 100*rng.Float64()
+		t := 40 + logNormal(60, 0.3)
 		if active {
-			t += logNormal(4, 0.5)
+			t += logNormal(extraMedian, 0.5)
 		}
 		return t
 	}
