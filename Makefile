@@ -32,7 +32,7 @@ clean:
 # states are cached in results/.cache and shared between figures.
 BIN := bin/pbuckets
 GO_SOURCES := $(shell find cmd engine pipeline plots compare -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
-FIGURES := 1 2 3 11 12 13 14 15 16 17 18 19 20 21 22
+FIGURES := 1 2 3 11 12 13 14 15 16 17 18 19 19-continuous 20 21 22
 DATA := $(wildcard experiments/data/*)
 JOBS ?= 2
 

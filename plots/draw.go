@@ -813,5 +813,8 @@ func writeAtomic(path string, c vg.CanvasWriterTo) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
 	return os.Rename(tmp.Name(), path)
 }
