@@ -13,7 +13,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(base))
 	f.Add([]byte("name = \"x\"\n[query\n"))
 	f.Add([]byte("[[mechanism]]\n[mechanism.engine]\nbuckets = 8\n[[mechanism]]\n'a.b' = \"\"\"\nx\n\"\"\"\nc = [\n1,\n]\n"))
-	for _, name := range []string{"example.toml", "all-kinds.toml"} {
+	for _, name := range []string{"example.toml", "all-kinds.toml", "search-vuvuzela-dialing-8192.toml"} {
 		if data, err := os.ReadFile(filepath.Join("..", "experiments", name)); err == nil {
 			f.Add(data)
 		}
@@ -26,10 +26,15 @@ func FuzzParseManifest(f *testing.F) {
 			}
 			return
 		}
-		if m.Name == "" || len(m.Mechanisms) == 0 || len(m.Query.Compositions) == 0 || len(m.Query.Methods) == 0 {
+		if m.Name == "" || len(m.Mechanisms) == 0 {
 			t.Fatalf("accepted incomplete manifest %+v", m)
 		}
-		if len(m.Query.Eps) == 0 && len(m.Query.Delta) == 0 {
+		if m.Search != nil {
+			checkSearches(t, m) // a manifest with [search] may have no [query]
+		} else if len(m.Query.Compositions) == 0 || len(m.Query.Methods) == 0 {
+			t.Fatalf("accepted incomplete manifest %+v", m)
+		}
+		if m.Search == nil && len(m.Query.Eps) == 0 && len(m.Query.Delta) == 0 {
 			t.Fatal("accepted a manifest without queries")
 		}
 		for _, r := range m.Query.Compositions {

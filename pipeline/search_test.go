@@ -494,3 +494,22 @@ func TestSearchFrames(t *testing.T) {
 		t.Errorf("parquet round trip: %v", err)
 	}
 }
+
+// checkSearches checks the invariants of an accepted [search] table (used by
+// FuzzParseManifest): every search is valid for Searcher.Search.
+func checkSearches(t *testing.T, m *Manifest) {
+	t.Helper()
+	c := m.Search
+	if len(c.Compositions) == 0 || len(c.Eps) == 0 || len(c.Delta) == 0 {
+		t.Fatalf("accepted an incomplete [search] %+v", c)
+	}
+	specs := m.Searches()
+	if len(specs) > maxSearches {
+		t.Fatalf("%d searches", len(specs))
+	}
+	for _, s := range specs {
+		if _, err := s.withDefaults(); err != nil {
+			t.Fatalf("accepted an invalid search: %v", err)
+		}
+	}
+}
