@@ -60,7 +60,8 @@ figures: $(addprefix fig-,$(FIGURES))
 # Copies the PNG images into docs/figures/ for REPRODUCTION.md.
 reproduction-images: figures
 	mkdir -p docs/figures
-	for n in $(FIGURES); do for f in results/fig-$$n/*.png; do cp $$f docs/figures/fig-$$n-$$(basename $$f); done; done
+	for n in $(FIGURES); do for f in results/fig-$$n/*.png; do [ -e $$f ] && cp $$f docs/figures/fig-$$n-$$(basename $$f); done; done; true
+	cp results/fig-17/table.md docs/figures/fig-17-table.md
 
 # Regenerates the SYNTHETIC CoverUp stand-in histogram (deterministic).
 synthetic-data:

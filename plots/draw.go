@@ -715,8 +715,8 @@ func contains(list []string, s string) bool {
 // sciNumber formats x for labels: 1e-05 becomes 1e-5. (The plot fonts
 // lack the superscript digits 0 and 9 and the superscript minus.)
 func sciNumber(x float64) string {
-	e := math.Log10(x)
-	if e == math.Round(e) && x < 1 {
+	e := math.Round(math.Log10(x))
+	if x < 1 && math.Abs(x/math.Pow(10, e)-1) < 1e-9 {
 		return fmt.Sprintf("1e%d", int(e))
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
