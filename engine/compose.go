@@ -8,14 +8,13 @@ import (
 // tilt weights and scratch buffers. It is not safe for concurrent use.
 type composer struct {
 	n       int
-	tau     []float64
 	plans   map[int]*fftPlan
 	weights weightCache
 	scratch convScratch
 }
 
-func newComposer(n int, tau []float64) *composer {
-	return &composer{n: n, tau: tau, plans: map[int]*fftPlan{}, weights: weightCache{n: n, tau: tau}}
+func newComposer(n int) *composer {
+	return &composer{n: n, plans: map[int]*fftPlan{}, weights: weightCache{n: n}}
 }
 
 func (cp *composer) plan(N int) *fftPlan {
@@ -39,7 +38,7 @@ func nextPow2(k int) int {
 // must share n, lambda and tilts). x and y may be the same list.
 func (cp *composer) compose(x, y *list) *list {
 	n := x.n
-	if y.n != n || y.lambda != x.lambda || len(x.tau) != len(y.tau) {
+	if y.n != n || y.lambda != x.lambda || !equalTau(x.tau, y.tau) {
 		panic("engine: composing incompatible bucket lists")
 	}
 	z := newList(n, x.lambda, x.tau)
@@ -47,8 +46,9 @@ func (cp *composer) compose(x, y *list) *list {
 	z.compositions = x.compositions + y.compositions
 	z.squarings = x.squarings
 	z.names = mergeNames(x.names, y.names)
+	z.variance = x.variance + y.variance
 
-	w, wrel := cp.weights.get(x.lambda)
+	w, wrel := cp.weights.get(x.lambda, x.tau)
 	K := len(x.tau)
 	ex, ecx := x.errBoundsW(w)
 	ey, ecy := ex, ecx
@@ -178,7 +178,11 @@ const noiseRatio = 64
 // (1+rx) ey Mx + (1+ry) ex My + 2n ex ey (see list.go).
 func propagate(rx, ry, ex, ey, mx, my float64, n int) float64 {
 	g := 1 + gamma(2*n+2)
-	return g * ((1+rx)*ey*mx + (1+ry)*ex*my + float64(2*n)*ex*ey)
+	v := g * ((1+rx)*ey*mx + (1+ry)*ex*my + float64(2*n)*ex*ey)
+	if math.IsNaN(v) { // an infinite envelope times a zero moment
+		return math.Inf(1)
+	}
+	return v
 }
 
 // moment returns sum_o v[o] w[o] over the support of l.

@@ -53,32 +53,32 @@ func weights(n int, lambda, tau float64) ([]float64, float64) {
 	return w, rel
 }
 
-// weightCache keeps the tilt weights of the most recent lambdas.
+// weightCache keeps the tilt weights of the most recent (lambda, tilts).
 type weightCache struct {
 	n       int
-	tau     []float64
 	entries []weightEntry
 }
 
 type weightEntry struct {
 	lambda float64
+	tau    []float64
 	w      [][]float64
 	rel    float64
 }
 
-func (c *weightCache) get(lambda float64) ([][]float64, float64) {
+func (c *weightCache) get(lambda float64, tau []float64) ([][]float64, float64) {
 	for _, e := range c.entries {
-		if e.lambda == lambda {
+		if e.lambda == lambda && equalTau(e.tau, tau) {
 			return e.w, e.rel
 		}
 	}
-	e := weightEntry{lambda: lambda, w: make([][]float64, len(c.tau))}
-	for m, t := range c.tau {
+	e := weightEntry{lambda: lambda, tau: append([]float64(nil), tau...), w: make([][]float64, len(tau))}
+	for m, t := range tau {
 		var r float64
 		e.w[m], r = weights(c.n, lambda, t)
 		e.rel = math.Max(e.rel, r)
 	}
-	if len(c.entries) >= 2 {
+	if len(c.entries) >= 4 {
 		c.entries = c.entries[1:]
 	}
 	c.entries = append(c.entries, e)

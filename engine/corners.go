@@ -17,7 +17,7 @@ func (cp *composer) composeCorners(x, y, z *list, ex, ecx, ey, ecy []float64) {
 	ryA, ryC := ry(x, y, rxA, rxC, ey, ecy)
 	hiA, loA := overflow(x.a, y.a, ex, ey, n)
 	hiC, loC := overflow(x.c, y.c, ecx, ecy, n)
-	w, _ := cp.weights.get(x.lambda)
+	w, _ := cp.weights.get(x.lambda, x.tau)
 	tightenOverflow(&hiA, &loA, x, y, x.a, y.a, x.relA, y.relA, x.envA, y.envA, w)
 	tightenOverflow(&hiC, &loC, x, y, x.c, y.c, x.relC, y.relC, x.envC, y.envC, w)
 

@@ -45,6 +45,10 @@ type list struct {
 
 	compositions, squarings int
 	names                   []nameCount
+
+	// variance is the variance of the privacy loss of the composed leaves
+	// (the sum of the leaves' variances); it sets the tilts (plan.tilts).
+	variance float64
 }
 
 // nameCount records that a list composes count observations of a mechanism.

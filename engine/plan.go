@@ -13,10 +13,13 @@ type plan struct {
 	n      int
 	lambda float64
 	tau    []float64
-	cp     *composer
-	leaves map[Mechanism]*list
-	steps  int
-	done   int
+	// finalSD is the standard deviation of the privacy loss of the whole
+	// composition (from the leaves' variances), for the tilts.
+	finalSD float64
+	cp      *composer
+	leaves  map[Mechanism]*list
+	steps   int
+	done    int
 }
 
 // newPlan resolves the options for composing parts.
@@ -77,13 +80,21 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 		v += float64(part.Count) * leaf.lossVariance()
 		p.leaves[part.Mechanism] = leaf
 	}
-	p.tau = chooseTilts(math.Sqrt(v), o.Tilts)
+	// The leaves start with common tilts for the largest leaf variance
+	// (their envelopes are zero); composePair re-tilts for each level.
+	vMax := 0.0
+	for _, leaf := range p.leaves {
+		leaf.variance = leaf.lossVariance()
+		vMax = math.Max(vMax, leaf.variance)
+	}
+	p.finalSD = math.Sqrt(v)
+	p.tau = chooseTilts(math.Sqrt(vMax), o.Tilts, float64(p.n+1)*p.lambda)
 	for _, leaf := range p.leaves {
 		leaf.tau = p.tau
 		leaf.envA = make([]float64, len(p.tau))
 		leaf.envC = make([]float64, len(p.tau))
 	}
-	p.cp = newComposer(p.n, p.tau)
+	p.cp = newComposer(p.n)
 	return p, nil
 }
 
@@ -100,14 +111,19 @@ type atomic interface{ atomLoss() float64 }
 // standard deviations of a tilt's peak.
 //
 //	k = 1: {0}; 2: {0, T}; 3: {0, T, -T}; 4: {0, T, -T, 2T}; 5: {0, T, -T, 2T, -2T}
-func chooseTilts(sd float64, k int) []float64 {
+func chooseTilts(sd float64, k int, rangeL float64) []float64 {
 	if k == 1 || !(sd > 0) || math.IsInf(sd, 0) {
 		return []float64{0}
 	}
 	T := 3.5 / sd
-	// keep exp(2T * loss) finite over the largest range the lists may reach.
-	maxRange := 40*sd + 8*sd*sd
-	if lim := 250 / maxRange; T > lim {
+	// Keep exp(tau * loss) moderate over the list's range [-rangeL,
+	// rangeL] (the tilted sequences, their products and squared norms must
+	// stay finite), also after a squaring doubles the range.
+	lim := 60 / rangeL
+	if k >= 4 {
+		lim /= 2
+	}
+	if T > lim {
 		T = lim
 	}
 	all := []float64{0, T, -T, 2 * T, -2 * T}
@@ -176,11 +192,12 @@ func (p *plan) needSquare(x, y *list) bool {
 // predictCorners returns the corner mass of x × y without convolving.
 func (p *plan) predictCorners(x, y *list) float64 {
 	z := newList(x.n, x.lambda, x.tau)
-	w, _ := p.cp.weights.get(x.lambda)
+	w, _ := p.cp.weights.get(x.lambda, x.tau)
 	ex, ecx := x.errBoundsW(w)
 	ey, ecy := ex, ecx
 	if y != x {
-		ey, ecy = y.errBoundsW(w)
+		wy, _ := p.cp.weights.get(y.lambda, y.tau)
+		ey, ecy = y.errBoundsW(wy)
 	}
 	p.cp.composeCorners(x, y, z, ex, ecx, ey, ecy)
 	return z.cornerValue()
@@ -214,6 +231,13 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 		} else {
 			y = y.square()
 		}
+	}
+	tau := p.tilts(x, y)
+	x = x.retilt(tau)
+	if self {
+		y = x
+	} else {
+		y = y.retilt(tau)
 	}
 	z := p.cp.compose(x, y)
 	return z, p.step(ctx)
@@ -263,7 +287,7 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 				return nil, err
 			}
 		}
-		out[idx] = newResult(acc, !p.opt.DisableErrorCorrection, len(p.tau), p.lambda)
+		out[idx] = newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda)
 	}
 	return out, nil
 }
@@ -285,7 +309,7 @@ func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, erro
 			return nil, err
 		}
 	}
-	return newResult(acc, !p.opt.DisableErrorCorrection, len(p.tau), p.lambda), nil
+	return newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda), nil
 }
 
 func popcount(r int) int {

@@ -105,6 +105,15 @@ func TestBruteForceSoundness(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				acc, leaf = acc.square(), leaf.square()
 			}
+			if rng.IntN(2) == 0 {
+				// Re-tilt both to random tilts, as composePair does per level.
+				tau := make([]float64, 1+rng.IntN(5))
+				for m := 1; m < len(tau); m++ {
+					tau[m] = (rng.Float64()*2 - 1) * 30 / (float64(acc.n+1) * acc.lambda)
+				}
+				acc, leaf = acc.retilt(tau), leaf.retilt(tau)
+			}
+			leaf = leaf.retilt(acc.tau)
 			acc = p.cp.compose(acc, leaf)
 		}
 		if rng.IntN(2) == 0 {
@@ -283,6 +292,45 @@ func TestRandomizedResponseExact(t *testing.T) {
 				if ec && d.Lower > ex*(1+1e-12) {
 					t.Errorf("p=%v r=%d e^eps=%v: lower %.12g > exact %.12g", c.p, c.r, ee, d.Lower, ex)
 				}
+			}
+		}
+	}
+}
+
+// TestRetiltDominates checks that re-tilted envelopes bound the old error
+// model at every offset, for random envelopes and tilts.
+func TestRetiltDominates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	for trial := 0; trial < 200; trial++ {
+		n := 2 * (1 + rng.IntN(50))
+		lambda := math.Exp(-8 * rng.Float64())
+		rangeL := float64(n+1) * lambda
+		randTau := func() []float64 {
+			tau := make([]float64, 1+rng.IntN(5))
+			for m := 1; m < len(tau); m++ {
+				tau[m] = (rng.Float64()*2 - 1) * 40 / rangeL
+			}
+			return tau
+		}
+		from, to := randTau(), randTau()
+		env := make([]float64, len(from))
+		for m := range env {
+			if rng.IntN(5) > 0 {
+				env[m] = math.Exp(-60 * rng.Float64())
+			}
+		}
+		out := retiltEnv(env, from, to, n, lambda)
+		for o := 0; o < 2*n; o++ {
+			L := float64(o-n+1) * lambda
+			old, nw := math.Inf(1), math.Inf(1)
+			for m := range from {
+				old = math.Min(old, env[m]*math.Exp(-from[m]*L))
+			}
+			for k := range to {
+				nw = math.Min(nw, out[k]*math.Exp(-to[k]*L))
+			}
+			if nw < old*(1-1e-13) {
+				t.Fatalf("trial %d offset %d: re-tilted bound %v < old %v", trial, o, nw, old)
 			}
 		}
 	}

@@ -1,0 +1,116 @@
+package engine
+
+import "math"
+
+// Tilts per level. The error envelopes of a list (list.go) are exponentials
+// exp(-tau L) in the privacy loss L; a tilt helps where it separates the
+// tail from the bulk, i.e. when tau is a few inverse standard deviations of
+// the list's loss. Tilts chosen for the final composition are far too weak
+// for the early levels of a long composition (whose loss is thousands of
+// times narrower), and the rounding errors of the bulk then swamp the tails
+// and the corners. Each composition therefore uses tilts chosen for its own
+// output (plan.tilts), and its inputs' envelopes are re-expressed for them
+// (retilt).
+
+// tilts returns the tilts for composing x and y: chooseTilts for the
+// standard deviation of the final loss once the composed loss is at least
+// tiltSwitch times narrower than that, and for the composed loss before.
+// Each change of tilts costs accuracy between the old tilts' regions (see
+// retilt); the final tilts are therefore reached early and then kept.
+func (p *plan) tilts(x, y *list) []float64 {
+	rangeL := float64(x.n+1) * x.lambda
+	tau := chooseTilts(p.finalSD, p.opt.Tilts, rangeL)
+	sd := math.Sqrt(x.variance + y.variance)
+	if p.opt.Tilts >= 3 {
+		lv := chooseTilts(sd, 3, rangeL)
+		if lv[1] > 1.2*tau[1] {
+			tau = append(tau, lv[1], lv[2])
+		}
+	}
+	return tau
+}
+
+// tiltSwitch: levels whose loss is less than 1/tiltSwitch as wide as the
+// final one use tilts of their own.
+const tiltSwitch = 8
+
+// equalTau reports whether two tilt sets are identical.
+func equalTau(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// retilt returns l with its error envelopes re-expressed for the tilts tau:
+// for every offset o the old model bounds the error by
+// E(o) = min_m env[m] exp(-tau_m L(o)), and
+//
+//	env'[k] = max_o E(o) exp(tau'_k L(o))
+//
+// makes env'[k] exp(-tau'_k L(o)) >= E(o) at every offset, so the new model
+// holds wherever the old one did. Everything is computed in log space (no
+// overflow) and rounded up. The bucket values are shared with l (lists are
+// not modified once built).
+func (l *list) retilt(tau []float64) *list {
+	if equalTau(l.tau, tau) {
+		return l
+	}
+	z := *l
+	z.tau = append([]float64(nil), tau...)
+	z.envA = retiltEnv(l.envA, l.tau, tau, l.n, l.lambda)
+	z.envC = retiltEnv(l.envC, l.tau, tau, l.n, l.lambda)
+	return &z
+}
+
+func retiltEnv(env, from, to []float64, n int, lambda float64) []float64 {
+	lnEnv := make([]float64, len(env))
+	for m, e := range env {
+		lnEnv[m] = math.Log(e) // -Inf for 0
+	}
+	best := make([]float64, len(to))
+	for k := range best {
+		best[k] = math.Inf(-1)
+	}
+	for o := 0; o < 2*n; o++ {
+		L := float64(o-n+1) * lambda
+		e := math.Inf(1)
+		for m, t := range from {
+			if v := lnEnv[m] - t*L; v < e {
+				e = v
+			}
+		}
+		if math.IsInf(e, -1) {
+			continue // a zero envelope: no error at this offset
+		}
+		for k, t := range to {
+			v := e + t*L
+			if v > best[k] {
+				best[k] = v
+			}
+		}
+	}
+	// Absolute error of each exponent: a few units of roundoff of the
+	// largest magnitudes involved (the log, L, the products, the sums).
+	maxAbs := func(v []float64) float64 {
+		m := 0.0
+		for _, x := range v {
+			if !math.IsInf(x, 0) {
+				m = math.Max(m, math.Abs(x))
+			}
+		}
+		return m
+	}
+	big := maxAbs(lnEnv) + (maxAbs(from)+maxAbs(to))*float64(n+1)*lambda
+	slack := math.Exp(8*unitRoundoff*(big+1)) * (1 + 4*unitRoundoff)
+	out := make([]float64, len(to))
+	for k, v := range best {
+		out[k] = math.Exp(v) * slack // exp(-Inf) = 0; +Inf stays +Inf
+	}
+	return out
+}
