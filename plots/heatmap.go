@@ -116,10 +116,29 @@ func (d *drawer) heatmap(p *plot.Plot) error {
 	if hi == lo {
 		hi = lo + 1
 	}
+	// Values spanning orders of magnitude are coloured by their logarithm
+	// (the cell labels keep the values).
+	colour := g
+	scale := "linear"
+	if lo > 0 && hi/lo > 100 {
+		scale = "log"
+		colour = grid{cols: g.cols, rows: g.rows}
+		for _, col := range g.z {
+			lc := make([]float64, len(col))
+			for j, v := range col {
+				lc[j] = math.Log10(v)
+				if v <= 0 {
+					lc[j] = math.Inf(-1)
+				}
+			}
+			colour.z = append(colour.z, lc)
+		}
+		lo, hi = math.Log10(lo), math.Log10(hi)
+	}
 	cm := moreland.SmoothBlueRed()
 	cm.SetMin(lo)
 	cm.SetMax(hi)
-	hm := plotter.NewHeatMap(g, cm.Palette(255))
+	hm := plotter.NewHeatMap(colour, cm.Palette(255))
 	hm.Min, hm.Max = lo, hi
 	hm.NaN = color.RGBA{R: 220, G: 220, B: 220, A: 255}
 	hm.Overflow = color.RGBA{R: 90, G: 0, B: 0, A: 255}
@@ -151,7 +170,11 @@ func (d *drawer) heatmap(p *plot.Plot) error {
 	p.X.Tick.Marker = indexTicks(xs)
 	p.Y.Tick.Marker = indexTicks(ys)
 	d.lim = [4]float64{-0.5, float64(len(xs)) - 0.5, -0.5, float64(len(ys)) - 0.5}
-	d.legend = append(d.legend, legendEntry{fmt.Sprintf("colour: %s from %.4g (blue) to %.4g (red); grey: no result; dark red: infinite", value, lo, hi), nil})
+	vlo, vhi := lo, hi
+	if scale == "log" {
+		vlo, vhi = math.Pow(10, lo), math.Pow(10, hi)
+	}
+	d.legend = append(d.legend, legendEntry{fmt.Sprintf("colour (%s scale): %s from %.4g (blue) to %.4g (red); grey: no result; dark red: infinite", scale, value, vlo, vhi), nil})
 	return nil
 }
 
