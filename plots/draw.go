@@ -738,8 +738,10 @@ func (d *drawer) save(p *plot.Plot, base string) ([]string, error) {
 		cols = 1
 	}
 	rows := (len(d.legend) + cols - 1) / cols
-	lineH := vg.Length(legendSize)*1.25 + 2.5
-	legendH := vg.Length(rows)*lineH + 8
+	probe := plot.NewLegend()
+	probe.TextStyle.Font.Size = legendSize
+	lineH := probe.TextStyle.Height("Xg") + 2.5 // entry height + Padding
+	legendH := vg.Length(rows)*lineH + 10
 	if len(d.legend) == 0 {
 		legendH = 0
 	}
