@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -70,11 +71,22 @@ func FuzzCompose(f *testing.F) {
 		res := newResult(p.cp.compose(x, y), true, len(p.tau), p.lambda)
 		h1, h2 := m1.(*histMech), m2.(*histMech)
 		qa, qb := product([][]float64{h1.a, h2.a}, [][]float64{h1.b, h2.b})
+		// The public path (squaring rule, tilts per level, re-tilting).
+		seq, err := ComposeSequence(context.Background(), []Part{{m1, 2}, {m2, 1}}, Options{Buckets: o.Buckets, Factor: factor, Tilts: o.Tilts})
+		if err != nil {
+			t.Fatalf("ComposeSequence: %v", err)
+		}
+		sa, sb := product([][]float64{h1.a, h1.a, h2.a}, [][]float64{h1.b, h1.b, h2.b})
 		for _, eps := range []float64{0, 0.01, 0.1, 0.5, 1, 3} {
 			ex := exactDelta(qa, qb, eps)
 			d := res.Delta(eps)
 			if d.Upper < ex*(1-1e-12) || d.Lower > ex*(1+1e-12)+1e-300 {
 				t.Fatalf("eps=%v: [%g, %g] does not contain %g", eps, d.Lower, d.Upper, ex)
+			}
+			ex = exactDelta(sa, sb, eps)
+			d = seq.Delta(eps)
+			if d.Upper < ex*(1-1e-12) || d.Lower > ex*(1+1e-12)+1e-300 {
+				t.Fatalf("sequence eps=%v: [%g, %g] does not contain %g", eps, d.Lower, d.Upper, ex)
 			}
 		}
 	})

@@ -59,3 +59,32 @@ func TestRenyiBracketsRandomizedResponse(t *testing.T) {
 		}
 	}
 }
+
+// TestRenyiWithCornerMass brackets the Renyi divergence of composed
+// randomized response when a small bucket range pushes mass into the
+// corners (whose losses the buckets do not know).
+func TestRenyiWithCornerMass(t *testing.T) {
+	for _, c := range []struct {
+		p       float64
+		r       int
+		buckets int
+		factor  float64
+	}{{0.6, 1, 8, 1.1}, {0.6, 4, 8, 1.1}, {0.55, 20, 40, 1.02}, {0.7, 3, 12, 1.05}} {
+		m, _ := RandomizedResponse(c.p)
+		res, err := Compose(context.Background(), m, c.r, Options{Buckets: c.buckets, Factor: c.factor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Delta(0).Corners.Mass() == 0 {
+			t.Fatalf("%+v: expected corner mass", c)
+		}
+		q := 1 - c.p
+		for _, alpha := range []float64{1.5, 2, 8} {
+			ex := float64(c.r) / (alpha - 1) * math.Log(math.Pow(c.p, alpha)*math.Pow(q, 1-alpha)+math.Pow(q, alpha)*math.Pow(c.p, 1-alpha))
+			lo, hi := res.Renyi(alpha)
+			if lo > ex*(1+1e-9) || hi < ex*(1-1e-9) {
+				t.Errorf("%+v alpha=%v: [%v, %v] does not contain %v", c, alpha, lo, hi, ex)
+			}
+		}
+	}
+}

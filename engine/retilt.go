@@ -21,9 +21,9 @@ func (p *plan) tilts(x, y *list) []float64 {
 	rangeL := float64(x.n+1) * x.lambda
 	tau := chooseTilts(p.finalSD, p.opt.Tilts, rangeL)
 	sd := math.Sqrt(x.variance + y.variance)
-	if p.opt.Tilts >= 3 {
+	if p.opt.Tilts >= 3 && len(tau) >= 3 {
 		lv := chooseTilts(sd, 3, rangeL)
-		if lv[1] > 1.2*tau[1] {
+		if len(lv) == 3 && lv[1] > 1.2*tau[1] {
 			tau = append(tau, lv[1], lv[2])
 		}
 	}
