@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/pbuckets/pbuckets/pipeline"
 )
@@ -38,25 +39,56 @@ type Row struct {
 }
 
 // Load reads <dir>/delta.parquet, epsilon.parquet and, when present,
-// renyi.parquet.
+// renyi.parquet. Without delta.parquet it reads the parts of a sharded run
+// (delta-part-I-of-N.parquet etc.), which must all be present.
 func Load(dir string) (*Results, error) {
 	res := &Results{}
 	var err error
-	if res.Delta, err = readRows(filepath.Join(dir, "delta.parquet"), "eps", "delta_upper", "delta_lower"); err != nil {
+	if res.Delta, err = readTable(dir, "delta", "eps", "delta_upper", "delta_lower", true); err != nil {
 		return nil, err
 	}
-	if res.Eps, err = readRows(filepath.Join(dir, "epsilon.parquet"), "delta", "eps_upper", "eps_lower"); err != nil {
+	if res.Eps, err = readTable(dir, "epsilon", "delta", "eps_upper", "eps_lower", true); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, "renyi.parquet")
-	if _, statErr := os.Stat(path); statErr == nil {
-		if res.Renyi, err = readRows(path, "alpha", "renyi_upper", "renyi_lower"); err != nil {
-			return nil, err
-		}
-	} else if !errors.Is(statErr, fs.ErrNotExist) {
-		return nil, statErr
+	if res.Renyi, err = readTable(dir, "renyi", "alpha", "renyi_upper", "renyi_lower", false); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// readTable reads <dir>/<name>.parquet or, when it does not exist, the
+// parts <name>-part-I-of-N.parquet. A missing optional table is nil.
+func readTable(dir, name, at, up, lo string, required bool) ([]Row, error) {
+	path := filepath.Join(dir, name+".parquet")
+	if _, err := os.Stat(path); err == nil {
+		return readRows(path, at, up, lo)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	parts, err := filepath.Glob(filepath.Join(dir, name+"-part-*-of-*.parquet"))
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) == 0 {
+		if required {
+			return nil, fmt.Errorf("reading results: %s: %w", path, fs.ErrNotExist)
+		}
+		return nil, nil
+	}
+	sort.Strings(parts)
+	var n int
+	if _, err := fmt.Sscanf(filepath.Base(parts[0])[len(name):], "-part-%d-of-%d.parquet", new(int), &n); err != nil || n != len(parts) {
+		return nil, fmt.Errorf("reading results: %s: found %d of the parts of a sharded run; run the missing shards", dir, len(parts))
+	}
+	var rows []Row
+	for _, p := range parts {
+		r, err := readRows(p, at, up, lo)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
 }
 
 func readRows(path, at, up, lo string) ([]Row, error) {

@@ -70,3 +70,26 @@ func TestPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlotShards draws from the parts of a sharded run, and refuses an
+// incomplete set of parts.
+func TestPlotShards(t *testing.T) {
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "m.toml")
+	if err := os.WriteFile(manifest, []byte(plotManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCmd(t, "run", "--quiet", "--out", out, "--shard", "1/2", manifest); code != exitOK {
+		t.Fatalf("shard 1: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "plot", "--out", out, manifest); code != exitFailed || !strings.Contains(stderr, "found 1 of the parts") {
+		t.Fatalf("plot with one part: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "run", "--quiet", "--out", out, "--shard", "2/2", manifest); code != exitOK {
+		t.Fatalf("shard 2: exit %d\n%s", code, stderr)
+	}
+	if code, stdout, stderr := runCmd(t, "plot", "--out", out, manifest); code != exitOK || !strings.Contains(stdout, "d.png") {
+		t.Fatalf("plot: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
