@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -58,7 +59,7 @@ var (
 )
 
 // Draw draws figure f of manifest m from res and writes its files into dir:
-// <id>.png and <id>.svg, or <id>.md and <id>.csv for tables. It returns the
+// <id>.png, <id>.svg and <id>.pdf, or <id>.md and <id>.csv for tables. It returns the
 // files written and notes about data that could not be shown (empty
 // series, missing results).
 func Draw(m *pipeline.Manifest, f pipeline.Figure, res *Results, dir string) (files, notes []string, err error) {
@@ -722,7 +723,7 @@ func sciNumber(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
-// save writes the plot with its legend below to base.png and base.svg.
+// save writes the plot with its legend below to base.png, .svg and .pdf.
 func (d *drawer) save(p *plot.Plot, base string) ([]string, error) {
 	cols := 1
 	switch n := len(d.legend); {
@@ -747,12 +748,15 @@ func (d *drawer) save(p *plot.Plot, base string) ([]string, error) {
 	}
 	w, h := plotWidth, plotHeight+legendH
 	var files []string
-	for _, ext := range []string{"png", "svg"} {
+	for _, ext := range []string{"png", "svg", "pdf"} {
 		var c vg.CanvasWriterTo
-		if ext == "png" {
+		switch ext {
+		case "png":
 			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
-		} else {
+		case "svg":
 			c = vgsvg.New(w, h)
+		default:
+			c = vgpdf.New(w, h)
 		}
 		dc := draw.New(c)
 		dc.SetColor(color.White)

@@ -136,13 +136,13 @@ func TestDrawEveryKind(t *testing.T) {
 		wantNote  string
 		noteCount int
 	}{
-		{"de", []string{"de.png", "de.svg"}, "", 0},
-		{"er", []string{"er.png", "er.svg"}, "", 0},
-		{"dr", []string{"dr.png", "dr.svg"}, "", 0},
-		{"hm", []string{"hm.png", "hm.svg"}, "", 0},
-		{"re", []string{"re.png", "re.svg"}, "upper bound on D_alpha is infinite", 1},
+		{"de", []string{"de.png", "de.svg", "de.pdf"}, "", 0},
+		{"er", []string{"er.png", "er.svg", "er.pdf"}, "", 0},
+		{"dr", []string{"dr.png", "dr.svg", "dr.pdf"}, "", 0},
+		{"hm", []string{"hm.png", "hm.svg", "hm.pdf"}, "", 0},
+		{"re", []string{"re.png", "re.svg", "re.pdf"}, "upper bound on D_alpha is infinite", 1},
 		{"tab", []string{"tab.md", "tab.csv"}, "", 0},
-		{"empty", []string{"empty.png", "empty.svg"}, "no results to draw", 1},
+		{"empty", []string{"empty.png", "empty.svg", "empty.pdf"}, "no results to draw", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {
