@@ -46,8 +46,10 @@ type Options struct {
 	// 1 to 5 (see chooseTilts). With 1 the rigorous FFT error floor is about
 	// 1e-16 of the bulk mass per bucket; 3, the default, keeps the error
 	// relative in both tails out to about 6 standard deviations of the
-	// privacy loss; 5 reaches about 9. Each tilt costs one FFT convolution
-	// per composition. Zero means 3.
+	// privacy loss; 5 reaches about 9. With 3 or more, compositions whose
+	// own loss is narrower than the final one add two tilts of their own
+	// (see plan.tilts). Each tilt costs one FFT convolution per
+	// composition. Zero means 3.
 	Tilts int
 
 	// Progress, if not nil, is called after every composition or squaring

@@ -62,7 +62,11 @@
 // composition (by the moments of the other operand), squaring and corner
 // sum, and delta_up uses the upper ends (delta_low the lower ends). The
 // method's error is therefore relative where the tilts reach, and bounded
-// everywhere. Tests check the bounds against brute-force enumeration, the
+// everywhere. The tilts are set per composition: those of the final loss
+// (+-3.5 of its standard deviations) and, while a level's own loss is
+// narrower, +-3.5 of the level's standard deviations as well; when the tilt
+// set changes the envelopes are re-expressed for the new tilts (retilt.go),
+// which keeps the tails and the corners accurate through long compositions. Tests check the bounds against brute-force enumeration, the
 // Gauss closed form and the binomial sum of randomized response.
 //
 // # Factor
