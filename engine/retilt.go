@@ -13,10 +13,11 @@ import "math"
 // (retilt).
 
 // tilts returns the tilts for composing x and y: chooseTilts for the
-// standard deviation of the final loss once the composed loss is at least
-// tiltSwitch times narrower than that, and for the composed loss before.
-// Each change of tilts costs accuracy between the old tilts' regions (see
-// retilt); the final tilts are therefore reached early and then kept.
+// standard deviation of the final loss and, while the composed loss is
+// narrower (its own tilts more than 1.2 times the final ones), +-3.5 of the
+// composed loss's standard deviations as well. Each change of tilts costs
+// accuracy between the old tilts' regions (see retilt), so the final tilts
+// are kept throughout and the level's own tilts only added.
 func (p *plan) tilts(x, y *list) []float64 {
 	rangeL := float64(x.n+1) * x.lambda
 	tau := chooseTilts(p.finalSD, p.opt.Tilts, rangeL)
