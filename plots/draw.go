@@ -649,7 +649,7 @@ func (d *drawer) finishAxes(p *plot.Plot, logX, logY bool, _ string) {
 			pad = 0.05 * math.Max(1, math.Abs(ymax))
 		}
 		ymin, ymax = ymin-pad, ymax+pad
-		p.Y.Tick.Marker = plot.DefaultTicks{}
+		p.Y.Tick.Marker = linearTicks{}
 	}
 	if logX {
 		xmin = math.Pow(2, math.Floor(math.Log2(xmin)))
@@ -663,7 +663,7 @@ func (d *drawer) finishAxes(p *plot.Plot, logX, logY bool, _ string) {
 		if xmin == xmax {
 			xmin, xmax = xmin-0.5, xmax+0.5
 		}
-		p.X.Tick.Marker = plot.DefaultTicks{}
+		p.X.Tick.Marker = linearTicks{}
 	}
 	if r := d.f.XRange; r[0] < r[1] {
 		xmin, xmax = r[0], r[1]

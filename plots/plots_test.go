@@ -214,6 +214,9 @@ func TestTicks(t *testing.T) {
 		{"log10", labels(log10Ticks{}.Ticks), 1e-6, 1, []string{"1e-6", "1e-5", "1e-4", "1e-3", "1e-2", "1e-1", "1"}},
 		{"log10 thinned", labels(log10Ticks{}.Ticks), 1e-20, 1, []string{"1e-20", "1e-17", "1e-14", "1e-11", "1e-8", "1e-5", "1e-2"}},
 		{"log2", labels(log2Ticks{}.Ticks), 1, 16, []string{"1", "2", "4", "8", "16"}},
+		{"linear narrow", labels(linearTicks{}.Ticks), 1, 1.02, []string{"1.000", "1.005", "1.010", "1.015", "1.020"}},
+		{"linear", labels(linearTicks{}.Ticks), 1, 2, []string{"1.0", "1.2", "1.4", "1.6", "1.8", "2.0"}},
+		{"linear wide", labels(linearTicks{}.Ticks), 0, 30, []string{"0", "5", "10", "15", "20", "25", "30"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

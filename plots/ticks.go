@@ -76,3 +76,40 @@ func (log2Ticks) Ticks(min, max float64) []plot.Tick {
 	}
 	return ticks
 }
+
+// linearTicks marks round values (1, 2 or 5 times a power of ten apart,
+// about five to ten labels) with as many decimals as the step needs.
+type linearTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (linearTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) || math.IsInf(max-min, 0) {
+		return nil
+	}
+	raw := (max - min) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	decimals := 0
+	if step < 1 {
+		decimals = int(math.Ceil(-math.Log10(step) - 1e-9))
+	}
+	var ticks []plot.Tick
+	for k := math.Ceil(min/step - 1e-9); k*step <= max+1e-9*step; k++ {
+		v := k * step
+		if v == 0 {
+			v = 0 // no "-0"
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
+		// Minor ticks halfway.
+		if h := v + step/2; h <= max {
+			ticks = append(ticks, plot.Tick{Value: h})
+		}
+	}
+	return ticks
+}
