@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -135,5 +136,41 @@ func TestQueryAlpha(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPaperManifests parses every manifest of experiments/ and checks that
+// each paper figure manifest (fig-N.toml) declares figures and uses the
+// paper's 100,000 buckets.
+func TestPaperManifests(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "experiments", "*.toml"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no manifests: %v", err)
+	}
+	figures := 0
+	for _, path := range paths {
+		m, err := LoadManifest(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if !strings.HasPrefix(filepath.Base(path), "fig-") {
+			continue
+		}
+		figures++
+		if len(m.Figures) == 0 {
+			t.Errorf("%s declares no [[figure]]", path)
+		}
+		if m.Name != strings.TrimSuffix(filepath.Base(path), ".toml") {
+			t.Errorf("%s: name %q should match the file name (make fig-N finds results/fig-N/)", path, m.Name)
+		}
+		for _, spec := range m.Mechanisms {
+			if spec.Engine.Buckets != 100000 {
+				t.Errorf("%s: mechanism %q uses %d buckets, not the paper's 100,000", path, spec.ID, spec.Engine.Buckets)
+			}
+		}
+	}
+	if figures < 16 {
+		t.Errorf("found %d figure manifests, want the 15 figures of the paper plus the Figure 19 check", figures)
 	}
 }
