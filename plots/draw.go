@@ -666,10 +666,18 @@ func (d *drawer) finishAxes(p *plot.Plot, logX, logY bool, _ string) {
 		p.X.Tick.Marker = linearTicks{}
 	}
 	if r := d.f.XRange; r[0] < r[1] {
-		xmin, xmax = r[0], r[1]
+		if logX && r[0] <= 0 {
+			d.note("x_range %v ignored: the x axis is logarithmic", r)
+		} else {
+			xmin, xmax = r[0], r[1]
+		}
 	}
 	if r := d.f.YRange; r[0] < r[1] {
-		ymin, ymax = r[0], r[1]
+		if logY && r[0] <= 0 {
+			d.note("y_range %v ignored: the y axis is logarithmic", r)
+		} else {
+			ymin, ymax = r[0], r[1]
+		}
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
 	d.lim = [4]float64{xmin, xmax, ymin, ymax}

@@ -71,6 +71,12 @@ kind = "table"
 delta = 1e-5
 r = 4
 [[figure]]
+id = "badrange"
+kind = "delta-eeps"
+r = 4
+mechanisms = ["gauss"]
+y_range = [0, 1]
+[[figure]]
 id = "empty"
 kind = "delta-eeps"
 r = 1
@@ -143,6 +149,7 @@ func TestDrawEveryKind(t *testing.T) {
 		{"re", []string{"re.png", "re.svg", "re.pdf"}, "upper bound on D_alpha is infinite", 1},
 		{"tab", []string{"tab.md", "tab.csv"}, "", 0},
 		{"empty", []string{"empty.png", "empty.svg", "empty.pdf"}, "no results to draw", 1},
+		{"badrange", []string{"badrange.png", "badrange.svg", "badrange.pdf"}, "y_range [0 1] ignored", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {
