@@ -289,7 +289,7 @@ func (s *Searcher) probe(ctx context.Context, spec SearchSpec, t float64, order 
 	p := Probe{Factor: t, Params: ms.Params, Order: order}
 	mech, err := s.Backend.Mechanism(ms)
 	if err != nil {
-		return p, fmt.Errorf("factor %g (%s): %w", t, formatParams(ms.Params, spec.Tie), err)
+		return p, fmt.Errorf("%w: factor %g (%s): %v", errUnbuildable, t, formatParams(ms.Params, spec.Tie), err)
 	}
 	key := probeKey(mech, ms, spec.R, spec.Eps)
 	s.mu.Lock()
@@ -357,6 +357,7 @@ type searchRun struct {
 	spec   SearchSpec
 	probes map[float64]Probe
 	n      int
+	notes  []string
 }
 
 func (sr *searchRun) get(ctx context.Context, t float64) (Probe, error) {
@@ -383,7 +384,12 @@ func (sr *searchRun) get(ctx context.Context, t float64) (Probe, error) {
 	return p, nil
 }
 
-var errMaxProbes = errors.New("maximum number of probes reached")
+var (
+	errMaxProbes = errors.New("maximum number of probes reached")
+	// errUnbuildable: the backend refuses the mechanism at a factor (e.g.
+	// too large to enumerate); the walk ends there.
+	errUnbuildable = errors.New("the mechanism cannot be built")
+)
 
 // sorted returns the probes by factor.
 func (sr *searchRun) sorted() []Probe {
@@ -430,6 +436,7 @@ func (s *Searcher) Search(ctx context.Context, spec SearchSpec) (*SearchResult, 
 	sr := &searchRun{s: s, spec: spec, probes: map[float64]Probe{}}
 	res := &SearchResult{Spec: spec}
 	err = sr.run(ctx, res)
+	res.Notes = append(res.Notes, sr.notes...)
 	sr.finish(res)
 	switch {
 	case err == nil:
@@ -442,6 +449,7 @@ func (s *Searcher) Search(ctx context.Context, spec SearchSpec) (*SearchResult, 
 		return res, fmt.Errorf("search %q r=%d: %w", spec.Label, spec.R, ctx.Err())
 	default:
 		res.Status = SearchPartial
+		res.Notes = append(res.Notes, "stopped by an error: "+err.Error())
 		return res, fmt.Errorf("search %q r=%d: %w", spec.Label, spec.R, err)
 	}
 	return res, nil
@@ -467,6 +475,10 @@ func (sr *searchRun) walk(ctx context.Context, t float64, up bool, pred func(Pro
 			return t, math.NaN(), nil
 		}
 		q, err := sr.get(ctx, next)
+		if errors.Is(err, errUnbuildable) {
+			sr.notes = append(sr.notes, fmt.Sprintf("the factor range ends at %g: %v", t, err))
+			return t, math.NaN(), nil
+		}
 		if err != nil {
 			return t, math.NaN(), err
 		}

@@ -17,8 +17,9 @@ import (
 // lo(sigma), independent of eps and r.
 type searchFake struct {
 	up, lo func(sigma float64) float64
-	// failAbove makes compositions with sigma above it fail.
-	failAbove float64
+	// failAbove makes compositions with sigma above it fail; rejectAbove
+	// makes Mechanism refuse sigma above it.
+	failAbove, rejectAbove float64
 
 	mu      sync.Mutex
 	calls   int
@@ -44,6 +45,9 @@ func (s searchFakeState) MarshalBinary() ([]byte, error) {
 }
 
 func (f *searchFake) Mechanism(spec MechanismSpec) (Mechanism, error) {
+	if f.rejectAbove > 0 && spec.Params["sigma"] > f.rejectAbove {
+		return nil, errors.New("fake: too large to enumerate")
+	}
 	return searchFakeMech{spec.Params["sigma"]}, nil
 }
 
@@ -265,6 +269,13 @@ func TestSearchErrors(t *testing.T) {
 	}
 	if res == nil || res.Status != SearchPartial {
 		t.Errorf("failure result %+v", res)
+	}
+	// A mechanism the backend refuses ends the range: no error, a note.
+	s = &Searcher{Backend: &searchFake{up: func(float64) float64 { return 1 }, lo: func(float64) float64 { return 0.5 }, rejectAbove: 10}}
+	res, err = s.Search(context.Background(), SearchSpec{Label: "g", Mechanism: gaussSpec(1), R: 2, Eps: 1, Delta: 1e-4})
+	if err != nil || res.Status != SearchPartial || res.Meets != nil || res.Insufficient == nil || res.Insufficient.Factor != 8 ||
+		!strings.Contains(strings.Join(res.Notes, ";"), "the factor range ends at 8") {
+		t.Errorf("unbuildable: %v, %+v", err, res)
 	}
 	// Cancellation.
 	ctx, cancel := context.WithCancel(context.Background())
