@@ -332,6 +332,9 @@ func (d *drawer) addLine(p *plot.Plot, xys plotter.XYs, logX, logY bool, c color
 		d.legend = append(d.legend, legendEntry{name, thumb})
 	}
 	for _, pt := range pts {
+		if r := d.f.XRange; r[0] < r[1] && (pt.X < r[0] || pt.X > r[1]) {
+			continue // outside the requested x range: not part of the y range
+		}
 		d.xmin, d.xmax = math.Min(d.xmin, pt.X), math.Max(d.xmax, pt.X)
 		d.ymin, d.ymax = math.Min(d.ymin, pt.Y), math.Max(d.ymax, pt.Y)
 	}
@@ -629,6 +632,10 @@ func (d *drawer) finishAxes(p *plot.Plot, logX, logY bool, _ string) {
 				lbl.XYs[0].X = 32
 			}
 		}
+	}
+	if !d.empty && (math.IsInf(d.ymin, 0) || math.IsInf(d.ymax, 0)) {
+		d.note("no data within x_range %v", d.f.XRange)
+		d.xmin, d.xmax, d.ymin, d.ymax = 1, 2, 1e-6, 1
 	}
 	xmin, xmax, ymin, ymax := d.xmin, d.xmax, d.ymin, d.ymax
 	if logY {

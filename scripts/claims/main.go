@@ -98,6 +98,14 @@ func main() {
 			p("- %s, e^eps = %.1f: buckets delta in [%.4g, %.4g], KOV %.4g (KOV / buckets upper = %.3g)", mech, e, bl, bu, ku, ku/bu)
 		}
 	}
+	for _, mech := range []string{"laplace", "gauss"} {
+		for _, e := range []float64{1.1, 1.3, 1.5, 1.8, 2.0} {
+			ku, _ := delta("fig-12", mech, "kov", 512, e)
+			ru, _ := delta("fig-12", mech+"-u", "rdp", 512, e)
+			cu, _ := delta("fig-12", mech+"-u", "cdp", 512, e)
+			p("- %s, e^eps = %.1f: KOV (truncated) %.4g, RDP (untruncated) %.4g, CDP (untruncated) %.4g", mech, e, ku, ru, cu)
+		}
+	}
 	for _, m := range []string{"buckets", "kov", "rdp", "cdp"} {
 		u, l := eps("fig-12", "sgd", m, 65536, 1e-5)
 		p("- sgd, delta = 1e-5, r = 2^16, %s: eps upper %.4f, lower %.4f", m, math.Log(u), math.Log(l))
