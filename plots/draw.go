@@ -161,8 +161,8 @@ func (d *drawer) keep(r Row) bool {
 type seriesKey struct{ label, id, method string }
 
 // group collects the kept rows by series, in legend order: mechanisms in
-// the figure's order (else the results' order), then methods in the
-// figure's (else the query's) order.
+// the figure's order (mechanisms, then series; else the results' order),
+// then methods in the figure's (else the query's) order.
 func (d *drawer) group(rows []Row, sel func(Row) bool) ([]seriesKey, map[seriesKey][]Row) {
 	by := map[seriesKey][]Row{}
 	var keys []seriesKey
@@ -176,8 +176,14 @@ func (d *drawer) group(rows []Row, sel func(Row) bool) ([]seriesKey, map[seriesK
 		}
 		by[k] = append(by[k], r)
 	}
+	order := d.f.Mechanisms
+	for _, sr := range d.f.Series {
+		if id, _, _ := strings.Cut(sr, ":"); !contains(order, id) {
+			order = append(append([]string(nil), order...), id)
+		}
+	}
 	mechOrder := func(k seriesKey) int {
-		for i, id := range d.f.Mechanisms {
+		for i, id := range order {
 			if id == k.id {
 				return i
 			}
