@@ -412,7 +412,7 @@ func (d *drawer) deltaEEps(p *plot.Plot) {
 		return xys
 	}, false, true, nil)
 	d.points(p)
-	d.finishAxes(p, false, true, "")
+	d.finishAxes(p, false, true)
 	if d.f.Target {
 		d.target(p, 2, 1e-4)
 	}
@@ -450,7 +450,7 @@ func (d *drawer) eepsR(p *plot.Plot) {
 		d.boundLines(p, keys, xy(by), true, false, nil)
 	}
 	// e^eps spanning orders of magnitude gets a log10 axis.
-	d.finishAxes(p, true, d.ymax > 20*d.ymin && d.f.YRange[0] == 0, "")
+	d.finishAxes(p, true, d.ymax > 20*d.ymin && d.f.YRange[0] == 0)
 	if d.f.Target {
 		d.target(p, 2, math.NaN())
 	}
@@ -478,7 +478,7 @@ func (d *drawer) deltaR(p *plot.Plot) {
 		}, ", e^ε = "+strconv.FormatFloat(e, 'g', 4, 64), true)
 	}
 	d.points(p)
-	d.finishAxes(p, true, true, "")
+	d.finishAxes(p, true, true)
 	if d.f.Target {
 		d.target(p, math.NaN(), 1e-4)
 	}
@@ -574,7 +574,7 @@ func (d *drawer) renyi(p *plot.Plot) {
 	if d.res.Renyi == nil {
 		d.note("no renyi.parquet (the manifest needs query.alpha)")
 	}
-	d.finishAxes(p, true, true, "")
+	d.finishAxes(p, true, true)
 }
 
 // points marks single points: given values, or e^eps_upper(delta) of a
@@ -616,7 +616,7 @@ func (d *drawer) points(p *plot.Plot) {
 }
 
 // finishAxes sets scales, tickers and limits (the figure's ranges win).
-func (d *drawer) finishAxes(p *plot.Plot, logX, logY bool, _ string) {
+func (d *drawer) finishAxes(p *plot.Plot, logX, logY bool) {
 	if d.empty {
 		d.note("no results to draw (tasks skipped or failed? see runs.parquet)")
 		d.xmin, d.xmax, d.ymin, d.ymax = 1, 2, 1e-6, 1

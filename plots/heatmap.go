@@ -106,7 +106,7 @@ func (d *drawer) heatmap(p *plot.Plot) error {
 	if len(xs) == 0 || len(ys) == 0 {
 		d.note("no results for the heatmap (mechanism %q, method %s, r = %d)", id, method, f.R)
 		d.empty = true
-		d.finishAxes(p, false, false, "")
+		d.finishAxes(p, false, false)
 		return nil
 	}
 	lo, hi := g.minMax()
