@@ -437,7 +437,7 @@ func (s *Searcher) Search(ctx context.Context, spec SearchSpec) (*SearchResult, 
 	res := &SearchResult{Spec: spec}
 	err = sr.run(ctx, res)
 	res.Notes = append(res.Notes, sr.notes...)
-	sr.finish(res)
+	sr.finish(res, err == nil)
 	switch {
 	case err == nil:
 	case errors.Is(err, errMaxProbes):
@@ -552,7 +552,8 @@ func (sr *searchRun) run(ctx context.Context, res *SearchResult) error {
 }
 
 // finish fills the answers from the probes and checks monotonicity.
-func (sr *searchRun) finish(res *SearchResult) {
+// complete is false when the search stopped early.
+func (sr *searchRun) finish(res *SearchResult, complete bool) {
 	spec := sr.spec
 	probes := sr.sorted()
 	res.Probes = probes
@@ -579,16 +580,20 @@ func (sr *searchRun) finish(res *SearchResult) {
 		res.Status = SearchOK
 	}
 	if res.Meets == nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("no factor in [%g, %g] meets the target by the upper bound", spec.MinFactor, spec.MaxFactor))
 		res.Status = SearchPartial
+		if complete {
+			res.Notes = append(res.Notes, fmt.Sprintf("no probed factor (up to %g) meets the target by the upper bound", probes[len(probes)-1].Factor))
+		}
 	}
 	if res.Insufficient == nil {
-		if len(probes) > 0 && math.IsNaN(probes[0].Lower) {
-			res.Notes = append(res.Notes, "no lower bounds (error correction disabled)")
-		} else {
-			res.Notes = append(res.Notes, fmt.Sprintf("the lower bound proves no factor in [%g, %g] insufficient", spec.MinFactor, spec.MaxFactor))
-		}
 		res.Status = SearchPartial
+		switch {
+		case !complete:
+		case len(probes) > 0 && math.IsNaN(probes[0].Lower):
+			res.Notes = append(res.Notes, "no lower bounds (error correction disabled)")
+		default:
+			res.Notes = append(res.Notes, fmt.Sprintf("the lower bound proves no probed factor (down to %g) insufficient", probes[0].Factor))
+		}
 	}
 	// Monotonicity: more noise should never raise the bounds.
 	for i := 1; i < len(probes); i++ {

@@ -116,11 +116,11 @@ func TestSearchFake(t *testing.T) {
 		{name: "tight bounds", base: 9, up: expo, lo: expo,
 			wantStatus: SearchOK, wantMeets: thr, wantIns: thr},
 		{name: "never meets in range", base: 1, up: func(float64) float64 { return 1 }, lo: func(float64) float64 { return 0.5 },
-			max: 64, wantStatus: SearchPartial, wantMeets: math.NaN(), wantIns: math.Inf(1), note: "no factor"},
+			max: 64, wantStatus: SearchPartial, wantMeets: math.NaN(), wantIns: math.Inf(1), note: "no probed factor (up to 64) meets"},
 		{name: "no lower bounds", base: 5, up: expo, lo: func(float64) float64 { return math.NaN() },
 			wantStatus: SearchPartial, wantMeets: thr, wantIns: math.NaN(), note: "error correction disabled"},
 		{name: "lower bound never proves", base: 5, up: expo, lo: func(float64) float64 { return 0 },
-			wantStatus: SearchPartial, wantMeets: thr, wantIns: math.NaN(), note: "proves no factor"},
+			wantStatus: SearchPartial, wantMeets: thr, wantIns: math.NaN(), note: "proves no probed factor (down to"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
