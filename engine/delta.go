@@ -71,9 +71,11 @@ func (l *list) delta(eps float64, b bounds, ec bool) DeltaBound {
 		res.LowerAB, res.LowerBA = l.distA.lower(), l.distB.lower()
 	} else {
 		var upAB, loAB, upBA, loBA, sumP float64
-		// A||B: buckets with L(o) > eps.
+		// A||B: buckets with L(o) > eps. Every offset counts, also outside
+		// the support [lo, hi]: a zero value there may still hide mass up to
+		// its error bound (e.g. entries zeroed as rounding noise).
 		start := max(0, int(math.Floor(eps/l.lambda))+n-2)
-		for o := max(start, l.lo); o <= l.hi && o < 2*n; o++ {
+		for o := start; o < 2*n; o++ {
 			L := l.loss(o)
 			if L <= eps {
 				continue
@@ -91,7 +93,7 @@ func (l *list) delta(eps float64, b bounds, ec bool) DeltaBound {
 		// B||A: ratio P_B/P_A in [e^-L, e^(u lambda - L)]; buckets with
 		// u lambda - L(o) > eps.
 		end := min(2*n-1, int(math.Ceil((ul-eps)/l.lambda))+n+1)
-		for o := l.lo; o <= min(end, l.hi); o++ {
+		for o := 0; o <= end; o++ {
 			L := l.loss(o)
 			if ul-L <= eps {
 				continue

@@ -93,7 +93,7 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 	// direction; it adds at most its mass times f^(-n(alpha-1)).
 	dir := func(p, q []float64, ep, eq []float64, sign float64, cornerP, far val, dist val) (float64, float64) {
 		var lo, hi float64
-		for o := l.lo; o <= l.hi; o++ {
+		for o := 0; o < 2*l.n; o++ { // all offsets: see list.delta
 			L := sign * l.loss(o)
 			lLo, lHi := L-ul, L
 			if sign < 0 {
