@@ -56,8 +56,31 @@ func (cp *composer) compose(x, y *list) *list {
 		ey, ecy = y.errBoundsW(w)
 	}
 
+	// Atoms: the largest entries, when they carry much of the 2-norm, are
+	// convolved directly (positive terms: relative rounding error only) and
+	// only the rest by FFT, whose absolute error scales with the norms of
+	// the rest (atoms in one bucket make that error large; see sparse.go).
+	sx := atomsOf(x)
+	sy := sx
+	if y != x {
+		sy = atomsOf(y)
+	}
+	fx, fy := x, y
+	if len(sx.idx) > 0 {
+		fx = x.without(sx)
+	}
+	if y == x {
+		fy = fx
+	} else if len(sy.idx) > 0 {
+		fy = y.without(sy)
+	}
+	var direct directPart
+	if len(sx.idx)+len(sy.idx) > 0 {
+		direct = directConv(x, y, fx, sx, sy)
+	}
+
 	// Relative error of the outputs (Section "error model" in list.go).
-	drel := 3*wrel + 2*unitRoundoff
+	drel := 3*wrel + 2*unitRoundoff + gamma(len(sx.idx)+len(sy.idx)+4)
 	relA := (x.relA + y.relA + x.relA*y.relA + drel) / (1 - drel)
 	relC := (x.relC + y.relC + x.relC*y.relC + drel) / (1 - drel)
 	z.relA, z.relC = relA, relC
@@ -96,10 +119,16 @@ func (cp *composer) compose(x, y *list) *list {
 			fp := cp.plan(N)
 			cp.scratch.buffers(N)
 			s := &cp.scratch
-			nx, mxA, mxC = fill(s.reX, s.imX, x, wm)
-			ny, myA, myC = nx, mxA, mxC
+			nx, _, _ = fill(s.reX, s.imX, fx, wm)
+			ny = nx
 			if y != x {
-				ny, myA, myC = fill(s.reY, s.imY, y, wm)
+				ny, _, _ = fill(s.reY, s.imY, fy, wm)
+			}
+			// Moments of the whole inputs, for the propagated errors.
+			mxA, mxC = x.moment(wm, true), x.moment(wm, false)
+			myA, myC = mxA, mxC
+			if y != x {
+				myA, myC = y.moment(wm, true), y.moment(wm, false)
 			}
 			// Balance the B-sequence against the A-sequence (exact scaling).
 			sC = pow2Balance(math.Sqrt(nx.l2a), math.Sqrt(nx.l2c))
@@ -132,12 +161,12 @@ func (cp *composer) compose(x, y *list) *list {
 				bA := envA * inv * (1 + wrel)
 				if bA < bestA[o] {
 					bestA[o] = bA
-					z.a[o] = math.Max(0, s.reX[t]*invN*inv)
+					z.a[o] = math.Max(0, s.reX[t]*invN*inv+direct.at(direct.a, o))
 				}
 				bC := envC * inv * (1 + wrel)
 				if bC < bestC[o] {
 					bestC[o] = bC
-					z.c[o] = math.Max(0, s.imX[t]*invN*inv*sC2)
+					z.c[o] = math.Max(0, s.imX[t]*invN*inv*sC2+direct.at(direct.c, o))
 				}
 			}
 		} else {

@@ -64,6 +64,7 @@ func TestRenyiBracketsRandomizedResponse(t *testing.T) {
 // randomized response when a small bucket range pushes mass into the
 // corners (whose losses the buckets do not know).
 func TestRenyiWithCornerMass(t *testing.T) {
+	withCorners := 0
 	for _, c := range []struct {
 		p       float64
 		r       int
@@ -75,8 +76,8 @@ func TestRenyiWithCornerMass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Delta(0).Corners.Mass() == 0 {
-			t.Fatalf("%+v: expected corner mass", c)
+		if res.Delta(0).Corners.Mass() > 0 {
+			withCorners++
 		}
 		q := 1 - c.p
 		for _, alpha := range []float64{1.5, 2, 8} {
@@ -86,5 +87,8 @@ func TestRenyiWithCornerMass(t *testing.T) {
 				t.Errorf("%+v alpha=%v: [%v, %v] does not contain %v", c, alpha, lo, hi, ex)
 			}
 		}
+	}
+	if withCorners < 2 {
+		t.Fatalf("only %d cases put mass into the corners", withCorners)
 	}
 }

@@ -335,3 +335,52 @@ func TestRetiltDominates(t *testing.T) {
 		}
 	}
 }
+
+// TestAtomsAndFFTSound composes histograms with more outcomes than are
+// convolved directly, with a few heavy atoms among them, so that the direct
+// part (atoms) and the tilted FFT (the rest) both contribute, and checks
+// the bounds against enumeration of the product (r = 2 and 3).
+func TestAtomsAndFFTSound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 8))
+	for trial := 0; trial < 30; trial++ {
+		k := maxAtoms + 10 + rng.IntN(60)
+		a, b := randomPMF(rng, k), randomPMF(rng, k)
+		// heavy atoms: a few outcomes get most of the mass
+		for h := 0; h < 3; h++ {
+			i := rng.IntN(k)
+			a[i] += 5 * rng.Float64()
+			b[i] += 5 * rng.Float64()
+		}
+		norm := func(p []float64) {
+			s := 0.0
+			for _, v := range p {
+				s += v
+			}
+			for i := range p {
+				p[i] /= s
+			}
+		}
+		norm(a)
+		norm(b)
+		m, err := Histogram(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buckets := 4 * (20 + rng.IntN(400))
+		res, err := ComposeMany(context.Background(), m, []int{2, 3}, Options{Buckets: buckets, Tilts: 1 + rng.IntN(5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a2, b2 := product([][]float64{a, a}, [][]float64{b, b})
+		a3, b3 := product([][]float64{a, a, a}, [][]float64{b, b, b})
+		for ri, pr := range [][2][]float64{{a2, b2}, {a3, b3}} {
+			for _, eps := range []float64{0, 0.01, 0.1, 0.5, 1, 3} {
+				ex := exactDelta(pr[0], pr[1], eps)
+				d := res[ri].Delta(eps)
+				if d.Upper < ex*(1-1e-12)-1e-300 || d.Lower > ex*(1+1e-12)+1e-300 {
+					t.Fatalf("trial %d (k=%d, buckets=%d) r=%d eps=%v: [%g, %g] does not contain %g", trial, k, buckets, ri+2, eps, d.Lower, d.Upper, ex)
+				}
+			}
+		}
+	}
+}
