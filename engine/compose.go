@@ -11,6 +11,7 @@ type composer struct {
 	plans   map[int]*fftPlan
 	weights weightCache
 	scratch convScratch
+	ffts    int // transforms done (diagnostics and tests)
 }
 
 func newComposer(n int) *composer {
@@ -146,6 +147,10 @@ func (cp *composer) compose(x, y *list) *list {
 			}
 			spectralProduct(s, N, y == x)
 			fp.inverse(s.reX, s.imX)
+			cp.ffts += 2
+			if y != x {
+				cp.ffts++
+			}
 			epsFFT = convErrBound(fp.kappa, N, nx, ny) / 1 // per entry, tilted+scaled domain
 			invN := 1 / float64(N)
 			sC2 := 1 / (sC * sC)

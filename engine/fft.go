@@ -119,7 +119,52 @@ func (p *fftPlan) transform(re, im []float64, inverse bool) {
 			re[i+3], im[i+3] = cr-tr, ci-ti
 		}
 	}
-	for size := 8; size <= n; size <<= 1 {
+	size := 8
+	// Two radix-2 stages at a time (sizes s and 2s) over the same four
+	// elements: the same operations in the same order as two separate
+	// stages (bitwise identical results, so Theorem 24.2 applies
+	// unchanged), with half the passes over memory.
+	for ; 2*size <= n; size <<= 2 {
+		h := size >> 1 // half of the first stage
+		tw1Re := p.stRe[h-4 : h-4+h]
+		tw1Im := p.stIm[h-4 : h-4+h]
+		tw2Re := p.stRe[size-4 : size-4+size]
+		tw2Im := p.stIm[size-4 : size-4+size]
+		for start := 0; start < n; start += 2 * size {
+			r0, i0 := re[start:start+h], im[start:start+h]
+			r1, i1 := re[start+h:start+size], im[start+h:start+size]
+			r2, i2 := re[start+size:start+size+h], im[start+size:start+size+h]
+			r3, i3 := re[start+size+h:start+2*size], im[start+size+h:start+2*size]
+			i0, r1, i1, r2, i2, r3, i3 = i0[:len(r0)], r1[:len(r0)], i1[:len(r0)], r2[:len(r0)], i2[:len(r0)], r3[:len(r0)], i3[:len(r0)]
+			for k := range r0 {
+				// first stage (size s): pairs (0,1) and (2,3), twiddle w_s^k
+				wr, wi := tw1Re[k], sign*tw1Im[k]
+				xr, xi := r1[k], i1[k]
+				tr := wr*xr - wi*xi
+				ti := wr*xi + wi*xr
+				a0r, a0i := r0[k]+tr, i0[k]+ti
+				a1r, a1i := r0[k]-tr, i0[k]-ti
+				xr, xi = r3[k], i3[k]
+				tr = wr*xr - wi*xi
+				ti = wr*xi + wi*xr
+				a2r, a2i := r2[k]+tr, i2[k]+ti
+				a3r, a3i := r2[k]-tr, i2[k]-ti
+				// second stage (size 2s): pairs (0,2) with w_2s^k and
+				// (1,3) with w_2s^(k+s/2)
+				wr, wi = tw2Re[k], sign*tw2Im[k]
+				tr = wr*a2r - wi*a2i
+				ti = wr*a2i + wi*a2r
+				r0[k], i0[k] = a0r+tr, a0i+ti
+				r2[k], i2[k] = a0r-tr, a0i-ti
+				wr, wi = tw2Re[k+h], sign*tw2Im[k+h]
+				tr = wr*a3r - wi*a3i
+				ti = wr*a3i + wi*a3r
+				r1[k], i1[k] = a1r+tr, a1i+ti
+				r3[k], i3[k] = a1r-tr, a1i-ti
+			}
+		}
+	}
+	for ; size <= n; size <<= 1 {
 		half := size >> 1
 		twRe := p.stRe[half-4 : half-4+half]
 		twIm := p.stIm[half-4 : half-4+half]
