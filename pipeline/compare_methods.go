@@ -5,50 +5,254 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/pbuckets/pbuckets/compare"
 )
 
-// CompareMethods returns the comparison methods implemented with package
-// compare: kov, advanced (from the tight single-round curve), rdp (classic
-// conversion), cdp (concentrated-DP fit) and exact (closed forms). A method
-// without an input for a mechanism kind skips the job with a note.
-func CompareMethods() Registry {
+// CompareMethods returns CompareMethodsWith(EngineBackend{}).
+func CompareMethods() Registry { return CompareMethodsWith(EngineBackend{}) }
+
+// CompareMethodsWith returns the comparison methods implemented with
+// package compare: kov, advanced, rdp (classic conversion), cdp
+// (concentrated-DP fit) and exact (closed forms). kov and advanced run on
+// every mechanism: they are fed with the tight single-round curve
+// delta0(eps0) where package compare has a closed form, and otherwise with
+// the sound upper bound delta_up(eps0) of the single-round state that
+// backend computes (r = 1, see singleRoundCurve). A method without an
+// input for a mechanism kind skips the job with a note.
+func CompareMethodsWith(backend Backend) Registry {
+	rounds := &singleRoundCache{backend: backend}
 	return Registry{
-		MethodKOV: curveMethod(MethodKOV, func(spec MechanismSpec, r int) (compare.Curve, error) {
-			d0, err := delta0(spec)
+		MethodKOV: curveMethod(func(ctx context.Context, spec MechanismSpec) (curveBuilder, string, error) {
+			d0, grid, source, err := rounds.delta0(ctx, spec)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			return compare.KOV(d0, r, compare.KOVOptions{})
-		}, "KOV optimal composition over the tight single-round curve"),
-		MethodAdvanced: curveMethod(MethodAdvanced, func(spec MechanismSpec, r int) (compare.Curve, error) {
-			d0, err := delta0(spec)
+			return func(r int) (compare.Curve, error) {
+				return compare.KOV(d0, r, compare.KOVOptions{Eps0: grid})
+			}, "KOV optimal composition over " + source, nil
+		}),
+		MethodAdvanced: curveMethod(func(ctx context.Context, spec MechanismSpec) (curveBuilder, string, error) {
+			d0, grid, source, err := rounds.delta0(ctx, spec)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			return compare.Advanced(d0, r, compare.AdvancedOptions{})
-		}, "advanced composition over the tight single-round curve"),
-		MethodRDP: curveMethod(MethodRDP, func(spec MechanismSpec, r int) (compare.Curve, error) {
+			return func(r int) (compare.Curve, error) {
+				return compare.Advanced(d0, r, compare.AdvancedOptions{Eps0: grid})
+			}, "advanced composition over " + source, nil
+		}),
+		MethodRDP: curveMethod(func(_ context.Context, spec MechanismSpec) (curveBuilder, string, error) {
 			renyi, err := renyiCurve(spec)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			return compare.RDP(renyi, r, compare.Classic, compare.RDPOptions{})
-		}, "Renyi DP, classic conversion"),
-		MethodCDP: curveMethod(MethodCDP, func(spec MechanismSpec, r int) (compare.Curve, error) {
+			return func(r int) (compare.Curve, error) {
+				return compare.RDP(renyi, r, compare.Classic, compare.RDPOptions{})
+			}, "Renyi DP, classic conversion", nil
+		}),
+		MethodCDP: curveMethod(func(_ context.Context, spec MechanismSpec) (curveBuilder, string, error) {
 			renyi, err := renyiCurve(spec)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			c, err := compare.CDP(renyi, r, compare.CDPOptions{})
-			if errors.Is(err, compare.ErrNoCDPFit) {
-				return nil, fmt.Errorf("%w: %v", ErrNotApplicable, err)
-			}
-			return c, err
-		}, "concentrated DP fit, classic conversion"),
+			return func(r int) (compare.Curve, error) {
+				c, err := compare.CDP(renyi, r, compare.CDPOptions{})
+				if errors.Is(err, compare.ErrNoCDPFit) {
+					return nil, fmt.Errorf("%w: %v", ErrNotApplicable, err)
+				}
+				return c, err
+			}, "concentrated DP fit, classic conversion", nil
+		}),
 		MethodExact: exactMethod,
 	}
+}
+
+// The single-round curve from the backend is sampled on a geometric eps0
+// grid with ratio eps0Ratio (the default of compare.KOV) starting at
+// minEps0 (as in package compare).
+const (
+	eps0Ratio = 1.02
+	minEps0   = 1e-10
+)
+
+// singleRoundCache computes the single-round curves of kov and advanced
+// once per mechanism (they are jobs of their own, possibly running at the
+// same time). It keeps the sampled curves only, a few KiB each.
+type singleRoundCache struct {
+	backend Backend
+	mu      sync.Mutex
+	entries map[string]*singleRoundEntry
+}
+
+type singleRoundEntry struct {
+	ready      chan struct{}
+	grid, vals []float64
+	info       string
+	err        error
+}
+
+// delta0 returns the single-round curve that feeds kov and advanced, the
+// eps0 grid to use (nil: the method's default grid) and a description of
+// its source. Mechanisms with a closed form in package compare use it; the
+// others use the backend (see singleRoundCurve).
+func (c *singleRoundCache) delta0(ctx context.Context, spec MechanismSpec) (compare.DeltaFunc, []float64, string, error) {
+	d0, err := delta0(spec)
+	if err == nil {
+		return d0, nil, "the closed-form single-round curve (tight)", nil
+	}
+	if !errors.Is(err, ErrNotApplicable) {
+		return nil, nil, "", err
+	}
+	if c.backend == nil {
+		return nil, nil, "", fmt.Errorf("%w: no closed-form single-round curve for kind %s and no backend", ErrNotApplicable, spec.Kind)
+	}
+	return c.fromBackend(ctx, spec)
+}
+
+// fromBackend returns the single-round curve of spec computed with the
+// backend (see singleRoundCurve), its eps0 grid and a description.
+func (c *singleRoundCache) fromBackend(ctx context.Context, spec MechanismSpec) (compare.DeltaFunc, []float64, string, error) {
+	e, err := c.get(ctx, spec)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	grid, vals := e.grid, e.vals
+	lookup := func(eps0 float64) float64 {
+		k, found := slices.BinarySearch(grid, eps0)
+		if !found {
+			// KOV and Advanced ask for grid points only; anything else
+			// gets the trivial bound.
+			return 1
+		}
+		return vals[k]
+	}
+	return lookup, grid, e.info, nil
+}
+
+// get returns the cached entry of spec, computing it if needed. Callers
+// asking for an entry in progress wait for it (or for ctx).
+func (c *singleRoundCache) get(ctx context.Context, spec MechanismSpec) (*singleRoundEntry, error) {
+	mech, err := c.backend.Mechanism(spec)
+	if err != nil {
+		return nil, fmt.Errorf("single-round curve: mechanism: %w", err)
+	}
+	opt := spec.Engine
+	opt.Factor = 0
+	// The mechanism's String describes it completely up to histogram data,
+	// which %v prints exactly (shortest round-trip form).
+	key := fmt.Sprintf("%s|%v|%v|%+v", mech, spec.A, spec.B, opt)
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[string]*singleRoundEntry{}
+	}
+	e, ok := c.entries[key]
+	if !ok {
+		e = &singleRoundEntry{ready: make(chan struct{})}
+		c.entries[key] = e
+	}
+	c.mu.Unlock()
+	if ok {
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.err != nil {
+			return nil, e.err
+		}
+		return e, nil
+	}
+	e.grid, e.vals, e.info, e.err = singleRoundCurve(ctx, c.backend, mech, opt)
+	if e.err != nil {
+		// Do not keep failures (a cancelled context, for one): a later
+		// job computes the curve again.
+		c.mu.Lock()
+		delete(c.entries, key)
+		c.mu.Unlock()
+	}
+	close(e.ready)
+	return e, e.err
+}
+
+// singleRoundCurve computes the state of one observation of the mechanism
+// (r = 1) with the backend and samples its sound upper bound delta_up(eps0)
+// on the grid {0} and minEps0 * eps0Ratio^j up to the largest finite
+// privacy loss L = n ln f of the state, including L itself. Beyond L only
+// the corner mass counts, which delta_up(L) already is (up to error
+// terms), so larger eps0 cannot help. The smallest eps0 where delta_up
+// reaches that floor is added (by bisection). The factor
+// is chosen automatically for r = 1 (the finest list that holds the single
+// round); the other engine options are the mechanism's. Grid points whose
+// delta_up is not below that of a smaller eps0 are dropped: (eps0, delta0)
+// is then implied by a point already on the grid. Every returned pair
+// (eps0, delta0) is a sound single-round guarantee.
+func singleRoundCurve(ctx context.Context, backend Backend, mech Mechanism, opt EngineOptions) (grid, vals []float64, info string, err error) {
+	states, err := backend.ComposeMany(ctx, mech, []int{1}, opt, nil)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("single-round curve: composing r = 1: %w", err)
+	}
+	if len(states) != 1 {
+		return nil, nil, "", fmt.Errorf("single-round curve: backend returned %d states for r = 1", len(states))
+	}
+	st := states[0]
+	sum := st.Summary()
+	maxLoss := float64(sum.Buckets/2) * math.Log(sum.Factor)
+	if !(maxLoss > 0) || math.IsInf(maxLoss, 1) {
+		return nil, nil, "", fmt.Errorf("single-round curve: the state after r = 1 has no usable loss range (%d buckets, factor %v)", sum.Buckets, sum.Factor)
+	}
+	query := func(e float64) (float64, error) {
+		up, _ := st.DeltaBounds(e)
+		if math.IsNaN(up) || up < 0 {
+			return 0, fmt.Errorf("single-round curve: delta_up(%g) = %v after r = 1", e, up)
+		}
+		return math.Min(up, 1), nil
+	}
+	cand := []float64{0}
+	for e := minEps0; e < maxLoss; e *= eps0Ratio {
+		cand = append(cand, e)
+	}
+	cand = append(cand, maxLoss)
+	cvals := make([]float64, len(cand))
+	for i, e := range cand {
+		if cvals[i], err = query(e); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	// The curve reaches its floor (the corner mass, 0 for pure DP) at the
+	// mechanism's largest privacy loss, up to the bucket width. Find that
+	// eps0 by bisection, as package compare does for closed forms, so that
+	// e.g. randomized response gets its own eps0 and not the next point
+	// of the geometric grid.
+	floor := cvals[len(cvals)-1] * (1 + 1e-9)
+	j := slices.IndexFunc(cvals, func(v float64) bool { return v <= floor })
+	if j > 0 {
+		lo, hi, hv := cand[j-1], cand[j], cvals[j]
+		for k := 0; k < 100 && hi-lo > 1e-12*hi; k++ {
+			mid := lo + (hi-lo)/2
+			v, err := query(mid)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			if v <= floor {
+				hi, hv = mid, v
+			} else {
+				lo = mid
+			}
+		}
+		cand = slices.Insert(cand, j, hi)
+		cvals = slices.Insert(cvals, j, hv)
+	}
+	best := math.Inf(1)
+	for i, e := range cand {
+		if v := cvals[i]; v < best {
+			grid, vals, best = append(grid, e), append(vals, v), v
+		}
+	}
+	info = fmt.Sprintf("the single-round delta_up of the buckets (r = 1, %d buckets, ln f = %.4g, %d eps0 points up to %.4g)",
+		sum.Buckets, math.Log(sum.Factor), len(grid), grid[len(grid)-1])
+	return grid, vals, info, nil
 }
 
 // delta0 returns the tight single-round curve of the mechanism, where
@@ -97,16 +301,25 @@ func renyiCurve(spec MechanismSpec) (compare.RenyiFunc, error) {
 	return nil, fmt.Errorf("%w: no closed-form Renyi curve for kind %s", ErrNotApplicable, spec.Kind)
 }
 
-// curveMethod adapts a per-r curve constructor to a MethodFunc. Curves are
-// upper bounds; they have no lower bound (NaN).
-func curveMethod(name string, build func(MechanismSpec, int) (compare.Curve, error), note string) MethodFunc {
+// curveBuilder returns a method's curve after r compositions.
+type curveBuilder func(r int) (compare.Curve, error)
+
+// curveMethod adapts a curve constructor to a MethodFunc: prepare runs once
+// per job (it may compute the single-round input) and returns the per-r
+// builder and the note for runs.parquet. Curves are upper bounds; they have
+// no lower bound (NaN).
+func curveMethod(prepare func(context.Context, MechanismSpec) (curveBuilder, string, error)) MethodFunc {
 	return func(ctx context.Context, job Job) ([]Outcome, error) {
+		build, note, err := prepare(ctx, job.Instance.Spec)
+		if err != nil {
+			return nil, err
+		}
 		out := make([]Outcome, 0, len(job.Compositions))
 		for i, r := range job.Compositions {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			c, err := build(job.Instance.Spec, r)
+			c, err := build(r)
 			if errors.Is(err, ErrNotApplicable) {
 				return nil, err
 			}

@@ -9,14 +9,16 @@ import (
 
 func TestCompareMethodsApplicability(t *testing.T) {
 	reg := CompareMethods()
+	small := EngineOptions{Buckets: 2000, ErrorCorrection: true}
 	specs := map[string]MechanismSpec{
 		"gauss":     {Kind: KindGauss, Params: map[string]float64{"sigma": 5, "sensitivity": 1}},
 		"gaussT":    {Kind: KindGauss, Params: map[string]float64{"sigma": 5, "sensitivity": 1, "truncate": 50}},
 		"laplace":   {Kind: KindLaplace, Params: map[string]float64{"scale": 5, "sensitivity": 1}},
 		"rr":        {Kind: KindRandomizedResponse, Params: map[string]float64{"p": 0.55}},
-		"sgd":       {Kind: KindSGD, Params: map[string]float64{"sigma": 4, "q": 0.01}},
+		"sgd":       {Kind: KindSGD, Params: map[string]float64{"sigma": 4, "q": 0.01}, Engine: small},
 		"epsdelta":  {Kind: KindEpsDelta, Params: map[string]float64{"eps": 0.1, "delta": 1e-6}},
-		"histogram": {Kind: KindHistogram, A: []float64{0.5, 0.5}, B: []float64{0.4, 0.6}},
+		"histogram": {Kind: KindHistogram, A: []float64{0.5, 0.5}, B: []float64{0.4, 0.6}, Engine: small},
+		"dialing":   {Kind: KindVuvuzelaDialing, Noise: NoiseGauss, Params: map[string]float64{"mu": 100, "scale": 20}, Engine: small},
 	}
 	tests := []struct {
 		spec, method string
@@ -26,9 +28,10 @@ func TestCompareMethodsApplicability(t *testing.T) {
 		{"gaussT", MethodExact, false}, {"gaussT", MethodKOV, true}, {"gaussT", MethodRDP, false},
 		{"laplace", MethodKOV, true}, {"laplace", MethodRDP, true},
 		{"rr", MethodExact, true}, {"rr", MethodKOV, true}, {"rr", MethodCDP, true},
-		{"sgd", MethodRDP, true}, {"sgd", MethodKOV, false}, {"sgd", MethodExact, false},
+		{"sgd", MethodRDP, true}, {"sgd", MethodKOV, true}, {"sgd", MethodAdvanced, true}, {"sgd", MethodExact, false},
 		{"epsdelta", MethodKOV, true}, {"epsdelta", MethodRDP, false},
-		{"histogram", MethodKOV, false}, {"histogram", MethodExact, false},
+		{"histogram", MethodKOV, true}, {"histogram", MethodAdvanced, true}, {"histogram", MethodExact, false},
+		{"dialing", MethodKOV, true}, {"dialing", MethodAdvanced, true}, {"dialing", MethodRDP, false},
 	}
 	for _, tc := range tests {
 		in := &Instance{Label: tc.spec, Spec: specs[tc.spec]}
