@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/pbuckets/pbuckets/pipeline"
 )
 
 // parseArgs parses flags that may appear before, between or after the
@@ -27,6 +29,36 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parsePaths parses args with parseArgs and requires at least one
+// positional argument (printing the usage if there is none). When ok is
+// false the command returns status.
+func parsePaths(fs *flag.FlagSet, args []string) (paths []string, status int, ok bool) {
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, usageStatus(err), false
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return nil, exitUsage, false
+	}
+	return paths, exitOK, true
+}
+
+// parseMemory parses the value of a --memory flag: "" means the default
+// (0), anything else a size such as 8GiB. It reports a bad value to stderr;
+// the command then returns exitUsage.
+func parseMemory(value string, stderr io.Writer) (int64, bool) {
+	if value == "" {
+		return 0, true
+	}
+	n, err := pipeline.ParseBytes(value)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: --memory: %v\n", err)
+		return 0, false
+	}
+	return n, true
 }
 
 // newFlagSet returns a FlagSet that reports errors to stderr without

@@ -98,12 +98,20 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--shard", "0/2", example},
 		{"run", "--jobs", "0", example},
 		{"run", "--memory", "lots", example},
+		{"validate", "--memory", "lots", example},
+		{"validate"}, {"show"}, {"plot"},
+		{"plot", "--no-such-flag", example},
 		{"show", "--format", "xml", "x.parquet"},
 		{"run", "--no-such-flag", example},
 	}
 	for _, args := range tests {
 		if code, _, _ := runCmd(t, args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	for _, cmd := range []string{"run", "show", "validate", "plot"} {
+		if code, _, stderr := runCmd(t, cmd, "--help"); code != exitOK || !strings.Contains(stderr, "Usage: pbuckets "+cmd) {
+			t.Errorf("%s --help: exit %d, stderr %q", cmd, code, stderr)
 		}
 	}
 	if code, _, _ := runCmd(t, "show", "missing.parquet"); code != exitFailed {

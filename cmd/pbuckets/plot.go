@@ -13,19 +13,15 @@ func cmdPlot(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "results", "results folder of `pbuckets run`; images go to DIR/<name>/<figure id>.{png,svg,pdf}")
 	only := fs.String("figure", "", "draw only the figure with this id")
 	quiet := fs.Bool("quiet", false, "do not list the files written")
-	paths, err := parseArgs(fs, args)
-	if err != nil {
-		return usageStatus(err)
-	}
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitUsage
+	paths, status, ok := parsePaths(fs, args)
+	if !ok {
+		return status
 	}
 	manifests, ok := loadManifests(paths, stderr)
 	if !ok {
 		return exitUsage
 	}
-	status := exitOK
+	status = exitOK
 	for _, m := range manifests {
 		if len(m.Figures) == 0 {
 			fmt.Fprintf(stderr, "warning: manifest %s declares no [[figure]]\n", m.File)

@@ -19,13 +19,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "run only part I of N of the task list (1 <= I <= N), e.g. $SLURM_ARRAY_TASK_ID/10")
 	memory := fs.String("memory", "", "memory budget shared by running jobs, e.g. 8GiB (default: the machine's available memory)")
 	quiet := fs.Bool("quiet", false, "no progress display and no summary")
-	paths, err := parseArgs(fs, args)
-	if err != nil {
-		return usageStatus(err)
-	}
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitUsage
+	paths, status, ok := parsePaths(fs, args)
+	if !ok {
+		return status
 	}
 	if *jobs < 1 {
 		fmt.Fprintf(stderr, "error: --jobs must be at least 1, got %d\n", *jobs)
@@ -40,16 +36,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		Log:     stderr,
 	}
 	if *shard != "" {
+		var err error
 		if rn.Shard, err = pipeline.ParseShard(*shard); err != nil {
 			fmt.Fprintf(stderr, "error: --shard: %v\n", err)
 			return exitUsage
 		}
 	}
-	if *memory != "" {
-		if rn.MemoryBudget, err = pipeline.ParseBytes(*memory); err != nil {
-			fmt.Fprintf(stderr, "error: --memory: %v\n", err)
-			return exitUsage
-		}
+	if rn.MemoryBudget, ok = parseMemory(*memory, stderr); !ok {
+		return exitUsage
 	}
 	manifests, ok := loadManifests(paths, stderr)
 	if !ok {

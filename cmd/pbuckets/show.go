@@ -15,13 +15,9 @@ import (
 func cmdShow(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("show", "[--format csv|json|table] FILE.parquet...", stderr)
 	format := fs.String("format", "table", "output format: csv, json or table")
-	paths, err := parseArgs(fs, args)
-	if err != nil {
-		return usageStatus(err)
-	}
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitUsage
+	paths, status, ok := parsePaths(fs, args)
+	if !ok {
+		return status
 	}
 	if *format != "csv" && *format != "json" && *format != "table" {
 		fmt.Fprintf(stderr, "error: --format must be csv, json or table, got %q\n", *format)
@@ -40,6 +36,7 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		}
 		frames = append(frames, f)
 	}
+	var err error
 	switch *format {
 	case "csv":
 		err = writeCSV(stdout, frames)

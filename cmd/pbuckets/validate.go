@@ -10,20 +10,13 @@ import (
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", "[--memory SIZE] MANIFEST...", stderr)
 	memory := fs.String("memory", "", "memory budget, e.g. 8GiB (default: the machine's available memory)")
-	paths, err := parseArgs(fs, args)
-	if err != nil {
-		return usageStatus(err)
-	}
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitUsage
+	paths, status, ok := parsePaths(fs, args)
+	if !ok {
+		return status
 	}
 	rn := &pipeline.Runner{Backend: pipeline.EngineBackend{}}
-	if *memory != "" {
-		if rn.MemoryBudget, err = pipeline.ParseBytes(*memory); err != nil {
-			fmt.Fprintf(stderr, "error: --memory: %v\n", err)
-			return exitUsage
-		}
+	if rn.MemoryBudget, ok = parseMemory(*memory, stderr); !ok {
+		return exitUsage
 	}
 	manifests, ok := loadManifests(paths, stderr)
 	inputErrs, memErrs := rn.Check(manifests)
