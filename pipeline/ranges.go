@@ -9,43 +9,59 @@ import (
 // maxGrid bounds the number of values a grid may expand to.
 const maxGrid = 100000
 
+// expandGrid expands v, a single item or a non-empty array of items, with
+// item, which returns the values of one item (a number or a range table).
+// An array may expand to at most maxGrid values.
+func expandGrid[T any](v any, item func(any) ([]T, error)) ([]T, error) {
+	x, isList := v.([]any)
+	if !isList {
+		return item(v)
+	}
+	if len(x) == 0 {
+		return nil, fmt.Errorf("must not be empty")
+	}
+	var out []T
+	for i, it := range x {
+		vals, err := item(it)
+		if err != nil {
+			return nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		out = append(out, vals...)
+		if len(out) > maxGrid {
+			return nil, fmt.Errorf("expands to more than %d values", maxGrid)
+		}
+	}
+	return out, nil
+}
+
+// rangeScale returns the scale of a range table ("linear" if absent).
+func rangeScale(t map[string]any) (string, error) {
+	s, ok := t["scale"]
+	if !ok {
+		return "linear", nil
+	}
+	scale, ok := s.(string)
+	if !ok {
+		return "", fmt.Errorf("range scale must be a string")
+	}
+	return scale, nil
+}
+
 // floatGrid expands a number, an array of numbers and range tables, or a
 // single range table {from, to, num, scale = "linear" | "log"}.
 func floatGrid(v any) ([]float64, error) {
-	var out []float64
-	add := func(item any) error {
+	out, err := expandGrid(v, func(item any) ([]float64, error) {
 		if f, ok := asFloat(item); ok {
-			out = append(out, f)
-			return nil
+			return []float64{f}, nil
 		}
 		t, ok := item.(map[string]any)
 		if !ok {
-			return fmt.Errorf("expected a number or a range table {from, to, num, scale}, got %s", typeName(item))
+			return nil, fmt.Errorf("expected a number or a range table {from, to, num, scale}, got %s", typeName(item))
 		}
-		vals, err := floatRange(t)
-		if err != nil {
-			return err
-		}
-		out = append(out, vals...)
-		return nil
-	}
-	switch x := v.(type) {
-	case []any:
-		if len(x) == 0 {
-			return nil, fmt.Errorf("must not be empty")
-		}
-		for i, item := range x {
-			if err := add(item); err != nil {
-				return nil, fmt.Errorf("element %d: %w", i, err)
-			}
-			if len(out) > maxGrid {
-				return nil, fmt.Errorf("expands to more than %d values", maxGrid)
-			}
-		}
-	default:
-		if err := add(x); err != nil {
-			return nil, err
-		}
+		return floatRange(t)
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, f := range out {
 		if !finite(f) {
@@ -71,11 +87,9 @@ func floatRange(t map[string]any) ([]float64, error) {
 	if num < 1 || num > maxGrid {
 		return nil, fmt.Errorf("range num must be in [1, %d], got %d", maxGrid, num)
 	}
-	scale := "linear"
-	if s, ok := t["scale"]; ok {
-		if scale, ok = s.(string); !ok {
-			return nil, fmt.Errorf("range scale must be a string")
-		}
+	scale, err := rangeScale(t)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]float64, num)
 	switch scale {
@@ -112,39 +126,17 @@ func lerp(a, b float64, i, n int) float64 {
 // range tables, or a single range table {from, to, scale = "linear" |
 // "log2" | "log", step, num}. The result is sorted and free of duplicates.
 func intGrid(v any) ([]int, error) {
-	var out []int
-	add := func(item any) error {
+	out, err := expandGrid(v, func(item any) ([]int, error) {
 		switch x := item.(type) {
 		case int64:
-			out = append(out, int(x))
-			return nil
+			return []int{int(x)}, nil
 		case map[string]any:
-			vals, err := intRange(x)
-			if err != nil {
-				return err
-			}
-			out = append(out, vals...)
-			return nil
+			return intRange(x)
 		}
-		return fmt.Errorf("expected an integer or a range table {from, to, scale}, got %s", typeName(item))
-	}
-	switch x := v.(type) {
-	case []any:
-		if len(x) == 0 {
-			return nil, fmt.Errorf("must not be empty")
-		}
-		for i, item := range x {
-			if err := add(item); err != nil {
-				return nil, fmt.Errorf("element %d: %w", i, err)
-			}
-			if len(out) > maxGrid {
-				return nil, fmt.Errorf("expands to more than %d values", maxGrid)
-			}
-		}
-	default:
-		if err := add(x); err != nil {
-			return nil, err
-		}
+		return nil, fmt.Errorf("expected an integer or a range table {from, to, scale}, got %s", typeName(item))
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range out {
 		if r < 1 {
@@ -179,11 +171,9 @@ func intRange(t map[string]any) ([]int, error) {
 	if to > 1<<40 {
 		return nil, fmt.Errorf("numbers of compositions must be at most 2^40, got %d", to)
 	}
-	scale := "linear"
-	if s, ok := t["scale"]; ok {
-		if scale, ok = s.(string); !ok {
-			return nil, fmt.Errorf("range scale must be a string")
-		}
+	scale, err := rangeScale(t)
+	if err != nil {
+		return nil, err
 	}
 	var out []int
 	switch scale {
