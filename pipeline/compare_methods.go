@@ -160,6 +160,10 @@ func (c *singleRoundCache) get(ctx context.Context, spec MechanismSpec) (*single
 			return nil, ctx.Err()
 		}
 		if e.err != nil {
+			if isContextErr(e.err) && ctx.Err() == nil {
+				// The job computing it was cancelled, this one was not.
+				return c.get(ctx, spec)
+			}
 			return nil, e.err
 		}
 		return e, nil
@@ -174,6 +178,10 @@ func (c *singleRoundCache) get(ctx context.Context, spec MechanismSpec) (*single
 	}
 	close(e.ready)
 	return e, e.err
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // singleRoundCurve computes the state of one observation of the mechanism

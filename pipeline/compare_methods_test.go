@@ -3,7 +3,9 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -88,5 +90,45 @@ func TestBucketsBracketExact(t *testing.T) {
 		if !(b.Lower <= e+1e-9 && e <= b.Upper+1e-9) {
 			t.Errorf("r=%d: exact eps %v outside [%v, %v]", got[i].R, e, b.Lower, b.Upper)
 		}
+	}
+}
+
+// TestSingleRoundCacheShared: kov and advanced of one mechanism without a
+// closed form share one r = 1 computation of the backend, also when they
+// run at the same time; a failed computation is not cached.
+func TestSingleRoundCacheShared(t *testing.T) {
+	fb := &fakeBackend{}
+	reg := CompareMethodsWith(fb)
+	spec := MechanismSpec{Kind: KindSGD, Params: map[string]float64{"sigma": 4, "q": 0.01}, Engine: EngineOptions{Buckets: 200, Factor: 1.5}}
+	job := Job{Instance: &Instance{Label: "sgd", Spec: spec}, Compositions: []int{1, 4}, Eps: []float64{0.1}, Delta: []float64{1e-3}}
+	errs := make(chan error, 2)
+	for _, m := range []string{MethodKOV, MethodAdvanced} {
+		go func() {
+			outs, err := reg[m](context.Background(), job)
+			if err == nil && (len(outs) != 2 || outs[0].Err != nil || !(outs[1].Delta[0].Upper > 0)) {
+				err = fmt.Errorf("%s: outcomes %+v", m, outs)
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fb.calls != 1 || len(fb.composed) != 1 || fb.composed[0] != 1 {
+		t.Errorf("backend composed %v in %d calls, want r = 1 once", fb.composed, fb.calls)
+	}
+	// The fake blows up for sigma = 13: the error fails the job (it is not
+	// "not applicable") and is tried again by the next job.
+	spec.Params = map[string]float64{"sigma": 13, "q": 0.01}
+	job.Instance = &Instance{Label: "bad", Spec: spec}
+	for i := 0; i < 2; i++ {
+		if _, err := reg[MethodKOV](context.Background(), job); err == nil || errors.Is(err, ErrNotApplicable) || !strings.Contains(err.Error(), "blew up") {
+			t.Errorf("failing backend: error %v", err)
+		}
+	}
+	if fb.calls != 3 {
+		t.Errorf("%d backend calls, want 3 (failures are not cached)", fb.calls)
 	}
 }
