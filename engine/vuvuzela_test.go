@@ -189,3 +189,53 @@ func directSum2(a, b []float64) (a2, b2 []float64) {
 	}
 	return a2, b2
 }
+
+// TestVuvuzelaRandomParameters checks both Vuvuzela pairs over random
+// parameters (including clamping at 0 and scales far below 1) against
+// enumeration of their exact PMFs at r = 1 and 2, and that no mass is lost.
+func TestVuvuzelaRandomParameters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(99, 3))
+	for trial := 0; trial < 24; trial++ {
+		noise := Noise(rng.IntN(2))
+		mu := 40 * rng.Float64()
+		if rng.IntN(4) == 0 {
+			mu = 0
+		}
+		scale := math.Exp(-3 + 6*rng.Float64()) // 0.05 .. 20
+		conv := rng.IntN(2) == 0
+		var m Mechanism
+		var err error
+		if conv {
+			m, err = VuvuzelaConversation(noise, mu, scale)
+		} else {
+			m, err = VuvuzelaDialing(noise, mu, scale)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		K := int(mu + 60*scale + 10)
+		var a, b []float64
+		if conv {
+			a = directSum(directCount(noise, mu, scale, K), directCount(noise, mu/2, scale/2, K))
+			b = directSum(directCount(noise, mu+2, scale, K), directCount(noise, mu/2+1, scale/2, K))
+		} else {
+			a, b = directCount(noise, mu, scale, K), directCount(noise, mu+2, scale, K)
+		}
+		res, err := ComposeMany(context.Background(), m, []int{1, 2}, Options{Buckets: 4 * (50 + rng.IntN(2000))})
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		a2, b2 := directSum2(a, b)
+		for ri, pair := range [][2][]float64{{a, b}, {a2, b2}} {
+			for _, eps := range []float64{0, 0.01, 0.1, 0.5, 1, 2, 4} {
+				ex := exactDelta(pair[0], pair[1], eps)
+				d := res[ri].Delta(eps)
+				// The enumerated PMFs stop at K (tails below ~1e-26 are
+				// missing from ex), hence the small absolute slack.
+				if d.Upper < ex*(1-1e-12)-1e-25 || d.Lower > ex*(1+1e-12)+1e-25 {
+					t.Fatalf("trial %d (%v conv=%v mu=%v scale=%v) r=%d eps=%v: [%v, %v] does not contain %v", trial, noise, conv, mu, scale, ri+1, eps, d.Lower, d.Upper, ex)
+				}
+			}
+		}
+	}
+}
