@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/pbuckets/pbuckets/plots"
 )
@@ -73,11 +74,56 @@ func deltaAtMost(fig, mech, method string, r int, eEps float64) (float64, float6
 
 func p(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
+// verdict says whether e^eps <= 2 at delta = 1e-4 is established by the
+// bracket [lo, up] of e^eps: "yes" when the upper bound meets it, "no" when
+// the lower bound exceeds 2, "undecided" when the bracket straddles 2, and
+// "unknown" when a bound is missing.
+func verdict(up, lo float64) string {
+	switch {
+	case math.IsNaN(up) || math.IsNaN(lo):
+		return "unknown (bound missing)"
+	case up <= 2:
+		return "yes"
+	case lo > 2:
+		return "no (proved by the lower bound)"
+	default:
+		return "undecided (the bracket straddles 2)"
+	}
+}
+
+// tightTo returns the smallest delta_up reached, scanning the delta grid of
+// one curve by increasing e^eps, before the bracket first gets wider than
+// ratio (delta_up > ratio * delta_low, or delta_low = 0), and the e^eps there.
+func tightTo(fig, mech string, r int, ratio float64) (delta, eEps float64) {
+	type pt struct{ e, up, lo float64 }
+	var pts []pt
+	for _, row := range load(fig).Delta {
+		if row.Mechanism == mech && row.Method == "buckets" && row.R == r {
+			pts = append(pts, pt{math.Exp(row.At), row.Upper, row.Lower})
+		}
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].e < pts[j].e })
+	delta, eEps = math.NaN(), math.NaN()
+	for _, q := range pts {
+		if !(q.lo > 0) || q.up > ratio*q.lo {
+			break
+		}
+		delta, eEps = q.up, q.e
+	}
+	return delta, eEps
+}
+
 func main() {
 	flag.Parse()
 	p("## Measured numbers (go run ./scripts/claims)\n")
 
-	p("### Figure 2")
+	p("### Figure 1 (truncated Gauss, r = 1)")
+	{
+		u, l := eps("fig-1", "gauss", "buckets", 1, 1e-4)
+		p("- delta = 1e-4: eps in [%.7f, %.7f]", math.Log(l), math.Log(u))
+	}
+
+	p("\n### Figure 2")
 	for _, r := range []int{1, 8, 64, 512} {
 		gu, gl := eps("fig-2", "gauss", "buckets", r, 1e-4)
 		mu, ml := eps("fig-2", "m", "buckets", r, 1e-4)
@@ -176,18 +222,17 @@ func main() {
 			u, l := eps(fig, m, "buckets", r, 1e-4)
 			du, dl := delta(fig, m, "buckets", r, 2.0)
 			at, atE := deltaAtMost(fig, m, "buckets", r, pe)
-			meets := "no"
-			if u <= 2 {
-				meets = "yes"
-			} else if l > 2 {
-				meets = "no (proved by the lower bound)"
-			}
+			meets := verdict(u, l)
 			p("  - %s: e^eps at delta = 1e-4 in [%.4f, %.4f]; delta at e^eps = 2 in [%.3g, %.3g]; meets e^eps <= 2, delta <= 1e-4: %s; delta_up at e^eps = %.3f (grid point <= the original's %.4f): %.3g (%.2g orders below 1e-4)", m, l, u, dl, du, meets, atE, pe, at, math.Log10(1e-4/at))
 		}
 	}
 	p("\n### Figure 16 (dialing)")
 	vuvuzela("fig-16", 1024, 1024, "orig8k", "gs1600", "lp8k", "gs8k")
 	vuvuzela("fig-16", 8192, 8192, "orig20k", "gs4k", "lp20k", "gs20k")
+	for _, m := range []string{"gs4k", "lp20k", "gs20k"} {
+		d, e := tightTo("fig-16", m, 8192, 1.1)
+		p("  - %s, r = 8192: bracket within 10%% (upper <= 1.1 lower) from e^eps = 1 down to delta_up %.3g (e^eps = %.2f)", m, d, e)
+	}
 	p("\n### Figure 21 (dialing, reduced Laplace)")
 	vuvuzela("fig-21", 1024, 1024, "orig8k", "lp4k", "lp8k", "gs8k")
 	vuvuzela("fig-21", 8192, 8192, "orig20k", "lp10k", "lp20k", "gs20k")
@@ -197,6 +242,19 @@ func main() {
 	p("\n### Figure 19 (conversation)")
 	vuvuzela("fig-19", 65536, 131072, "orig150k", "gs15k", "lp150k", "gs150k", "gs45k")
 	vuvuzela("fig-19", 524288, 1048576, "orig450k", "gs45k", "lp450k", "gs450k", "gs15k")
+	p("\n### Figure 19 check: continuous Gaussian model (method exact, delta = 1e-4)")
+	for _, c := range []struct {
+		mech, what string
+		r          int
+	}{
+		{"new1-notes", "GS-new1, pair noise sigma/2, 65,536 rounds", 131072},
+		{"new2-notes", "GS-new2, pair noise sigma/2, 524,288 rounds", 1048576},
+		{"new2-pairs-sigma", "GS-new2, pair noise sigma, 524,288 rounds", 524288},
+	} {
+		u, _ := eps("fig-19-continuous", c.mech, "exact", c.r, 1e-4)
+		p("- %s (%d observations): e^eps = %.4f", c.what, c.r, u)
+	}
+
 	p("\n### Figure 20 (conversation, reduced Laplace)")
 	vuvuzela("fig-20", 65536, 131072, "orig150k", "lp37k", "lp150k", "gs150k")
 	vuvuzela("fig-20", 524288, 1048576, "orig450k", "lp112k", "lp450k", "gs450k")
