@@ -159,11 +159,11 @@ func main() {
 	for _, e := range []float64{1.1, 2.0, 5.0, 10.0, 20.0} {
 		var vals []any
 		var at float64
-		for _, m := range []string{"buckets", "rdp", "cdp"} {
+		for _, m := range []string{"buckets", "kov", "rdp", "cdp"} {
 			u, atE := deltaAtMost("fig-12", "sgd", m, 65536, e)
 			vals, at = append(vals, u), atE
 		}
-		p("- sgd, e^eps = %.4g (grid point): delta upper buckets %.4g, RDP %.4g, CDP %.4g", append([]any{at}, vals...)...)
+		p("- sgd, e^eps = %.4g (grid point): delta upper buckets %.4g, KOV %.4g, RDP %.4g, CDP %.4g", append([]any{at}, vals...)...)
 	}
 
 	p("\n### Figure 13 (Gauss sigma = 200*sqrt 2)")
