@@ -606,7 +606,7 @@ func (sr *searchRun) finish(res *SearchResult, complete bool) {
 	}
 }
 
-// probeJSON renders parameters as JSON with sorted keys.
+// paramsJSON renders parameters as JSON with sorted keys.
 func paramsJSON(params map[string]float64) string {
 	b, err := json.Marshal(params)
 	if err != nil {
