@@ -190,6 +190,7 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 	lastTau := [2]float64{0, 0} // right, left
 	reach := [2]float64{0.8, 0.8}
 	prevFront := [2]int{-1, -1}
+	lastSide := -1
 	for s.tilts < sumMaxTilts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -226,7 +227,8 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 			}
 		}
 		for sd := 0; sd < 2; sd++ {
-			if front[sd] >= 0 && front[sd] == prevFront[sd] {
+			// Only the side tilted last can have failed to move.
+			if sd == lastSide && front[sd] >= 0 && front[sd] == prevFront[sd] {
 				// The last tilt on this side did not move the frontier:
 				// aim closer (reach 0 centres the tilt on the frontier).
 				switch {
@@ -249,6 +251,7 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 			break
 		}
 		prevFront[side] = front[side]
+		lastSide = side
 		// Slope of ln z over the resolved entries next to the frontier.
 		f := front[side]
 		in, out := f-1, f-1-16 // right side: inside is left of the frontier
