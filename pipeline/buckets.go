@@ -37,13 +37,20 @@ func (b *bucketsMethod) run(ctx context.Context, job Job) ([]Outcome, error) {
 	rs := job.Compositions
 	basis := 0
 	if opt.Factor == 0 {
+		// The automatic factor depends on the largest r: take the largest
+		// of the whole query, so that every shard of a manifest computes
+		// the same states (and the same table) as the unsplit run.
 		basis = slices.Max(rs)
+		if job.Manifest != nil && len(job.Manifest.Query.Compositions) > 0 {
+			basis = max(basis, slices.Max(job.Manifest.Query.Compositions))
+		}
 	}
+	version := backendVersion(b.backend)
 	states := make([]State, len(rs))
 	cached := make([]bool, len(rs))
 	var missing []int
 	for i, r := range rs {
-		data, ok := b.cache.load(stateKey(mech, spec, opt, r, basis))
+		data, ok := b.cache.load(stateKey(version, mech, spec, opt, r, basis))
 		if ok {
 			if st, err := b.backend.DecodeState(data); err == nil {
 				states[i], cached[i] = st, true
@@ -75,7 +82,7 @@ func (b *bucketsMethod) run(ctx context.Context, job Job) ([]Outcome, error) {
 		for i, r := range compute {
 			byR[r] = got[i]
 			if data, err := got[i].MarshalBinary(); err == nil {
-				if err := b.cache.store(stateKey(mech, spec, opt, r, basis), data); err != nil {
+				if err := b.cache.store(stateKey(version, mech, spec, opt, r, basis), data); err != nil {
 					return nil, fmt.Errorf("caching state: %w", err)
 				}
 			}

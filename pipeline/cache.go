@@ -20,12 +20,25 @@ type stateCache struct {
 }
 
 // stateKey returns the cache key of the state after r compositions of
-// mech with options opt. basis is the largest r of the ComposeMany call
-// when the factor is automatic (the engine picks the factor for it), else 0.
-func stateKey(mech Mechanism, spec MechanismSpec, opt EngineOptions, r, basis int) string {
+// mech with options opt, computed by a backend of the given version (see
+// backendVersion). basis is the largest r of the ComposeMany call when the
+// factor is automatic (the engine picks the factor for it), else 0.
+func stateKey(version string, mech Mechanism, spec MechanismSpec, opt EngineOptions, r, basis int) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nmechanism=%s\ndata=%s\nengine=%+v\nr=%d\nbasis=%d\n", cacheFormat, mech.String(), spec.DataHash, opt, r, basis)
+	fmt.Fprintf(h, "%s\nbackend=%s\nmechanism=%s\ndata=%s\nengine=%+v\nr=%d\nbasis=%d\n", cacheFormat, version, mech.String(), spec.DataHash, opt, r, basis)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// versioned is implemented by backends whose results depend on their
+// build (EngineBackend): states cached by another build are not reused.
+type versioned interface{ Version() string }
+
+// backendVersion returns b's version, or "" for backends without one.
+func backendVersion(b Backend) string {
+	if v, ok := b.(versioned); ok {
+		return v.Version()
+	}
+	return ""
 }
 
 func (c stateCache) path(key string) string {

@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pbuckets/pbuckets/engine"
 )
 
 func loadTestManifest(t *testing.T, dir, name, content string) *Manifest {
@@ -362,5 +365,41 @@ func TestRunCancelKeepsFinished(t *testing.T) {
 	delta := readFrame(t, filepath.Join(dir, "out", "iso", "delta.parquet"))
 	if delta.Rows() != 2 {
 		t.Errorf("finished rows not kept: %d", delta.Rows())
+	}
+}
+
+// TestShardsComposeWithTheManifestBasis checks that with the automatic
+// factor every shard composes up to the manifest's largest r (the factor
+// depends on it), so shards compute the states of the unsplit run.
+func TestShardsComposeWithTheManifestBasis(t *testing.T) {
+	dir := t.TempDir()
+	m := loadTestManifest(t, dir, "m.toml", validManifest)
+	want := slices.Max(m.Query.Compositions)
+	const n = 5
+	for i := 1; i <= n; i++ {
+		fb := &fakeBackend{}
+		if _, err := (&Runner{Backend: fb, Out: filepath.Join(dir, "out"), Shard: Shard{Index: i, Count: n}}).Run(context.Background(), []*Manifest{m}); err != nil {
+			t.Fatal(err)
+		}
+		if len(fb.composed) > 0 && slices.Max(fb.composed) != want {
+			t.Errorf("shard %d/%d composed up to r=%d, want the manifest's largest r=%d", i, n, slices.Max(fb.composed), want)
+		}
+	}
+}
+
+// TestStateKeyIncludesBackendVersion checks that states cached by another
+// build of the engine are not reused.
+func TestStateKeyIncludesBackendVersion(t *testing.T) {
+	mech := fakeMech{desc: "x"}
+	a := stateKey("engine-a", mech, MechanismSpec{}, EngineOptions{}, 4, 4)
+	b := stateKey("engine-b", mech, MechanismSpec{}, EngineOptions{}, 4, 4)
+	if a == b {
+		t.Fatal("stateKey ignores the backend version")
+	}
+	if v := backendVersion(EngineBackend{}); !strings.HasPrefix(v, engine.Version+"/") || len(v) <= len(engine.Version)+1 {
+		t.Errorf("EngineBackend version %q: want %s/<build>", v, engine.Version)
+	}
+	if v := backendVersion(&fakeBackend{}); v != "" {
+		t.Errorf("fake backend version %q, want empty", v)
 	}
 }

@@ -309,7 +309,7 @@ func (s *Searcher) probe(ctx context.Context, spec SearchSpec, t float64, order 
 	if opt.Factor == 0 {
 		basis = spec.R
 	}
-	skey := stateKey(mech, ms, opt, spec.R, basis)
+	skey := stateKey(backendVersion(s.Backend), mech, ms, opt, spec.R, basis)
 	var st State
 	if data, ok := disk.load(skey); ok {
 		if decoded, err := s.Backend.DecodeState(data); err == nil {
