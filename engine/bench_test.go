@@ -99,3 +99,28 @@ func itoa(v int) string {
 	}
 	return string(s)
 }
+
+// BenchmarkEpsQueries measures EpsUpper and EpsLower at delta = 1e-5 on a
+// composed DP-SGD state (100,000 buckets, r = 2^12), the queries of a
+// sweep; "direct" evaluates delta without the precomputed table.
+func BenchmarkEpsQueries(b *testing.B) {
+	m, _ := SGD(4, 0.01)
+	res, err := Compose(context.Background(), m, 1<<12, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("table", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			res.EpsUpper(1e-5)
+			res.EpsLower(1e-5)
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		up := func(e float64) float64 { return res.l.delta(e, res.b, res.ec, nil).Upper }
+		lo := func(e float64) float64 { return res.l.delta(e, res.b, res.ec, nil).Lower }
+		for i := 0; i < b.N; i++ {
+			res.invert(1e-5, up)
+			res.invertLow(1e-5, lo)
+		}
+	})
+}

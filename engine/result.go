@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"sync"
 )
 
 // Result holds a composed bucket list and answers privacy queries about it.
@@ -11,6 +12,9 @@ type Result struct {
 	b    bounds
 	ec   bool
 	info Info
+
+	tableOnce sync.Once
+	table     *deltaTable // built on the first query
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
@@ -117,5 +121,6 @@ func (r *Result) Delta(eps float64) DeltaBound {
 	if eps < 0 {
 		eps = 0
 	}
-	return r.l.delta(eps, r.b, r.ec)
+	r.tableOnce.Do(func() { r.table = r.l.deltaTable(r.b) })
+	return r.l.delta(eps, r.b, r.ec, r.table)
 }
