@@ -153,13 +153,14 @@ func EstimateMemory(opt Options) int64 {
 	}
 	n := int64(o.Buckets / 2)
 	N := int64(nextPow2(int(3 * n)))
-	lists := int64(44)                    // up to 40 stored powers plus working lists
-	perList := 2 * 2 * n * 8              // a and c
-	errs := 4 * 2 * n * 8                 // error bound arrays of two operands
-	fft := 4 * N * 8                      // scratch
-	tw := N*8 + N*4                       // twiddles and bit reversal
-	wts := 2 * int64(o.Tilts) * 2 * n * 8 // weight cache
-	return lists*perList + errs + fft + tw + wts + 1<<20
+	lists := int64(44)                      // up to 40 stored powers plus working lists
+	perList := 2 * 2 * n * 8                // a and c
+	errs := 4 * 2 * n * 8                   // error bound arrays of two operands
+	fft := 4 * N * 8                        // scratch
+	tw := N*8 + N*4 + N*16                  // twiddles, bit reversal, stage twiddles
+	wts := 4 * int64(o.Tilts+2) * 2 * n * 8 // weight cache (tilts per level, 4 entries)
+	table := 10 * 2 * n * 8                 // bounds and delta table of a queried Result
+	return lists*perList + errs + fft + tw + wts + table + 1<<20
 }
 
 // resultWire is the serialised form of a Result.
