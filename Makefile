@@ -1,7 +1,7 @@
 # Build and test pbuckets. See README.md.
 GO ?= go
 
-.PHONY: all build test example fuzz clean figures bench regress golden synthetic-data reproduction-images
+.PHONY: all build test example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
 
 all: build
 
@@ -62,6 +62,22 @@ reproduction-images: figures
 	mkdir -p docs/figures
 	for n in $(FIGURES); do for f in results/fig-$$n/*.png; do [ -e $$f ] && cp $$f docs/figures/fig-$$n-$$(basename $$f); done; done; true
 	cp results/fig-17/table.md docs/figures/fig-17-table.md
+
+# ------------------------------------------------------ case studies (issue 6)
+# make searches: the Vuvuzela noise searches of experiments/SEARCH.md (least
+# noise meeting e^eps <= 2, delta <= 1e-4; minutes) and the originals.
+# make sgd-sweep: the DP-SGD sigma x q sweep with its heat maps (about 6
+# minutes on 2 cores; SWEEP=experiments/sgd-sweep-small.toml for a quick one).
+SEARCHES := $(wildcard experiments/search-vuvuzela-*.toml)
+SWEEP ?= experiments/sgd-sweep.toml
+
+searches: $(BIN)
+	$(BIN) search --jobs $(JOBS) --out results $(SEARCHES)
+	$(BIN) run --quiet --jobs $(JOBS) --out results $(SEARCHES)
+
+sgd-sweep: $(BIN)
+	$(BIN) run --jobs $(JOBS) --out results $(SWEEP)
+	$(BIN) plot --quiet --out results $(SWEEP)
 
 # Regenerates the SYNTHETIC CoverUp stand-in histogram (deterministic).
 synthetic-data:
