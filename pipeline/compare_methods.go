@@ -20,13 +20,17 @@ func CompareMethods() Registry { return CompareMethodsWith(EngineBackend{}) }
 // every mechanism: they are fed with the tight single-round curve
 // delta0(eps0) where package compare has a closed form, and otherwise with
 // the sound upper bound delta_up(eps0) of the single-round state that
-// backend computes (r = 1, see singleRoundCurve). A method without an
-// input for a mechanism kind skips the job with a note.
+// backend computes (r = 1, see singleRoundCurve). rdp and cdp are fed
+// likewise with the closed-form single-round Renyi curve where one exists,
+// and otherwise with the sound upper bound on D_alpha of the backend's
+// single-round state (see singleRoundRenyi); where that bound is +Inf they
+// do not apply. A method without an input for a mechanism kind skips the
+// job with a note.
 func CompareMethodsWith(backend Backend) Registry {
 	rounds := &singleRoundCache{backend: backend}
 	return Registry{
-		MethodKOV: curveMethod(func(ctx context.Context, spec MechanismSpec) (curveBuilder, string, error) {
-			d0, grid, source, err := rounds.delta0(ctx, spec)
+		MethodKOV: curveMethod(func(ctx context.Context, job Job) (curveBuilder, string, error) {
+			d0, grid, source, err := rounds.delta0(ctx, job)
 			if err != nil {
 				return nil, "", err
 			}
@@ -34,8 +38,8 @@ func CompareMethodsWith(backend Backend) Registry {
 				return compare.KOV(d0, r, compare.KOVOptions{Eps0: grid})
 			}, "KOV optimal composition over " + source, nil
 		}),
-		MethodAdvanced: curveMethod(func(ctx context.Context, spec MechanismSpec) (curveBuilder, string, error) {
-			d0, grid, source, err := rounds.delta0(ctx, spec)
+		MethodAdvanced: curveMethod(func(ctx context.Context, job Job) (curveBuilder, string, error) {
+			d0, grid, source, err := rounds.delta0(ctx, job)
 			if err != nil {
 				return nil, "", err
 			}
@@ -43,27 +47,31 @@ func CompareMethodsWith(backend Backend) Registry {
 				return compare.Advanced(d0, r, compare.AdvancedOptions{Eps0: grid})
 			}, "advanced composition over " + source, nil
 		}),
-		MethodRDP: curveMethod(func(_ context.Context, spec MechanismSpec) (curveBuilder, string, error) {
-			renyi, err := renyiCurve(spec)
+		MethodRDP: curveMethod(func(ctx context.Context, job Job) (curveBuilder, string, error) {
+			in, err := rounds.renyi(ctx, job)
 			if err != nil {
 				return nil, "", err
 			}
 			return func(r int) (compare.Curve, error) {
-				return compare.RDP(renyi, r, compare.Classic, compare.RDPOptions{})
-			}, "Renyi DP, classic conversion", nil
+				return compare.RDP(in.curve, r, compare.Classic, compare.RDPOptions{})
+			}, "Renyi DP, classic conversion, over " + in.source, nil
 		}),
-		MethodCDP: curveMethod(func(_ context.Context, spec MechanismSpec) (curveBuilder, string, error) {
-			renyi, err := renyiCurve(spec)
+		MethodCDP: curveMethod(func(ctx context.Context, job Job) (curveBuilder, string, error) {
+			in, err := rounds.renyi(ctx, job)
 			if err != nil {
 				return nil, "", err
 			}
+			note := "concentrated DP fit, classic conversion, over " + in.source
+			if in.cdpOrders != nil {
+				note += fmt.Sprintf("; fit checked at %d orders up to %.4g", len(in.cdpOrders), in.cdpOrders[len(in.cdpOrders)-1])
+			}
 			return func(r int) (compare.Curve, error) {
-				c, err := compare.CDP(renyi, r, compare.CDPOptions{})
+				c, err := compare.CDP(in.curve, r, compare.CDPOptions{Orders: in.cdpOrders})
 				if errors.Is(err, compare.ErrNoCDPFit) {
 					return nil, fmt.Errorf("%w: %v", ErrNotApplicable, err)
 				}
 				return c, err
-			}, "concentrated DP fit, classic conversion", nil
+			}, note, nil
 		}),
 		MethodExact: exactMethod,
 	}
@@ -77,27 +85,85 @@ const (
 	minEps0   = 1e-10
 )
 
-// singleRoundCache computes the single-round curves of kov and advanced
-// once per mechanism (they are jobs of their own, possibly running at the
-// same time). It keeps the sampled curves only, a few KiB each.
+// singleRoundProduct names what is derived from the backend's state of one
+// observation (r = 1).
+type singleRoundProduct int
+
+const (
+	// productDelta is delta_up(eps0) on an eps0 grid (feeds kov and
+	// advanced).
+	productDelta singleRoundProduct = iota
+	// productRenyi is the upper bound on D_alpha on a grid of orders
+	// (feeds rdp and cdp).
+	productRenyi
+)
+
+// String returns the product's part of a cache key.
+func (p singleRoundProduct) String() string {
+	if p == productDelta {
+		return "delta"
+	}
+	return "renyi"
+}
+
+// fromBackend reports whether the product is computed with the backend for
+// spec, i.e. package compare has no closed form for it.
+func (p singleRoundProduct) fromBackend(spec MechanismSpec) bool {
+	var err error
+	if p == productDelta {
+		_, err = delta0(spec)
+	} else {
+		_, err = renyiCurve(spec)
+	}
+	return errors.Is(err, ErrNotApplicable)
+}
+
+// usedBy reports whether one of the methods consumes the product.
+func (p singleRoundProduct) usedBy(methods []string) bool {
+	for _, m := range methods {
+		switch {
+		case p == productDelta && (m == MethodKOV || m == MethodAdvanced),
+			p == productRenyi && (m == MethodRDP || m == MethodCDP):
+			return true
+		}
+	}
+	return false
+}
+
+// singleRoundCache computes the backend's single-round products once per
+// mechanism (the methods are jobs of their own, possibly running at the
+// same time). One composition of r = 1 yields every product that the job's
+// manifest will ask for (kov or advanced: productDelta; rdp or cdp:
+// productRenyi), so the methods share it. It keeps the sampled products
+// only, a few KiB each, not the state.
 type singleRoundCache struct {
 	backend Backend
 	mu      sync.Mutex
+	// entries maps mechanism key + "|" + product to the computation that
+	// produces it; one entry may serve several products.
 	entries map[string]*singleRoundEntry
 }
 
 type singleRoundEntry struct {
-	ready      chan struct{}
+	ready    chan struct{}
+	products []singleRoundProduct // what this computation produces
+	delta    *deltaSamples
+	renyi    *renyiSamples
+	err      error
+}
+
+// deltaSamples is productDelta: delta_up(eps0) at the eps0 of grid.
+type deltaSamples struct {
 	grid, vals []float64
 	info       string
-	err        error
 }
 
 // delta0 returns the single-round curve that feeds kov and advanced, the
 // eps0 grid to use (nil: the method's default grid) and a description of
 // its source. Mechanisms with a closed form in package compare use it; the
 // others use the backend (see singleRoundCurve).
-func (c *singleRoundCache) delta0(ctx context.Context, spec MechanismSpec) (compare.DeltaFunc, []float64, string, error) {
+func (c *singleRoundCache) delta0(ctx context.Context, job Job) (compare.DeltaFunc, []float64, string, error) {
+	spec := job.Instance.Spec
 	d0, err := delta0(spec)
 	if err == nil {
 		return d0, nil, "the closed-form single-round curve (tight)", nil
@@ -108,17 +174,38 @@ func (c *singleRoundCache) delta0(ctx context.Context, spec MechanismSpec) (comp
 	if c.backend == nil {
 		return nil, nil, "", fmt.Errorf("%w: no closed-form single-round curve for kind %s and no backend", ErrNotApplicable, spec.Kind)
 	}
-	return c.fromBackend(ctx, spec)
+	return c.deltaFromBackend(ctx, spec, alsoNeeded(job, productDelta))
+}
+
+// alsoNeeded lists the products other than want that the job's manifest
+// will ask the backend for, so that one composition yields them all.
+func alsoNeeded(job Job, want singleRoundProduct) []singleRoundProduct {
+	if job.Manifest == nil {
+		return nil
+	}
+	var out []singleRoundProduct
+	for _, p := range []singleRoundProduct{productDelta, productRenyi} {
+		if p != want && p.usedBy(job.Manifest.Query.Methods) && p.fromBackend(job.Instance.Spec) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // fromBackend returns the single-round curve of spec computed with the
 // backend (see singleRoundCurve), its eps0 grid and a description.
 func (c *singleRoundCache) fromBackend(ctx context.Context, spec MechanismSpec) (compare.DeltaFunc, []float64, string, error) {
-	e, err := c.get(ctx, spec)
+	return c.deltaFromBackend(ctx, spec, nil)
+}
+
+// deltaFromBackend is fromBackend; the composition also yields the
+// products in also.
+func (c *singleRoundCache) deltaFromBackend(ctx context.Context, spec MechanismSpec, also []singleRoundProduct) (compare.DeltaFunc, []float64, string, error) {
+	e, err := c.get(ctx, spec, productDelta, also)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	grid, vals := e.grid, e.vals
+	grid, vals := e.delta.grid, e.delta.vals
 	lookup := func(eps0 float64) float64 {
 		k, found := slices.BinarySearch(grid, eps0)
 		if !found {
@@ -128,15 +215,16 @@ func (c *singleRoundCache) fromBackend(ctx context.Context, spec MechanismSpec) 
 		}
 		return vals[k]
 	}
-	return lookup, grid, e.info, nil
+	return lookup, grid, e.delta.info, nil
 }
 
-// get returns the cached entry of spec, computing it if needed. Callers
-// asking for an entry in progress wait for it (or for ctx).
-func (c *singleRoundCache) get(ctx context.Context, spec MechanismSpec) (*singleRoundEntry, error) {
+// get returns the cached entry that produces want for spec, computing it
+// (with the products in also that no entry produces yet) if needed.
+// Callers asking for an entry in progress wait for it (or for ctx).
+func (c *singleRoundCache) get(ctx context.Context, spec MechanismSpec, want singleRoundProduct, also []singleRoundProduct) (*singleRoundEntry, error) {
 	mech, err := c.backend.Mechanism(spec)
 	if err != nil {
-		return nil, fmt.Errorf("single-round curve: mechanism: %w", err)
+		return nil, fmt.Errorf("single-round %s: mechanism: %w", want, err)
 	}
 	opt := spec.Engine
 	opt.Factor = 0
@@ -147,13 +235,8 @@ func (c *singleRoundCache) get(ctx context.Context, spec MechanismSpec) (*single
 	if c.entries == nil {
 		c.entries = map[string]*singleRoundEntry{}
 	}
-	e, ok := c.entries[key]
-	if !ok {
-		e = &singleRoundEntry{ready: make(chan struct{})}
-		c.entries[key] = e
-	}
-	c.mu.Unlock()
-	if ok {
+	if e, ok := c.entries[key+"|"+want.String()]; ok {
+		c.mu.Unlock()
 		select {
 		case <-e.ready:
 		case <-ctx.Done():
@@ -162,49 +245,82 @@ func (c *singleRoundCache) get(ctx context.Context, spec MechanismSpec) (*single
 		if e.err != nil {
 			if isContextErr(e.err) && ctx.Err() == nil {
 				// The job computing it was cancelled, this one was not.
-				return c.get(ctx, spec)
+				return c.get(ctx, spec, want, also)
 			}
 			return nil, e.err
 		}
 		return e, nil
 	}
-	e.grid, e.vals, e.info, e.err = singleRoundCurve(ctx, c.backend, mech, opt)
+	e := &singleRoundEntry{ready: make(chan struct{})}
+	for _, p := range append([]singleRoundProduct{want}, also...) {
+		k := key + "|" + p.String()
+		if _, ok := c.entries[k]; !ok {
+			c.entries[k] = e
+			e.products = append(e.products, p)
+		}
+	}
+	c.mu.Unlock()
+	e.err = e.compute(ctx, c.backend, mech, spec, opt)
 	if e.err != nil {
 		// Do not keep failures (a cancelled context, for one): a later
-		// job computes the curve again.
+		// job computes the products again.
 		c.mu.Lock()
-		delete(c.entries, key)
+		for _, p := range e.products {
+			if k := key + "|" + p.String(); c.entries[k] == e {
+				delete(c.entries, k)
+			}
+		}
 		c.mu.Unlock()
 	}
 	close(e.ready)
 	return e, e.err
 }
 
+// compute composes one observation of the mechanism with the backend and
+// derives the entry's products from that state. The factor is chosen
+// automatically for r = 1 (the finest list that holds the single round);
+// the other engine options are the mechanism's.
+func (e *singleRoundEntry) compute(ctx context.Context, backend Backend, mech Mechanism, spec MechanismSpec, opt EngineOptions) error {
+	states, err := backend.ComposeMany(ctx, mech, []int{1}, opt, nil)
+	if err != nil {
+		return fmt.Errorf("single-round %v: composing r = 1: %w", e.products, err)
+	}
+	if len(states) != 1 {
+		return fmt.Errorf("single-round %v: backend returned %d states for r = 1", e.products, len(states))
+	}
+	for _, p := range e.products {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		switch p {
+		case productDelta:
+			grid, vals, info, err := singleRoundCurve(states[0])
+			if err != nil {
+				return err
+			}
+			e.delta = &deltaSamples{grid: grid, vals: vals, info: info}
+		case productRenyi:
+			e.renyi = singleRoundRenyi(states[0], spec)
+		}
+	}
+	return nil
+}
+
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// singleRoundCurve computes the state of one observation of the mechanism
-// (r = 1) with the backend and samples its sound upper bound delta_up(eps0)
-// on the grid {0} and minEps0 * eps0Ratio^j up to the largest finite
-// privacy loss L = n ln f of the state, including L itself. Beyond L only
-// the corner mass counts, which delta_up(L) already is (up to error
-// terms), so larger eps0 cannot help. The smallest eps0 where delta_up
-// reaches that floor is added (by bisection). The factor
-// is chosen automatically for r = 1 (the finest list that holds the single
-// round); the other engine options are the mechanism's. Grid points whose
-// delta_up is not below that of a smaller eps0 are dropped: (eps0, delta0)
-// is then implied by a point already on the grid. Every returned pair
-// (eps0, delta0) is a sound single-round guarantee.
-func singleRoundCurve(ctx context.Context, backend Backend, mech Mechanism, opt EngineOptions) (grid, vals []float64, info string, err error) {
-	states, err := backend.ComposeMany(ctx, mech, []int{1}, opt, nil)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("single-round curve: composing r = 1: %w", err)
-	}
-	if len(states) != 1 {
-		return nil, nil, "", fmt.Errorf("single-round curve: backend returned %d states for r = 1", len(states))
-	}
-	st := states[0]
+// singleRoundCurve samples the sound upper bound delta_up(eps0) of the
+// state st of one observation of the mechanism (r = 1) on the grid {0} and
+// minEps0 * eps0Ratio^j up to the largest finite privacy loss L = n ln f of
+// the state, including L itself. Beyond L only the corner mass counts,
+// which delta_up(L) already is (up to error terms), so larger eps0 cannot
+// help. The smallest eps0 where delta_up reaches that floor is added (by
+// bisection). Grid points whose delta_up is not below that of a smaller
+// eps0 are dropped: (eps0, delta0) is then implied by a point already on
+// the grid. Every returned pair (eps0, delta0) is a sound single-round
+// guarantee.
+func singleRoundCurve(st State) (grid, vals []float64, info string, err error) {
 	sum := st.Summary()
 	maxLoss := float64(sum.Buckets/2) * math.Log(sum.Factor)
 	if !(maxLoss > 0) || math.IsInf(maxLoss, 1) {
@@ -316,9 +432,9 @@ type curveBuilder func(r int) (compare.Curve, error)
 // per job (it may compute the single-round input) and returns the per-r
 // builder and the note for runs.parquet. Curves are upper bounds; they have
 // no lower bound (NaN).
-func curveMethod(prepare func(context.Context, MechanismSpec) (curveBuilder, string, error)) MethodFunc {
+func curveMethod(prepare func(context.Context, Job) (curveBuilder, string, error)) MethodFunc {
 	return func(ctx context.Context, job Job) ([]Outcome, error) {
-		build, note, err := prepare(ctx, job.Instance.Spec)
+		build, note, err := prepare(ctx, job)
 		if err != nil {
 			return nil, err
 		}

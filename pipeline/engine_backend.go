@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/pbuckets/pbuckets/engine"
 )
@@ -116,3 +117,28 @@ func (s engineState) Summary() StateSummary {
 }
 
 func (s engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }
+
+// RenyiUpper returns engine.Result.Renyi's upper bound on D_alpha, raised
+// to cover its floating-point error. The engine bounds the contribution of
+// each bucket by a chord whose slope divides by e^(-L) - e^(-L-u ln f), a
+// difference of nearby numbers: its relative error is about 2^-52/(u ln f),
+// and the engine's own margin (1e-12 relative) does not cover it for fine
+// bucket lists. Measured on randomized response (p = 0.51; 20,000 to
+// 2,000,000 buckets), the engine's bound fell below the exact
+// ln sum P^alpha Q^(1-alpha) by up to 0.6e-16/(u ln f); the pad added here
+// to (alpha-1) D_alpha is 4e-15/(u ln f) + 1e-15 (alpha-1) n ln f (the
+// exponentials of the losses) + 1e-12. +Inf and NaN are returned as they
+// are.
+func (s engineState) RenyiUpper(alpha float64) float64 {
+	_, upper := s.r.Renyi(alpha)
+	if math.IsNaN(upper) || math.IsInf(upper, 0) {
+		return upper
+	}
+	info := s.r.Info()
+	lnf := math.Log(info.Factor)
+	pad := 1e-12 + 1e-15*(alpha-1)*float64(info.Buckets/2)*lnf
+	if ul := info.U * lnf; ul > 0 {
+		pad += 4e-15 / ul
+	}
+	return upper + pad/(alpha-1)
+}
