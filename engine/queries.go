@@ -91,40 +91,66 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 	ul := l.u * l.lambda
 	// far: the other corner, whose events have ratio at most f^-n in this
 	// direction; it adds at most its mass times f^(-n(alpha-1)).
+	u := unitRoundoff
+	g := 1 + gamma(2*l.n+8) // the sums over all offsets
 	dir := func(p, q []float64, ep, eq []float64, sign float64, cornerP, far val, dist val) (float64, float64) {
 		var lo, hi float64
 		for o := 0; o < 2*l.n; o++ { // all offsets: see list.delta
-			L := sign * l.loss(o)
-			lLo, lHi := L-ul, L
-			if sign < 0 {
-				lLo, lHi = L, L+ul
-			}
 			pl, ph := math.Max(0, p[o]-ep[o]), p[o]+ep[o]
 			ql, qh := math.Max(0, q[o]-eq[o]), q[o]+eq[o]
 			if pl > 0 && qh > 0 {
-				lo += math.Exp(alpha*math.Log(pl) + (1-alpha)*math.Log(qh))
+				lp, lq := math.Log(pl), math.Log(qh)
+				// exp of a sum with absolute error of a few u of its parts
+				eps := 4 * u * (2 + alpha*(math.Abs(lp)+math.Abs(lq)))
+				lo += math.Exp(alpha*lp+(1-alpha)*lq) * (1 - eps)
 			}
-			// chord of y^(1-alpha) on [e^-lHi, e^-lLo] at y = q/p.
-			h1 := math.Exp((alpha - 1) * lHi)
-			h2 := math.Exp((alpha - 1) * lLo)
-			if ul == 0 {
-				hi += ph * h1
+			if ph == 0 {
 				continue
 			}
-			y1, y2 := math.Exp(-lHi), math.Exp(-lLo)
-			c := (h1*(ph*y2-ql) + h2*(ql-ph*y1)) / (y2 - y1)
-			hi += math.Min(math.Max(c, 0), ph*h1)
+			// Ratios of the bucket's events lie in [lLo, lHi] (widened by
+			// the rounding of L and u*lambda).
+			L := sign * l.loss(o)
+			lHi := L + 4*u*math.Abs(L)
+			if sign < 0 {
+				lHi = L + ul + 4*u*(math.Abs(L)+ul)
+			}
+			d := ul * (1 + 8*u)
+			if ul > 0 {
+				d += 8 * u * math.Abs(L)
+			}
+			a1 := alpha - 1
+			// cap: every event has ratio at most e^lHi.
+			h1 := math.Exp(a1 * lHi)
+			capv := ph * h1 * (1 + 4*u*(2+a1*math.Abs(lHi)))
+			if d == 0 {
+				hi += capv
+				continue
+			}
+			// chord of y^(1-alpha) on [y1, y2] = [e^-lHi, e^-(lHi-d)] at
+			// y = q/p, evaluated with a rigorous allowance for rounding
+			// (catastrophic when the interval is narrow; the cap then wins).
+			y1 := math.Exp(-lHi)
+			den := y1 * math.Expm1(d)
+			y2 := y1 + den
+			h2 := math.Exp(a1 * (lHi - d))
+			c := (h1*(ph*y2-ql) + h2*(ql-ph*y1)) / den
+			mag := (h1*(ph*y2+ql) + h2*(ql+ph*y1)) / den
+			c += 16 * u * (4 + alpha*math.Abs(lHi) + alpha*d) * mag
+			hi += math.Min(math.Max(c, 0), capv)
 		}
-		hi += far.upper() * math.Exp(-(alpha-1)*float64(l.n)*l.lambda)
+		hi += far.upper() * math.Exp(-(alpha-1)*float64(l.n)*l.lambda) * (1 + 4*u*(2+(alpha-1)*float64(l.n)*l.lambda))
 		if cornerP.v > 0 || dist.v > 0 {
 			hi = math.Inf(1)
 		}
-		return lo * (1 - 1e-12), hi * (1 + 1e-12)
+		return lo / g, hi * g
 	}
 	loAB, hiAB := dir(l.a, l.c, b.ea, b.ec, 1, l.hiA, l.loA, l.distA)
 	loBA, hiBA := dir(l.c, l.a, b.ec, b.ea, -1, l.loC, l.hiC, l.distB)
+	// ln is accurate to an ulp of its result; divide, then round outwards.
 	lower = math.Log(math.Max(loAB, loBA)) / (alpha - 1)
 	upper = math.Log(math.Max(hiAB, hiBA)) / (alpha - 1)
+	lower = math.Nextafter(math.Nextafter(lower, math.Inf(-1)), math.Inf(-1))
+	upper = math.Nextafter(math.Nextafter(upper, math.Inf(1)), math.Inf(1))
 	return math.Max(lower, 0), upper
 }
 
