@@ -24,10 +24,11 @@ func engineRenyi(t *testing.T, spec MechanismSpec) renyiInput {
 
 // TestEngineFedRDPRandomizedResponse: for randomized response, RDP fed
 // with the engine's single-round upper bound on D_alpha (20,000 buckets)
-// agrees with RDP fed with the closed form RRRenyi to 1e-5 relative in
+// agrees with RDP fed with the closed form RRRenyi to 1e-4 relative in
 // eps(delta) (measured: 3e-8 up to r = 512, 2.6e-6 at r = 65,536 for
 // p = 0.51, where r times the bucket rounding of D_alpha at small orders
-// shows) and is never below it (the engine's bound is an upper bound); the
+// shows; 1.2e-5 there since the engine's Renyi bound carries rigorous
+// rounding allowances, engine commit after 13f0016) and is never below it (the engine's bound is an upper bound); the
 // sampled curve is >= the closed form also between and beyond its orders.
 // CDP over the engine's curve stays above the exact eps and within 25% of
 // CDP over the closed form (measured: up to 17% at r = 1, where its order
@@ -78,7 +79,7 @@ func TestEngineFedRDPRandomizedResponse(t *testing.T) {
 			}
 			for _, delta := range []float64{1e-2, 1e-5, 1e-9} {
 				want, got := cr.Eps(delta), er.Eps(delta)
-				if got < want*(1-1e-12) || got > want*(1+1e-5) {
+				if got < want*(1-1e-12) || got > want*(1+1e-4) {
 					t.Errorf("p=%v r=%d delta=%v: engine-fed RDP eps %v, closed form %v", p, r, delta, got, want)
 				}
 				worstRDP = math.Max(worstRDP, math.Abs(got/want-1))
@@ -93,7 +94,7 @@ func TestEngineFedRDPRandomizedResponse(t *testing.T) {
 				worstCDP = math.Max(worstCDP, math.Abs(got/want-1))
 				eps := want
 				wd, gd := cr.Delta(eps), er.Delta(eps)
-				if gd < wd*(1-1e-9) || gd > wd*(1+1e-4) {
+				if gd < wd*(1-1e-9) || gd > wd*(1+1e-3) {
 					t.Errorf("p=%v r=%d eps=%v: engine-fed RDP delta %v, closed form %v", p, r, eps, gd, wd)
 				}
 			}
