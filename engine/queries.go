@@ -39,7 +39,14 @@ func (r *Result) invertLow(delta float64, f func(float64) float64) float64 {
 	if f(eMax) > delta {
 		return eMax
 	}
-	lo, hi := 0.0, eMax
+	lo, _ := bisect(f, delta, eMax)
+	return lo
+}
+
+// bisect returns a bracket [lo, hi] of relative width 1e-12 with
+// f(lo) > delta >= f(hi), for a non-increasing f with f(0) > delta >= f(eMax).
+func bisect(f func(float64) float64, delta, eMax float64) (lo, hi float64) {
+	lo, hi = 0.0, eMax
 	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
 		m := (lo + hi) / 2
 		if f(m) <= delta {
@@ -48,7 +55,7 @@ func (r *Result) invertLow(delta float64, f func(float64) float64) float64 {
 			lo = m
 		}
 	}
-	return lo
+	return lo, hi
 }
 
 // invert returns the smallest eps in [0, eMax] with f(eps) <= delta for a
@@ -64,15 +71,7 @@ func (r *Result) invert(delta float64, f func(float64) float64) float64 {
 	if f(eMax) > delta {
 		return math.Inf(1)
 	}
-	lo, hi := 0.0, eMax
-	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
-		m := (lo + hi) / 2
-		if f(m) <= delta {
-			hi = m
-		} else {
-			lo = m
-		}
-	}
+	_, hi := bisect(f, delta, eMax)
 	return hi
 }
 
