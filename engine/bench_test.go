@@ -116,8 +116,8 @@ func BenchmarkEpsQueries(b *testing.B) {
 		}
 	})
 	b.Run("direct", func(b *testing.B) {
-		up := func(e float64) float64 { return res.l.delta(e, res.b, res.ec, nil).Upper }
-		lo := func(e float64) float64 { return res.l.delta(e, res.b, res.ec, nil).Lower }
+		up := func(e float64) float64 { return res.l.deltaDirect(e, res.b, res.ec).Upper }
+		lo := func(e float64) float64 { return res.l.deltaDirect(e, res.b, res.ec).Lower }
 		for i := 0; i < b.N; i++ {
 			res.invert(1e-5, up)
 			res.invertLow(1e-5, lo)

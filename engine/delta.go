@@ -18,40 +18,6 @@ func (l *list) bounds() bounds {
 	return bounds{ea, ec}
 }
 
-// chordUpper returns an upper bound on sum_x max(0, P(x) - e^eps Q(x)) over a
-// group of events with total masses p and q (upper bound p, lower bound q
-// given) whose log-ratios ln(P(x)/Q(x)) all lie in [lLo, lHi].
-//
-// With y = Q(x)/P(x) in [e^-lHi, e^-lLo], the summand is P(x) g(y) with g
-// convex, so it is at most the chord through the ends of the interval,
-// evaluated at the mean q/p. For groups entirely above eps this is exactly
-// p - e^eps q, the error-corrected term of Definition 9; for groups that
-// straddle eps it is at most the paper's p (1 - e^eps/f^i) (Definition 9 uses
-// the latter for the u buckets above j_eps) and usually much smaller.
-func chordUpper(p, q, lLo, lHi, eps float64) float64 {
-	if lHi <= eps || p == 0 {
-		return 0
-	}
-	g1 := -math.Expm1(eps-lHi) * (1 + 4*unitRoundoff)
-	cap1 := p * g1
-	eE := math.Exp(eps) * (1 - 2*unitRoundoff)
-	var v float64
-	if lLo >= eps {
-		v = p - eE*q
-		v += 4 * unitRoundoff * (p + eE*q)
-	} else {
-		d := lHi - lLo
-		num := p*math.Exp(-lLo) - q
-		num += 4 * unitRoundoff * (p*math.Exp(-lLo) + q)
-		den := math.Exp(-lHi) * math.Expm1(d) * (1 - 8*unitRoundoff)
-		v = g1 * num / den * (1 + 4*unitRoundoff)
-	}
-	if !(v < cap1) { // also catches NaN
-		v = cap1
-	}
-	return math.Max(v, 0)
-}
-
 // lowerTerm returns max(0, p - e^eps q) rounded down, for p a lower and q an
 // upper bound of a group's masses.
 func lowerTerm(p, q, eps float64) float64 {
@@ -65,9 +31,19 @@ func lowerTermE(p, q, eE float64) float64 {
 	return math.Max(t, 0)
 }
 
-// chordUpperPre is chordUpper with the eps-independent factors given:
-// eLo = exp(-lLo), den = exp(-lHi) expm1(lHi - lLo) (1 - 8u), and
-// eE = exp(eps) (1 - 2u). It computes the same floating-point result.
+// chordUpperPre returns an upper bound on sum_x max(0, P(x) - e^eps Q(x)) over a
+// group of events with total masses p and q (upper bound p, lower bound q
+// given) whose log-ratios ln(P(x)/Q(x)) all lie in [lLo, lHi].
+//
+// With y = Q(x)/P(x) in [e^-lHi, e^-lLo], the summand is P(x) g(y) with g
+// convex, so it is at most the chord through the ends of the interval,
+// evaluated at the mean q/p. For groups entirely above eps this is exactly
+// p - e^eps q, the error-corrected term of Definition 9; for groups that
+// straddle eps it is at most the paper's p (1 - e^eps/f^i) (Definition 9 uses
+// the latter for the u buckets above j_eps) and usually much smaller.
+//
+// The eps-independent factors are given (deltaTable): eLo = exp(-lLo),
+// den = exp(-lHi) expm1(lHi - lLo) (1 - 8u), and eE = exp(eps) (1 - 2u).
 func chordUpperPre(p, q, lLo, lHi, eLo, den, eps, eE float64) float64 {
 	if lHi <= eps || p == 0 {
 		return 0
@@ -122,8 +98,8 @@ func (l *list) deltaTable(b bounds) *deltaTable {
 	return t
 }
 
-// delta evaluates Theorem 2 at eps for both directions; t, if not nil, is
-// l.deltaTable(b) (same result, faster).
+// delta evaluates Theorem 2 at eps for both directions; t is
+// l.deltaTable(b) (built once per Result, see Result.Delta).
 func (l *list) delta(eps float64, b bounds, ec bool, t *deltaTable) DeltaBound {
 	res := DeltaBound{Eps: eps, Corners: l.corners()}
 	n := l.n
@@ -144,25 +120,13 @@ func (l *list) delta(eps float64, b bounds, ec bool, t *deltaTable) DeltaBound {
 			if L <= eps {
 				continue
 			}
-			if t != nil {
-				pHi := t.aHi[o]
-				if ec {
-					upAB += chordUpperPre(pHi, t.cLo[o], L-ul, L, t.eLoAB[o], t.denAB[o], eps, eEup)
-				} else {
-					upAB += pHi * -math.Expm1(eps-L) * (1 + 4*unitRoundoff)
-				}
-				loAB += lowerTermE(t.aLo[o], t.cHi[o], eElo)
-				sumP += pHi
-				continue
-			}
-			pHi := l.a[o] + b.ea[o]
-			qLo := math.Max(0, l.c[o]-b.ec[o])
+			pHi := t.aHi[o]
 			if ec {
-				upAB += chordUpper(pHi, qLo, L-ul, L, eps)
+				upAB += chordUpperPre(pHi, t.cLo[o], L-ul, L, t.eLoAB[o], t.denAB[o], eps, eEup)
 			} else {
 				upAB += pHi * -math.Expm1(eps-L) * (1 + 4*unitRoundoff)
 			}
-			loAB += lowerTerm(math.Max(0, l.a[o]-b.ea[o]), l.c[o]+b.ec[o], eps)
+			loAB += lowerTermE(t.aLo[o], t.cHi[o], eElo)
 			sumP += pHi
 		}
 		// B||A: ratio P_B/P_A in [e^-L, e^(u lambda - L)]; buckets with
@@ -173,25 +137,13 @@ func (l *list) delta(eps float64, b bounds, ec bool, t *deltaTable) DeltaBound {
 			if ul-L <= eps {
 				continue
 			}
-			if t != nil {
-				pHi := t.cHi[o]
-				if ec {
-					upBA += chordUpperPre(pHi, t.aLo[o], -L, ul-L, t.eLoBA[o], t.denBA[o], eps, eEup)
-				} else {
-					upBA += pHi * -math.Expm1(eps-(ul-L)) * (1 + 4*unitRoundoff)
-				}
-				loBA += lowerTermE(t.cLo[o], t.aHi[o], eElo)
-				sumP += pHi
-				continue
-			}
-			pHi := l.c[o] + b.ec[o]
-			qLo := math.Max(0, l.a[o]-b.ea[o])
+			pHi := t.cHi[o]
 			if ec {
-				upBA += chordUpper(pHi, qLo, -L, ul-L, eps)
+				upBA += chordUpperPre(pHi, t.aLo[o], -L, ul-L, t.eLoBA[o], t.denBA[o], eps, eEup)
 			} else {
 				upBA += pHi * -math.Expm1(eps-(ul-L)) * (1 + 4*unitRoundoff)
 			}
-			loBA += lowerTerm(math.Max(0, l.c[o]-b.ec[o]), l.a[o]+b.ea[o], eps)
+			loBA += lowerTermE(t.cLo[o], t.aHi[o], eElo)
 			sumP += pHi
 		}
 		g := 1 + gamma(2*n+16)
