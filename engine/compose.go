@@ -2,20 +2,24 @@ package engine
 
 import (
 	"math"
+	"runtime"
+	"sync"
 )
 
 // composer holds what the compositions of one computation share: FFT plans,
 // tilt weights and scratch buffers. It is not safe for concurrent use.
 type composer struct {
-	n       int
-	plans   map[int]*fftPlan
-	weights weightCache
-	scratch convScratch
-	ffts    int // transforms done (diagnostics and tests)
+	n         int
+	plans     map[int]*fftPlan
+	weights   weightCache
+	scratches []*convScratch // one per worker
+	tiltBufs  [][2][]float64 // per tilt: untilted A and B values
+	workers   int            // tilted convolutions run at once
+	ffts      int            // transforms done (diagnostics and tests)
 }
 
 func newComposer(n int) *composer {
-	return &composer{n: n, plans: map[int]*fftPlan{}, weights: weightCache{n: n}}
+	return &composer{n: n, plans: map[int]*fftPlan{}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
 }
 
 func (cp *composer) plan(N int) *fftPlan {
@@ -105,76 +109,64 @@ func (cp *composer) compose(x, y *list) *list {
 		w1 = min(2*n-1, x.hi+y.hi-(n-1))
 	}
 	shift := n - 1 - x.lo - y.lo // output offset o <-> conv index o+shift
-	for m := 0; m < K; m++ {
-		wm := w[m]
-		// Moments and propagated error coefficients.
-		var nx, ny seqNorms
-		var mxA, mxC, myA, myC float64
-		var epsFFT float64
-		var sC float64 = 1
-		if w0 <= w1 {
-			lenX, lenY := x.hi-x.lo+1, y.hi-y.lo+1
-			T := lenX - 1 + lenY - 1
-			need := max(T-(w0+shift)+1, w1+shift+1, lenX, lenY)
-			N := nextPow2(need)
-			fp := cp.plan(N)
-			cp.scratch.buffers(N)
-			s := &cp.scratch
-			nx, _, _ = fill(s.reX, s.imX, fx, wm)
-			ny = nx
-			if y != x {
-				ny, _, _ = fill(s.reY, s.imY, fy, wm)
+	if w0 <= w1 {
+		lenX, lenY := x.hi-x.lo+1, y.hi-y.lo+1
+		T := lenX - 1 + lenY - 1
+		need := max(T-(w0+shift)+1, w1+shift+1, lenX, lenY)
+		N := nextPow2(need)
+		fp := cp.plan(N)
+		// The tilts are independent: convolve them on all cores, then
+		// merge in tilt order (the same results as one after the other).
+		outs := make([]tiltOut, K)
+		for len(cp.tiltBufs) < K {
+			cp.tiltBufs = append(cp.tiltBufs, [2][]float64{})
+		}
+		for m := range outs { // reused output buffers
+			for k := range cp.tiltBufs[m] {
+				if cap(cp.tiltBufs[m][k]) < w1-w0+1 {
+					cp.tiltBufs[m][k] = make([]float64, 2*n)
+				}
 			}
-			// Moments of the whole inputs, for the propagated errors.
-			mxA, mxC = x.moment(wm, true), x.moment(wm, false)
-			myA, myC = mxA, mxC
-			if y != x {
-				myA, myC = y.moment(wm, true), y.moment(wm, false)
-			}
-			// Balance the B-sequence against the A-sequence (exact scaling).
-			sC = pow2Balance(math.Sqrt(nx.l2a), math.Sqrt(nx.l2c))
-			scaleIm(s.imX, &nx, sC)
-			if y != x {
-				scaleIm(s.imY, &ny, sC)
-			} else {
-				ny = nx
-			}
-			finishNorms(&nx)
-			finishNorms(&ny)
-			fp.forward(s.reX, s.imX)
-			if y != x {
-				fp.forward(s.reY, s.imY)
-			}
-			spectralProduct(s, N, y == x)
-			fp.inverse(s.reX, s.imX)
-			cp.ffts += 2
-			if y != x {
-				cp.ffts++
-			}
-			epsFFT = convErrBound(fp.kappa, N, nx, ny) / 1 // per entry, tilted+scaled domain
-			invN := 1 / float64(N)
-			sC2 := 1 / (sC * sC)
-			// Envelope coefficients for this tilt.
-			rho := math.Max(relA, relC)
-			envA := (1+relA)*(1+wrel)*epsFFT + propagate(x.relA, y.relA, x.envA[m], y.envA[m], mxA, myA, n)
-			envC := (1+relC)*(1+wrel)*epsFFT*sC2 + propagate(x.relC, y.relC, x.envC[m], y.envC[m], mxC, myC, n)
-			_ = rho
-			z.envA[m], z.envC[m] = envA, envC
+			outs[m].va, outs[m].vc = cp.tiltBufs[m][0][:w1-w0+1], cp.tiltBufs[m][1][:w1-w0+1]
+		}
+		workers := max(1, min(K, cp.workers))
+		for len(cp.scratches) < workers {
+			cp.scratches = append(cp.scratches, &convScratch{})
+		}
+		var wg sync.WaitGroup
+		for wi := 0; wi < workers; wi++ {
+			wg.Add(1)
+			go func(s *convScratch, first int) {
+				defer wg.Done()
+				s.buffers(N)
+				for m := first; m < K; m += workers {
+					tiltConv(tiltJob{x: x, y: y, fx: fx, fy: fy, wm: w[m], m: m, fp: fp, N: N,
+						w0: w0, w1: w1, shift: shift, relA: relA, relC: relC, wrel: wrel, direct: direct}, s, &outs[m])
+				}
+			}(cp.scratches[wi], wi)
+		}
+		wg.Wait()
+		for m := 0; m < K; m++ {
+			wm, out := w[m], outs[m]
+			cp.ffts += out.ffts
+			z.envA[m], z.envC[m] = out.envA, out.envC
 			for o := w0; o <= w1; o++ {
-				t := o + shift
 				inv := 1 / wm[o]
-				bA := envA * inv * (1 + wrel)
+				bA := out.envA * inv * (1 + wrel)
 				if bA < bestA[o] {
 					bestA[o] = bA
-					z.a[o] = math.Max(0, s.reX[t]*invN*inv+direct.at(direct.a, o))
+					z.a[o] = math.Max(0, out.va[o-w0])
 				}
-				bC := envC * inv * (1 + wrel)
+				bC := out.envC * inv * (1 + wrel)
 				if bC < bestC[o] {
 					bestC[o] = bC
-					z.c[o] = math.Max(0, s.imX[t]*invN*inv*sC2+direct.at(direct.c, o))
+					z.c[o] = math.Max(0, out.vc[o-w0])
 				}
 			}
-		} else {
+		}
+	} else {
+		for m := 0; m < K; m++ {
+			wm := w[m]
 			z.envA[m] = propagate(x.relA, y.relA, x.envA[m], y.envA[m], x.moment(wm, true), y.moment(wm, true), n)
 			z.envC[m] = propagate(x.relC, y.relC, x.envC[m], y.envC[m], x.moment(wm, false), y.moment(wm, false), n)
 		}
@@ -203,6 +195,73 @@ func (cp *composer) compose(x, y *list) *list {
 
 	cp.composeCorners(x, y, z, ex, ecx, ey, ecy)
 	return z
+}
+
+// tiltJob is the input of one tilted convolution of a composition.
+type tiltJob struct {
+	x, y, fx, fy     *list // operands and their parts without atoms
+	wm               []float64
+	m                int
+	fp               *fftPlan
+	N                int
+	w0, w1, shift    int
+	relA, relC, wrel float64
+	direct           directPart
+}
+
+// tiltOut is its result: the envelope coefficients of tilt m and the
+// untilted values (direct part included, before clamping at 0) on [w0, w1].
+type tiltOut struct {
+	envA, envC float64
+	va, vc     []float64
+	ffts       int
+}
+
+// tiltConv convolves the tilted operands of j with scratch s into out,
+// whose va and vc have length w1-w0+1.
+func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
+	x, y, n := j.x, j.y, j.x.n
+	nx, _, _ := fill(s.reX, s.imX, j.fx, j.wm)
+	ny := nx
+	if y != x {
+		ny, _, _ = fill(s.reY, s.imY, j.fy, j.wm)
+	}
+	// Moments of the whole inputs, for the propagated errors.
+	mxA, mxC := x.moment(j.wm, true), x.moment(j.wm, false)
+	myA, myC := mxA, mxC
+	if y != x {
+		myA, myC = y.moment(j.wm, true), y.moment(j.wm, false)
+	}
+	// Balance the B-sequence against the A-sequence (exact scaling).
+	sC := pow2Balance(math.Sqrt(nx.l2a), math.Sqrt(nx.l2c))
+	scaleIm(s.imX, &nx, sC)
+	if y != x {
+		scaleIm(s.imY, &ny, sC)
+	} else {
+		ny = nx
+	}
+	finishNorms(&nx)
+	finishNorms(&ny)
+	out.ffts = 2
+	j.fp.forward(s.reX, s.imX)
+	if y != x {
+		j.fp.forward(s.reY, s.imY)
+		out.ffts++
+	}
+	spectralProduct(s, j.N, y == x)
+	j.fp.inverse(s.reX, s.imX)
+	epsFFT := convErrBound(j.fp.kappa, j.N, nx, ny) // per entry, tilted+scaled domain
+	invN := 1 / float64(j.N)
+	sC2 := 1 / (sC * sC)
+	// Envelope coefficients for this tilt.
+	out.envA = (1+j.relA)*(1+j.wrel)*epsFFT + propagate(x.relA, y.relA, x.envA[j.m], y.envA[j.m], mxA, myA, n)
+	out.envC = (1+j.relC)*(1+j.wrel)*epsFFT*sC2 + propagate(x.relC, y.relC, x.envC[j.m], y.envC[j.m], mxC, myC, n)
+	for o := j.w0; o <= j.w1; o++ {
+		t := o + j.shift
+		inv := 1 / j.wm[o]
+		out.va[o-j.w0] = s.reX[t]*invN*inv + j.direct.at(j.direct.a, o)
+		out.vc[o-j.w0] = s.imX[t]*invN*inv*sC2 + j.direct.at(j.direct.c, o)
+	}
 }
 
 // noiseRatio: entries below 1/noiseRatio of their error bound are zeroed.

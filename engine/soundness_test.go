@@ -384,3 +384,43 @@ func TestAtomsAndFFTSound(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelTiltsIdentical checks that convolving the tilts on several
+// goroutines gives bitwise the same lists as one after the other.
+func TestParallelTiltsIdentical(t *testing.T) {
+	g, _ := Gauss(50, 1, 0)
+	lap, _ := Laplace(20, 1, 0)
+	for _, m := range []Mechanism{g, lap} {
+		var lists [2]*list
+		for i, workers := range []int{1, 3} {
+			o, _ := Options{Buckets: 4000}.withDefaults()
+			p, err := newPlan([]Part{{m, 300}}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.cp.workers = workers
+			res, err := p.composeMany(context.Background(), m, []int{300})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lists[i] = res[0].l
+		}
+		a, b := lists[0], lists[1]
+		if a.lo != b.lo || a.hi != b.hi || a.u != b.u || a.relA != b.relA {
+			t.Fatalf("%v: lists differ in shape", m)
+		}
+		for o := range a.a {
+			if a.a[o] != b.a[o] || a.c[o] != b.c[o] {
+				t.Fatalf("%v: offset %d differs: %v/%v vs %v/%v", m, o, a.a[o], a.c[o], b.a[o], b.c[o])
+			}
+		}
+		for k := range a.envA {
+			if a.envA[k] != b.envA[k] || a.envC[k] != b.envC[k] {
+				t.Fatalf("%v: envelope %d differs", m, k)
+			}
+		}
+		if a.hiA != b.hiA || a.loC != b.loC {
+			t.Fatalf("%v: corners differ", m)
+		}
+	}
+}
