@@ -30,6 +30,9 @@ func (n Noise) String() string {
 const (
 	dialTail = 1e-300
 	convTail = 1e-50
+	// maxConvLength bounds the length of the conversation's FFTs (about
+	// 1 GiB of buffers and plan).
+	maxConvLength = 1 << 23
 )
 
 func checkVuvuzela(what string, noise Noise, mu, scale float64) error {
@@ -92,6 +95,12 @@ func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 func VuvuzelaConversation(noise Noise, mu, scale float64) (Mechanism, error) {
 	if err := checkVuvuzela("vuvuzela_conversation", noise, mu, scale); err != nil {
 		return nil, err
+	}
+	// The sum is computed by FFTs of length about 1.5 (mu + t*scale), t the
+	// count's tail width; beyond 2^23 entries (the paper's largest pair,
+	// LP(450k, 20k), needs 4.2M) memory would reach gigabytes.
+	if span := 1.5*(mu+2+tailWidth(noise, convTail)*scale) + 8; span > maxConvLength {
+		return nil, invalidf("vuvuzela_conversation: mu + %.0f*scale = %g: the sum of the counts would need an FFT of more than %d entries", tailWidth(noise, convTail), mu+tailWidth(noise, convTail)*scale, maxConvLength)
 	}
 	m := &countMech{name: fmt.Sprintf("vuvuzela_conversation(noise=%s, mu=%s, scale=%s)", noise, fmtFloat(mu), fmtFloat(scale))}
 	m.build = func(ctx context.Context) error {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -272,5 +273,24 @@ func TestConversationResolvesRandomPaperScale(t *testing.T) {
 		if cm.unknownA[1] > 1e-30 || cm.unknownB[1] > 1e-30 {
 			t.Errorf("%v mu=%v scale=%v: unresolved mass %v / %v after %d tilts", c.noise, c.mu, c.scale, cm.unknownA[1], cm.unknownB[1], cm.tilts)
 		}
+	}
+}
+
+// TestConversationSizeLimit: the paper's largest conversation pair is
+// accepted; one whose FFT would need gigabytes is refused with ErrInvalid.
+func TestConversationSizeLimit(t *testing.T) {
+	if _, err := VuvuzelaConversation(NoiseLaplace, 450000, 20000); err != nil {
+		t.Errorf("LP(450k, 20k) refused: %v", err)
+	}
+	if _, err := VuvuzelaConversation(NoiseGauss, 450000, 28200); err != nil {
+		t.Errorf("GS(450k, 28.2k) refused: %v", err)
+	}
+	_, err := VuvuzelaConversation(NoiseLaplace, 2e6, 1e5)
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("LP(2M, 100k): want ErrInvalid, got %v", err)
+	}
+	// dialing with the same parameters stays allowed (integer PMF, no FFT)
+	if _, err := VuvuzelaDialing(NoiseLaplace, 2e6, 1e4); err != nil {
+		t.Errorf("dialing LP(2M, 10k) refused: %v", err)
 	}
 }
