@@ -12,8 +12,10 @@ type Backend interface {
 	// is called with the number of steps done and planned.
 	ComposeMany(ctx context.Context, m Mechanism, rs []int, opt EngineOptions, progress func(done, total int)) ([]State, error)
 	// EstimateMemory returns the peak memory in bytes of one composition
-	// with these options.
-	EstimateMemory(opt EngineOptions) int64
+	// of the mechanism of spec with spec.Engine, including the one-time
+	// work of building the mechanism (it must not fail for specs that
+	// Mechanism refuses).
+	EstimateMemory(spec MechanismSpec) int64
 	// DecodeState restores a state written by State.MarshalBinary.
 	DecodeState(data []byte) (State, error)
 }

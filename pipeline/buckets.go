@@ -20,7 +20,7 @@ type bucketsMethod struct {
 
 // memoryNeed returns the bytes a job of spec reserves from the budget.
 func (b *bucketsMethod) memoryNeed(spec MechanismSpec) int64 {
-	n := b.backend.EstimateMemory(spec.Engine)
+	n := b.backend.EstimateMemory(spec)
 	if n < 1 {
 		n = 1
 	}

@@ -11,6 +11,14 @@ import (
 // EngineBackend implements Backend with package engine.
 type EngineBackend struct{}
 
+// engineNoise converts a manifest noise name.
+func engineNoise(noise string) engine.Noise {
+	if noise == NoiseGauss {
+		return engine.NoiseGauss
+	}
+	return engine.NoiseLaplace
+}
+
 // engineOptions converts manifest options to engine options.
 func engineOptions(o EngineOptions) engine.Options {
 	return engine.Options{
@@ -28,10 +36,7 @@ func engineOptions(o EngineOptions) engine.Options {
 // constructors, which validate the parameters again.
 func (EngineBackend) Mechanism(spec MechanismSpec) (Mechanism, error) {
 	p := spec.Params
-	noise := engine.NoiseLaplace
-	if spec.Noise == NoiseGauss {
-		noise = engine.NoiseGauss
-	}
+	noise := engineNoise(spec.Noise)
 	switch spec.Kind {
 	case KindLaplace:
 		return engine.Laplace(p["scale"], p["sensitivity"], p["truncate"])
@@ -86,9 +91,19 @@ func (EngineBackend) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt
 	return out, nil
 }
 
-// EstimateMemory calls engine.EstimateMemory.
-func (EngineBackend) EstimateMemory(opt EngineOptions) int64 {
-	return engine.EstimateMemory(engineOptions(opt))
+// EstimateMemory returns engine.EstimateMemory of the options plus, for the
+// Vuvuzela pairs, the memory of their one-time build (the conversation's
+// FFTs reach about 1 GiB at the engine's largest length).
+func (EngineBackend) EstimateMemory(spec MechanismSpec) int64 {
+	n := engine.EstimateMemory(engineOptions(spec.Engine))
+	p := spec.Params
+	switch spec.Kind {
+	case KindVuvuzelaConversation:
+		n += engine.EstimateConversationMemory(engineNoise(spec.Noise), p["mu"], p["scale"])
+	case KindVuvuzelaDialing:
+		n += engine.EstimateDialingMemory(engineNoise(spec.Noise), p["mu"], p["scale"])
+	}
+	return n
 }
 
 // DecodeState restores an engine.Result.

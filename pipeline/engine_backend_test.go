@@ -82,3 +82,37 @@ func TestEngineBackendRejectsAndRefuses(t *testing.T) {
 		t.Error("engine accepted PMFs of different lengths")
 	}
 }
+
+// TestEngineBackendEstimateMemory checks that the Vuvuzela pairs' builds
+// are part of a job's memory: a conversation at the engine's largest FFT
+// (LP(450k, 20k), 2^23 entries) needs more than 1 GiB on top of the
+// composition, and a budget that holds the composition alone refuses it.
+func TestEngineBackendEstimateMemory(t *testing.T) {
+	b := EngineBackend{}
+	opts := DefaultEngineOptions()
+	base := b.EstimateMemory(MechanismSpec{Kind: KindGauss, Params: map[string]float64{"sigma": 5}, Engine: opts})
+	conv := MechanismSpec{Kind: KindVuvuzelaConversation, Noise: NoiseLaplace, Params: map[string]float64{"mu": 450000, "scale": 20000}, Engine: opts}
+	dial := MechanismSpec{Kind: KindVuvuzelaDialing, Noise: NoiseGauss, Params: map[string]float64{"mu": 8000, "scale": 500}, Engine: opts}
+	if got := b.EstimateMemory(conv) - base; got < 1<<30 || got > 4<<30 {
+		t.Errorf("conversation LP(450k, 20k) adds %s, want 1 to 4 GiB", FormatBytes(got))
+	}
+	if got := b.EstimateMemory(dial) - base; got <= 0 {
+		t.Errorf("dialing adds %d bytes", got)
+	}
+	dir := t.TempDir()
+	m := loadTestManifest(t, dir, "conv.toml", `name = "conv"
+[[mechanism]]
+id = "lp"
+kind = "vuvuzela_conversation"
+noise = "laplace"
+mu = 450000.0
+scale = 20000.0
+[query]
+compositions = [2]
+e_eps = [2.0]
+`)
+	rn := &Runner{Backend: b, Out: filepath.Join(dir, "out"), MemoryBudget: 4 * base}
+	if _, memErrs := rn.Check([]*Manifest{m}); len(memErrs) != 1 || !strings.Contains(memErrs[0].Error(), "needs about") {
+		t.Errorf("memory errors %v, want the conversation refused", memErrs)
+	}
+}

@@ -70,7 +70,7 @@ func (f *fakeBackend) ComposeMany(ctx context.Context, m Mechanism, rs []int, op
 	return out, nil
 }
 
-func (f *fakeBackend) EstimateMemory(opt EngineOptions) int64 {
+func (f *fakeBackend) EstimateMemory(MechanismSpec) int64 {
 	if f.memory > 0 {
 		return f.memory
 	}

@@ -77,7 +77,7 @@ func (rn *Runner) Check(manifests []*Manifest) (inputErrs, memErrs []error) {
 				continue
 			}
 			if contains(m.Query.Methods, MethodBuckets) {
-				if need := rn.Backend.EstimateMemory(in.Spec.Engine); need > rn.budget() {
+				if need := rn.Backend.EstimateMemory(in.Spec); need > rn.budget() {
 					memErrs = append(memErrs, fmt.Errorf("manifest %s: mechanism %q: method buckets: needs about %s with %d buckets, more than the %s available; lower buckets or raise --memory",
 						m.File, in.Label, FormatBytes(need), in.Spec.Engine.Buckets, FormatBytes(rn.budget())))
 				}

@@ -283,8 +283,17 @@ func probeKey(mech Mechanism, spec MechanismSpec, r int, eps float64) string {
 	return fmt.Sprintf("%s|%s|%+v|%d|%v", mech.String(), spec.DataHash, spec.Engine, r, eps)
 }
 
-// probe computes (or finds) delta_up and delta_low at factor t.
-func (s *Searcher) probe(ctx context.Context, spec SearchSpec, t float64, order int) (Probe, error) {
+// searchMemory is the memory budget SearchAll shares between its searches:
+// each probe that composes reserves its own estimate (the build of a
+// Vuvuzela pair grows with the factor) while it runs.
+type searchMemory struct {
+	sem    *semaphore.Weighted
+	budget int64
+}
+
+// probe computes (or finds) delta_up and delta_low at factor t; a
+// composition reserves its memory from mem, if not nil.
+func (s *Searcher) probe(ctx context.Context, spec SearchSpec, t float64, order int, mem *searchMemory) (Probe, error) {
 	ms := spec.At(t)
 	p := Probe{Factor: t, Params: ms.Params, Order: order}
 	mech, err := s.Backend.Mechanism(ms)
@@ -317,6 +326,17 @@ func (s *Searcher) probe(ctx context.Context, spec SearchSpec, t float64, order 
 		}
 	}
 	if st == nil {
+		if mem != nil {
+			need := max(s.Backend.EstimateMemory(ms), 1)
+			if need > mem.budget {
+				return p, fmt.Errorf("%w: factor %g (%s): needs about %s with %d buckets, more than the %s available",
+					errOverBudget, t, formatParams(ms.Params, spec.Tie), FormatBytes(need), opt.Buckets, FormatBytes(mem.budget))
+			}
+			if err := mem.sem.Acquire(ctx, need); err != nil {
+				return p, err
+			}
+			defer mem.sem.Release(need)
+		}
 		states, err := s.Backend.ComposeMany(ctx, mech, []int{spec.R}, opt, nil)
 		if err != nil {
 			return p, fmt.Errorf("factor %g (%s): r=%d: %w", t, formatParams(ms.Params, spec.Tie), spec.R, err)
@@ -358,6 +378,7 @@ type searchRun struct {
 	probes map[float64]Probe
 	n      int
 	notes  []string
+	mem    *searchMemory // nil: no budget
 }
 
 func (sr *searchRun) get(ctx context.Context, t float64) (Probe, error) {
@@ -368,7 +389,7 @@ func (sr *searchRun) get(ctx context.Context, t float64) (Probe, error) {
 		return Probe{}, errMaxProbes
 	}
 	sr.n++
-	p, err := sr.s.probe(ctx, sr.spec, t, sr.n)
+	p, err := sr.s.probe(ctx, sr.spec, t, sr.n, sr.mem)
 	if err != nil {
 		return p, err
 	}
@@ -389,6 +410,9 @@ var (
 	// errUnbuildable: the backend refuses the mechanism at a factor (e.g.
 	// too large to enumerate); the walk ends there.
 	errUnbuildable = errors.New("the mechanism cannot be built")
+	// errOverBudget: the composition at a factor would need more memory
+	// than SearchAll's budget; the walk ends there too.
+	errOverBudget = fmt.Errorf("%w within the memory budget", errUnbuildable)
 )
 
 // sorted returns the probes by factor.
@@ -426,6 +450,12 @@ func (sr *searchRun) bisect(ctx context.Context, lo, hi float64, pred func(Probe
 // or stopped early, with the answers found so far) and an error only for
 // invalid specs, backend failures and cancellation.
 func (s *Searcher) Search(ctx context.Context, spec SearchSpec) (*SearchResult, error) {
+	return s.search(ctx, spec, nil)
+}
+
+// search is Search with the probes' compositions reserving memory from mem
+// (if not nil).
+func (s *Searcher) search(ctx context.Context, spec SearchSpec, mem *searchMemory) (*SearchResult, error) {
 	if s.Backend == nil {
 		return nil, errors.New("pipeline: Searcher.Backend is nil")
 	}
@@ -433,7 +463,7 @@ func (s *Searcher) Search(ctx context.Context, spec SearchSpec) (*SearchResult, 
 	if err != nil {
 		return nil, err
 	}
-	sr := &searchRun{s: s, spec: spec, probes: map[float64]Probe{}}
+	sr := &searchRun{s: s, spec: spec, probes: map[float64]Probe{}, mem: mem}
 	res := &SearchResult{Spec: spec}
 	err = sr.run(ctx, res)
 	res.Notes = append(res.Notes, sr.notes...)
@@ -617,9 +647,12 @@ func paramsJSON(params map[string]float64) string {
 
 // SearchAll runs the searches with at most jobs running at once (default:
 // one per CPU) and a shared memory budget in bytes (default: the machine's
-// available memory). results[i] belongs to specs[i]; it is nil only when
-// the search could not start (invalid spec, memory). errs holds one error
-// per failed, refused or cancelled search.
+// available memory): each composition reserves the backend's estimate for
+// its factor while it runs. A search whose base mechanism (factor 1) needs
+// more than the budget is refused; for a larger factor that would, the
+// factor range ends there. results[i] belongs to specs[i]; it is nil only
+// when the search could not start (invalid spec, memory). errs holds one
+// error per failed, refused or cancelled search.
 func (s *Searcher) SearchAll(ctx context.Context, specs []SearchSpec, jobs int, budget int64) (results []*SearchResult, errs []error) {
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
@@ -632,23 +665,18 @@ func (s *Searcher) SearchAll(ctx context.Context, specs []SearchSpec, jobs int, 
 	}
 	results = make([]*SearchResult, len(specs))
 	perSearch := make([]error, len(specs))
-	mem := semaphore.NewWeighted(budget)
+	mem := &searchMemory{sem: semaphore.NewWeighted(budget), budget: budget}
 	var g errgroup.Group
 	g.SetLimit(jobs)
 	for i, spec := range specs {
-		need := max(s.Backend.EstimateMemory(spec.Mechanism.Engine), 1)
+		need := max(s.Backend.EstimateMemory(spec.Mechanism), 1)
 		if need > budget {
 			perSearch[i] = fmt.Errorf("search %q r=%d: refused: needs about %s with %d buckets, more than the %s available",
 				spec.Label, spec.R, FormatBytes(need), spec.Mechanism.Engine.Buckets, FormatBytes(budget))
 			continue
 		}
 		g.Go(func() error {
-			if err := mem.Acquire(ctx, need); err != nil {
-				perSearch[i] = fmt.Errorf("search %q r=%d: %w", spec.Label, spec.R, err)
-				return nil
-			}
-			defer mem.Release(need)
-			results[i], perSearch[i] = s.Search(ctx, spec)
+			results[i], perSearch[i] = s.search(ctx, spec, mem)
 			return nil
 		})
 	}

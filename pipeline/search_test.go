@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pbuckets/pbuckets/compare"
 )
@@ -69,7 +70,7 @@ func (f *searchFake) ComposeMany(ctx context.Context, m Mechanism, rs []int, _ E
 	return out, nil
 }
 
-func (f *searchFake) EstimateMemory(EngineOptions) int64 { return 1 }
+func (f *searchFake) EstimateMemory(MechanismSpec) int64 { return 1 }
 
 func (f *searchFake) DecodeState(data []byte) (State, error) {
 	var s searchFakeState
@@ -345,7 +346,70 @@ func TestSearchAllOrderAndMemory(t *testing.T) {
 
 type memFake struct{ *searchFake }
 
-func (memFake) EstimateMemory(EngineOptions) int64 { return 1 << 30 }
+func (memFake) EstimateMemory(MechanismSpec) int64 { return 1 << 30 }
+
+// growFake needs 100 bytes per unit of sigma (as a Vuvuzela pair's build
+// grows with its tied parameters) and records the most memory its
+// compositions held at once.
+type growFake struct {
+	*searchFake
+	mu             sync.Mutex
+	inFlight, peak int64
+}
+
+func (g *growFake) EstimateMemory(spec MechanismSpec) int64 {
+	return int64(100 * spec.Params["sigma"])
+}
+
+func (g *growFake) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt EngineOptions, progress func(int, int)) ([]State, error) {
+	need := int64(100 * m.(searchFakeMech).sigma)
+	g.mu.Lock()
+	g.inFlight += need
+	g.peak = max(g.peak, g.inFlight)
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.inFlight -= need
+		g.mu.Unlock()
+	}()
+	time.Sleep(time.Millisecond)
+	return g.searchFake.ComposeMany(ctx, m, rs, opt, progress)
+}
+
+// TestSearchAllMemoryPerProbe checks that every composition of a search
+// reserves the estimate for its own factor: concurrent probes never hold
+// more than the budget, and a factor that cannot fit ends the range.
+func TestSearchAllMemoryPerProbe(t *testing.T) {
+	expo := func(s float64) float64 { return math.Exp(-s) }
+	g := &growFake{searchFake: &searchFake{up: expo, lo: expo}}
+	s := &Searcher{Backend: g}
+	var specs []SearchSpec
+	for _, d := range []float64{1e-2, 1e-3, 1e-4, 1e-5} {
+		specs = append(specs, SearchSpec{Label: "g", Mechanism: gaussSpec(1), R: 2, Eps: 1, Delta: d})
+	}
+	const budget = 2000 // sigma 20 at most; the searches need up to about 11.5 each
+	res, errs := s.SearchAll(context.Background(), specs, 4, budget)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if g.peak > budget || g.peak == 0 {
+		t.Errorf("compositions held %d bytes at once, budget %d", g.peak, budget)
+	}
+	for i, r := range res {
+		if r.Meets == nil {
+			t.Errorf("search %d: no answer: %+v", i, r)
+		}
+	}
+	// delta_up never meets the target: the walk upwards stops at the
+	// largest factor that fits (sigma 16 would need 1600 bytes).
+	never := &growFake{searchFake: &searchFake{up: func(float64) float64 { return 1 }, lo: func(float64) float64 { return 0.5 }}}
+	s = &Searcher{Backend: never}
+	res, errs = s.SearchAll(context.Background(), specs[:1], 1, 1000)
+	if len(errs) > 0 || res[0].Status != SearchPartial || !strings.Contains(strings.Join(res[0].Notes, ";"), "the factor range ends at 8") ||
+		!strings.Contains(strings.Join(res[0].Notes, ";"), "within the memory budget: factor 16 (sigma=16): needs about 1600 bytes") {
+		t.Errorf("memory-bound range: %v, %+v", errs, res[0])
+	}
+}
 
 func TestSearchManifest(t *testing.T) {
 	src := `
