@@ -211,17 +211,7 @@ const maxTasks = 1000000
 // checkSize refuses manifests whose sweep and query expand to more than
 // maxTasks tasks.
 func (p *parser) checkSize(m *Manifest) {
-	instances := 0.0
-	for _, spec := range m.Mechanisms {
-		n := 1.0
-		for _, a := range m.Sweep {
-			if a.Mechanism == spec.ID {
-				n *= float64(len(a.Values))
-			}
-		}
-		instances += n
-	}
-	tasks := instances * float64(len(m.Query.Compositions)) * float64(max(1, len(m.Query.Methods)))
+	tasks := m.instanceCount(nil) * float64(len(m.Query.Compositions)) * float64(max(1, len(m.Query.Methods)))
 	if tasks > maxTasks {
 		p.el.add(p.line("sweep"), "sweep", "the manifest expands to %.3g tasks, more than %d; split it", tasks, maxTasks)
 	}
@@ -239,42 +229,8 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 	}
 	o := base
 	at := func(k string) (int, string) { return p.line(append(path, k)...), display + "." + k }
-	num := func(k string, check func(float64) string) (float64, bool) {
-		x, present := t[k]
-		if !present {
-			return 0, false
-		}
-		f, ok := asFloat(x)
-		if !ok {
-			l, d := at(k)
-			p.el.add(l, d, "must be a number, got %s", typeName(x))
-			return 0, false
-		}
-		if msg := check(f); msg != "" {
-			l, d := at(k)
-			p.el.add(l, d, "%s, got %v", msg, f)
-			return 0, false
-		}
-		return f, true
-	}
-	integer := func(k string, check func(int64) string) (int, bool) {
-		x, present := t[k]
-		if !present {
-			return 0, false
-		}
-		n, ok := asInt(x)
-		if !ok {
-			l, d := at(k)
-			p.el.add(l, d, "must be an integer, got %s", typeName(x))
-			return 0, false
-		}
-		if msg := check(n); msg != "" {
-			l, d := at(k)
-			p.el.add(l, d, "%s, got %d", msg, n)
-			return 0, false
-		}
-		return int(n), true
-	}
+	tb := table{p: p, t: t, at: at}
+	num, integer := tb.number, tb.integer
 	if n, ok := integer("buckets", func(n int64) string {
 		if n < 8 || n%2 != 0 || n > 1<<26 {
 			return "must be an even number in [8, 2^26]"
@@ -388,9 +344,9 @@ func (p *parser) mechanisms(v any, m *Manifest) {
 			l, d := at(k)
 			p.el.add(l, d, "unknown key for kind %s%s (known: %s)", kind, suggest(k, schema.keys()), quoteList(schema.keys()))
 		}
+		tb := table{p: p, t: t, at: at}
 		for _, ps := range schema.params {
-			x, present := t[ps.name]
-			if !present {
+			if _, present := t[ps.name]; !present {
 				if ps.required {
 					p.el.add(spec.Line, disp+": "+ps.name, "missing required key for kind %s", kind)
 				} else {
@@ -398,17 +354,9 @@ func (p *parser) mechanisms(v any, m *Manifest) {
 				}
 				continue
 			}
-			l, d := at(ps.name)
-			f, ok := asFloat(x)
-			if !ok {
-				p.el.add(l, d, "must be a number, got %s", typeName(x))
-				continue
+			if f, ok := tb.number(ps.name, ps.check); ok {
+				spec.Params[ps.name] = f
 			}
-			if msg := ps.check(f); msg != "" {
-				p.el.add(l, d, "%s, got %v", msg, f)
-				continue
-			}
-			spec.Params[ps.name] = f
 		}
 		for _, k := range schema.strings {
 			x, present := t[k]
@@ -466,68 +414,16 @@ func (p *parser) query(v any, m *Manifest) {
 		p.el.add(p.line("query", k), "query."+k, "unknown key%s", suggest(k, keys))
 	}
 	at := func(k string) (int, string) { return p.line("query", k), "query." + k }
+	tb := table{p: p, t: t, at: at}
 	q := &m.Query
 	p.queryAlpha(t, q)
-	if x, ok := t["compositions"]; ok {
-		rs, err := intGrid(x)
-		if err != nil {
-			l, d := at("compositions")
-			p.el.addErr(l, d, err)
-		}
-		q.Compositions = rs
-	} else {
+	var hasR, hasEps, hasDelta bool
+	if q.Compositions, hasR = tb.compositions(); !hasR {
 		p.el.add(p.line("query"), "query.compositions", "missing required key")
 	}
-	_, hasE := t["e_eps"]
-	_, hasEps := t["eps"]
-	switch {
-	case hasE && hasEps:
-		l, d := at("eps")
-		p.el.add(l, d, "give either e_eps or eps, not both")
-	case hasE:
-		vals, err := floatGrid(t["e_eps"])
-		l, d := at("e_eps")
-		if err != nil {
-			p.el.addErr(l, d, err)
-			break
-		}
-		for _, e := range vals {
-			if !(e >= 1) {
-				p.el.add(l, d, "values must be >= 1, got %v", e)
-				break
-			}
-			q.Eps = append(q.Eps, logOf(e))
-		}
-	case hasEps:
-		vals, err := floatGrid(t["eps"])
-		l, d := at("eps")
-		if err != nil {
-			p.el.addErr(l, d, err)
-			break
-		}
-		for _, e := range vals {
-			if !(e >= 0) {
-				p.el.add(l, d, "values must be >= 0, got %v", e)
-				break
-			}
-		}
-		q.Eps = vals
-	}
-	if x, ok := t["delta"]; ok {
-		vals, err := floatGrid(x)
-		l, d := at("delta")
-		if err != nil {
-			p.el.addErr(l, d, err)
-		}
-		for _, v := range vals {
-			if !(v > 0 && v < 1) {
-				p.el.add(l, d, "values must be in (0, 1), got %v", v)
-				break
-			}
-		}
-		q.Delta = vals
-	}
-	if !hasE && !hasEps && t["delta"] == nil {
+	q.Eps, hasEps = tb.eps()
+	q.Delta, hasDelta = tb.delta()
+	if !hasEps && !hasDelta {
 		p.el.add(p.line("query"), "query", "nothing to compute: give e_eps (or eps) and/or delta")
 	}
 	q.Methods = []string{MethodBuckets}

@@ -217,5 +217,3 @@ func intRange(t map[string]any) ([]int, error) {
 	}
 	return out, nil
 }
-
-func logOf(x float64) float64 { return math.Log(x) }

@@ -1,7 +1,5 @@
 package pipeline
 
-import "math"
-
 // SearchConfig is the [search] table of a manifest: noise searches over the
 // manifest's mechanisms (see SearchSpec).
 type SearchConfig struct {
@@ -71,6 +69,7 @@ func (p *parser) search(v any, m *Manifest) {
 		p.el.add(p.line("search", k), "search."+k, "unknown key%s (known: %s)", suggest(k, keys), quoteList(keys))
 	}
 	at := func(k string) (int, string) { return p.line("search", k), "search." + k }
+	tb := table{p: p, t: t, at: at}
 	strs := func(k string) ([]string, bool) {
 		x, present := t[k]
 		if !present {
@@ -126,126 +125,37 @@ func (p *parser) search(v any, m *Manifest) {
 			p.el.add(l, d, "mechanism %q: %s", spec.ID, msg)
 		}
 	}
-	if x, ok := t["compositions"]; ok {
-		rs, err := intGrid(x)
-		if err != nil {
-			l, d := at("compositions")
-			p.el.addErr(l, d, err)
-		}
-		c.Compositions = rs
-	} else {
+	var present bool
+	if c.Compositions, present = tb.compositions(); !present {
 		p.el.add(c.Line, "search.compositions", "missing required key (the numbers of observations r)")
 	}
-	_, hasE := t["e_eps"]
-	_, hasEps := t["eps"]
-	switch {
-	case hasE && hasEps:
-		l, d := at("eps")
-		p.el.add(l, d, "give either e_eps or eps, not both")
-	case hasE:
-		l, d := at("e_eps")
-		vals, err := floatGrid(t["e_eps"])
-		if err != nil {
-			p.el.addErr(l, d, err)
-			break
-		}
-		for _, e := range vals {
-			if !(e >= 1) {
-				p.el.add(l, d, "values must be >= 1, got %v", e)
-				break
-			}
-			c.Eps = append(c.Eps, math.Log(e))
-		}
-	case hasEps:
-		l, d := at("eps")
-		vals, err := floatGrid(t["eps"])
-		if err != nil {
-			p.el.addErr(l, d, err)
-			break
-		}
-		for _, e := range vals {
-			if !(e >= 0) {
-				p.el.add(l, d, "values must be >= 0, got %v", e)
-				break
-			}
-		}
-		c.Eps = vals
-	default:
+	if c.Eps, present = tb.eps(); !present {
 		p.el.add(c.Line, "search.e_eps", "missing required key: the target e_eps (or eps)")
 	}
-	if x, ok := t["delta"]; ok {
-		l, d := at("delta")
-		vals, err := floatGrid(x)
-		if err != nil {
-			p.el.addErr(l, d, err)
-		}
-		for _, v := range vals {
-			if !(v > 0 && v < 1) {
-				p.el.add(l, d, "values must be in (0, 1), got %v", v)
-				break
-			}
-		}
-		c.Delta = vals
-	} else {
+	if c.Delta, present = tb.delta(); !present {
 		p.el.add(c.Line, "search.delta", "missing required key: the target delta")
 	}
-	num := func(k string, check func(float64) string) float64 {
-		x, present := t[k]
-		if !present {
-			return 0
-		}
-		l, d := at(k)
-		f, ok := asFloat(x)
-		if !ok {
-			p.el.add(l, d, "must be a number, got %s", typeName(x))
-			return 0
-		}
-		if msg := check(f); msg != "" {
-			p.el.add(l, d, "%s, got %v", msg, f)
-			return 0
-		}
-		return f
-	}
-	c.RelTol = num("rel_tol", positive)
-	c.MinFactor = num("min_factor", func(f float64) string {
+	c.RelTol, _ = tb.number("rel_tol", positive)
+	c.MinFactor, _ = tb.number("min_factor", func(f float64) string {
 		if f > 0 && f <= 1 {
 			return ""
 		}
 		return "must be in (0, 1]"
 	})
-	c.MaxFactor = num("max_factor", func(f float64) string {
+	c.MaxFactor, _ = tb.number("max_factor", func(f float64) string {
 		if f >= 1 && finite(f) {
 			return ""
 		}
 		return "must be finite and >= 1"
 	})
-	if x, present := t["max_probes"]; present {
-		l, d := at("max_probes")
-		n, ok := asInt(x)
-		switch {
-		case !ok:
-			p.el.add(l, d, "must be an integer, got %s", typeName(x))
-		case n < 2 || n > 10000:
-			p.el.add(l, d, "must be in [2, 10000], got %d", n)
-		default:
-			c.MaxProbes = int(n)
+	c.MaxProbes, _ = tb.integer("max_probes", func(n int64) string {
+		if n < 2 || n > 10000 {
+			return "must be in [2, 10000]"
 		}
-	}
+		return ""
+	})
 	m.Search = c
-	instances := 0.0
-	for _, spec := range m.Mechanisms {
-		if len(c.Mechanisms) > 0 && !contains(c.Mechanisms, spec.ID) {
-			continue
-		}
-		n := 1.0
-		for _, a := range m.Sweep {
-			if a.Mechanism == spec.ID {
-				n *= float64(len(a.Values))
-			}
-		}
-		instances += n
-	}
-	if n := instances * float64(len(c.Compositions)*len(c.Eps)*len(c.Delta)); n > maxSearches {
+	if n := m.instanceCount(c.Mechanisms) * float64(len(c.Compositions)*len(c.Eps)*len(c.Delta)); n > maxSearches {
 		p.el.add(c.Line, "search", "the search expands to %.3g searches, more than %d; split it", n, maxSearches)
 	}
 }
