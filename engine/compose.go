@@ -243,13 +243,13 @@ func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
 	finishNorms(&nx)
 	finishNorms(&ny)
 	out.ffts = 2
-	j.fp.forward(s.reX, s.imX)
+	j.fp.forwardBR(s.reX, s.imX)
 	if y != x {
-		j.fp.forward(s.reY, s.imY)
+		j.fp.forwardBR(s.reY, s.imY)
 		out.ffts++
 	}
 	spectralProduct(s, j.N, y == x)
-	j.fp.inverse(s.reX, s.imX)
+	j.fp.inverseBR(s.reX, s.imX)
 	epsFFT := convErrBound(j.fp.kappa, j.N, nx, ny) // per entry, tilted+scaled domain
 	invN := 1 / float64(j.N)
 	sC2 := 1 / (sC * sC)
@@ -320,25 +320,32 @@ func (l *list) errBoundsW(w [][]float64) (ea, ec []float64) {
 	return ea, ec
 }
 
-// spectralProduct turns the spectra of the packed sequences into the packed
-// spectrum of the two convolutions, in place in s.reX/s.imX.
+// spectralProduct turns the spectra of the packed sequences, in
+// bit-reversed order (forwardBR), into the packed spectrum of the two
+// convolutions, in place in s.reX/s.imX and in the same order. The packing
+// needs each frequency k with its mirror N-k: position p holds X_rev(p),
+// and for p in [h, 2h) (h a power of two) the mirror sits at 3h-1-p, in
+// the same block (rev(p) = 2^s (2m+1) with 2^s = N/(2h), and N - rev(p) =
+// 2^s (2(h-1-m)+1) reverses to 3h-1-p); positions 0 and 1 (k = 0 and N/2)
+// are their own mirrors. Each pair is processed together, so the in-place
+// update is safe.
 func spectralProduct(s *convScratch, N int, self bool) {
 	reX, imX, reY, imY := s.reX, s.imX, s.reY, s.imY
 	if self {
 		reY, imY = reX, imX
 	}
-	// Process k and N-k together so the in-place update is safe.
-	for k := 0; k <= N/2; k++ {
-		j := (N - k) & (N - 1)
-		// X spectra at k and j.
-		xkr, xki, xjr, xji := reX[k], imX[k], reX[j], imX[j]
-		ykr, yki, yjr, yji := reY[k], imY[k], reY[j], imY[j]
-		wkr, wki := packedProduct(xkr, xki, xjr, xji, ykr, yki, yjr, yji)
-		if j != k {
-			wjr, wji := packedProduct(xjr, xji, xkr, xki, yjr, yji, ykr, yki)
-			reX[j], imX[j] = wjr, wji
+	for p := 0; p < min(2, N); p++ {
+		xr, xi, yr, yi := reX[p], imX[p], reY[p], imY[p]
+		reX[p], imX[p] = packedProduct(xr, xi, xr, xi, yr, yi, yr, yi)
+	}
+	for h := 2; h < N; h <<= 1 {
+		for p := h; p < h+h/2; p++ {
+			q := 3*h - 1 - p
+			xkr, xki, xjr, xji := reX[p], imX[p], reX[q], imX[q]
+			ykr, yki, yjr, yji := reY[p], imY[p], reY[q], imY[q]
+			reX[p], imX[p] = packedProduct(xkr, xki, xjr, xji, ykr, yki, yjr, yji)
+			reX[q], imX[q] = packedProduct(xjr, xji, xkr, xki, yjr, yji, ykr, yki)
 		}
-		reX[k], imX[k] = wkr, wki
 	}
 }
 

@@ -139,10 +139,10 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 	apply := func(tau float64) {
 		nx, Mx, wx := load(sc.reX, sc.imX, lxa, lxb, tau)
 		ny, My, wy := load(sc.reY, sc.imY, lya, lyb, tau)
-		fp.forward(sc.reX, sc.imX)
-		fp.forward(sc.reY, sc.imY)
+		fp.forwardBR(sc.reX, sc.imX)
+		fp.forwardBR(sc.reY, sc.imY)
 		spectralProduct(&sc, N, false)
-		fp.inverse(sc.reX, sc.imX)
+		fp.inverseBR(sc.reX, sc.imX)
 		E := convErrBound(fp.kappa, N, nx, ny) + float64(N)*0x1p-1070
 		rx := (1+relX)*(1+wx) - 1
 		ry := (1+relY)*(1+wy) - 1

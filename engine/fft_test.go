@@ -91,9 +91,17 @@ func BenchmarkFFT(b *testing.B) {
 		for i := range re {
 			re[i] = float64(i % 7)
 		}
-		b.Run("2^"+string(rune('0'+logN/10))+string(rune('0'+logN%10)), func(b *testing.B) {
+		name := "2^" + string(rune('0'+logN/10)) + string(rune('0'+logN%10))
+		// natural order (with the bit reversal permutation)
+		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				p.forward(re, im)
+			}
+		})
+		// what a convolution does per transform: no permutation
+		b.Run(name+"/bitreversed", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p.forwardBR(re, im)
 			}
 		})
 	}
