@@ -4,29 +4,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pbuckets/pbuckets/internal/testfig"
 )
 
-const figureBase = `
-name = "f"
-[[mechanism]]
-id = "gauss"
-kind = "gauss"
-sigma = 10.0
-[[mechanism]]
-id = "sgd"
-kind = "sgd"
-sigma = 4.0
-q = 0.01
-[query]
-compositions = [1, 512]
-e_eps = [1.0, 1.5, 2.0]
-delta = [1e-4, 1e-5]
-methods = ["buckets", "kov"]
-alpha = [2, 4]
-[sweep]
-"sgd.sigma" = [2.0, 4.0]
-"sgd.q" = [0.01, 0.02]
-`
+var figureBase = testfig.Manifest(`name = "f"`, "[1, 512]", "[1e-4, 1e-5]")
 
 func TestFigureParsing(t *testing.T) {
 	tests := []struct {

@@ -2,11 +2,12 @@ package pipeline
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pbuckets/pbuckets/internal/testfig"
 )
 
 const validManifest = `name = "t1"
@@ -89,10 +90,7 @@ eps = [0.5]
 func TestParseManifestErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testfig.WriteFile(t, dir, name, content)
 		return name
 	}
 	write("nan.csv", "a,b\n0.5,NaN\n0.5,0.5\n")

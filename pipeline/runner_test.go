@@ -13,15 +13,12 @@ import (
 	"time"
 
 	"github.com/pbuckets/pbuckets/engine"
+	"github.com/pbuckets/pbuckets/internal/testfig"
 )
 
 func loadTestManifest(t *testing.T, dir, name, content string) *Manifest {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadManifest(p)
+	m, err := LoadManifest(testfig.WriteFile(t, dir, name, content))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,11 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,13 +147,13 @@ func (d *drawer) newPlot() *plot.Plot {
 // keep reports whether a row belongs to the figure (mechanism and method
 // filters).
 func (d *drawer) keep(r Row) bool {
-	if len(d.f.Mechanisms) > 0 && !contains(d.f.Mechanisms, r.ID) {
+	if len(d.f.Mechanisms) > 0 && !slices.Contains(d.f.Mechanisms, r.ID) {
 		return false
 	}
-	if len(d.f.Methods) > 0 && !contains(d.f.Methods, r.Method) {
+	if len(d.f.Methods) > 0 && !slices.Contains(d.f.Methods, r.Method) {
 		return false
 	}
-	if len(d.f.Series) > 0 && !contains(d.f.Series, r.ID+":"+r.Method) {
+	if len(d.f.Series) > 0 && !slices.Contains(d.f.Series, r.ID+":"+r.Method) {
 		return false
 	}
 	return true
@@ -178,7 +180,7 @@ func (d *drawer) group(rows []Row, sel func(Row) bool) ([]seriesKey, map[seriesK
 	}
 	order := d.f.Mechanisms
 	for _, sr := range d.f.Series {
-		if id, _, _ := strings.Cut(sr, ":"); !contains(order, id) {
+		if id, _, _ := strings.Cut(sr, ":"); !slices.Contains(order, id) {
 			order = append(append([]string(nil), order...), id)
 		}
 	}
@@ -266,7 +268,7 @@ func upperColor(k seriesKey, keys []seriesKey) color.Color {
 	}
 	var labels []string
 	for _, o := range keys {
-		if o.method == k.method && !contains(labels, o.label) {
+		if o.method == k.method && !slices.Contains(labels, o.label) {
 			labels = append(labels, o.label)
 		}
 	}
@@ -725,15 +727,6 @@ func (d *drawer) target(p *plot.Plot, eMax, dMax float64) {
 	d.legend = append(d.legend, legendEntry{"privacy target (e^ε ≤ 2, δ ≤ 1e-4)", poly})
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // sciNumber formats x for labels: 1e-05 becomes 1e-5. (The plot fonts
 // lack the superscript digits 0 and 9 and the superscript minus.)
 func sciNumber(x float64) string {
@@ -826,8 +819,9 @@ func (d *drawer) maxLegendWidth() vg.Length {
 	return w + 28 + 20
 }
 
-// writeAtomic writes c to a temporary file and renames it to path.
-func writeAtomic(path string, c vg.CanvasWriterTo) error {
+// writeAtomic writes c (a canvas, or bytes.NewReader of a file's bytes)
+// to a temporary file and renames it to path.
+func writeAtomic(path string, c io.WriterTo) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err

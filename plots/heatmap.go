@@ -3,8 +3,9 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,7 +80,7 @@ func (d *drawer) heatmap(p *plot.Plot) error {
 		vals[cell{x, y}] = v
 		xset[x], yset[y] = true, true
 	}
-	xs, ys := sortedKeys(xset), sortedKeys(yset)
+	xs, ys := slices.Sorted(maps.Keys(xset)), slices.Sorted(maps.Keys(yset))
 	g := grid{cols: len(xs), rows: len(ys)}
 	for _, x := range xs {
 		col := make([]float64, len(ys))
@@ -176,15 +177,6 @@ func (d *drawer) heatmap(p *plot.Plot) error {
 	}
 	d.legend = append(d.legend, legendEntry{fmt.Sprintf("colour (%s scale): %s from %.4g (blue) to %.4g (red); grey: no result; dark red: infinite", scale, value, vlo, vhi), nil})
 	return nil
-}
-
-func sortedKeys(m map[float64]bool) []float64 {
-	out := make([]float64, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Float64s(out)
-	return out
 }
 
 func indexTicks(vals []float64) plot.ConstantTicks {

@@ -9,31 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbuckets/pbuckets/internal/testfig"
 	"github.com/pbuckets/pbuckets/pipeline"
 	"gonum.org/v1/plot"
 )
 
-const manifest = `name = "p"
-title = "plots test"
-[[mechanism]]
-id = "gauss"
-kind = "gauss"
-sigma = 10.0
-[[mechanism]]
-id = "sgd"
-kind = "sgd"
-sigma = 4.0
-q = 0.01
-[query]
-compositions = [1, 2, 4]
-e_eps = [1.0, 1.5, 2.0]
-delta = [1e-5]
-methods = ["buckets", "kov"]
-alpha = [2, 4]
-[sweep]
-"sgd.sigma" = [2.0, 4.0]
-"sgd.q" = [0.01, 0.02]
-[[figure]]
+var manifest = testfig.Manifest("name = \"p\"\ntitle = \"plots test\"", "[1, 2, 4]", "[1e-5]") + `[[figure]]
 id = "de"
 kind = "delta-eeps"
 r = 4
@@ -127,11 +108,7 @@ func (f labels) Labels(lo, hi float64) []string {
 
 func TestDrawEveryKind(t *testing.T) {
 	dir := t.TempDir()
-	mpath := filepath.Join(dir, "p.toml")
-	if err := os.WriteFile(mpath, []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := pipeline.LoadManifest(mpath)
+	m, err := pipeline.LoadManifest(testfig.WriteFile(t, dir, "p.toml", manifest))
 	if err != nil {
 		t.Fatal(err)
 	}

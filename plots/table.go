@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
-	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,7 +45,7 @@ func (d *drawer) table(dir string) ([]string, error) {
 	}
 	// Mechanisms without results still get a row with their parameters.
 	for _, in := range d.m.Instances() {
-		if len(f.Mechanisms) > 0 && !contains(f.Mechanisms, in.Spec.ID) {
+		if len(f.Mechanisms) > 0 && !slices.Contains(f.Mechanisms, in.Spec.ID) {
 			continue
 		}
 		if _, ok := params[in.Label]; !ok {
@@ -99,7 +100,7 @@ func (d *drawer) table(dir string) ([]string, error) {
 		data []byte
 	}{{"md", md.Bytes()}, {"csv", cs.Bytes()}} {
 		path := filepath.Join(dir, f.ID+"."+out.ext)
-		if err := writeFileAtomic(path, out.data); err != nil {
+		if err := writeAtomic(path, bytes.NewReader(out.data)); err != nil {
 			return files, err
 		}
 		files = append(files, path)
@@ -108,13 +109,8 @@ func (d *drawer) table(dir string) ([]string, error) {
 }
 
 func formatParams(p map[string]float64) string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(p)) {
 		parts = append(parts, k+"="+strconv.FormatFloat(p[k], 'g', -1, 64))
 	}
 	return strings.Join(parts, " ")
@@ -128,23 +124,4 @@ func formatEEps(eps float64) string {
 		return "inf"
 	}
 	return strconv.FormatFloat(math.Exp(eps), 'f', 4, 64)
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

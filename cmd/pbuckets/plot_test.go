@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pbuckets/pbuckets/internal/testfig"
 )
 
 const plotManifest = `name = "plotted"
@@ -30,10 +32,7 @@ delta = 1e-3
 
 func TestPlot(t *testing.T) {
 	dir := t.TempDir()
-	manifest := filepath.Join(dir, "m.toml")
-	if err := os.WriteFile(manifest, []byte(plotManifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifest := testfig.WriteFile(t, dir, "m.toml", plotManifest)
 	out := filepath.Join(dir, "out")
 	tests := []struct {
 		name       string
@@ -75,10 +74,7 @@ func TestPlot(t *testing.T) {
 // incomplete set of parts.
 func TestPlotShards(t *testing.T) {
 	dir := t.TempDir()
-	manifest := filepath.Join(dir, "m.toml")
-	if err := os.WriteFile(manifest, []byte(plotManifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifest := testfig.WriteFile(t, dir, "m.toml", plotManifest)
 	out := filepath.Join(dir, "out")
 	if code, _, stderr := runCmd(t, "run", "--quiet", "--out", out, "--shard", "1/2", manifest); code != exitOK {
 		t.Fatalf("shard 1: exit %d\n%s", code, stderr)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pbuckets/pbuckets/internal/testfig"
 	"github.com/pbuckets/pbuckets/pipeline"
 )
 
@@ -46,8 +47,7 @@ func TestSearchFlags(t *testing.T) {
 
 func TestSearchManifestCommand(t *testing.T) {
 	dir := t.TempDir()
-	man := filepath.Join(dir, "s.toml")
-	os.WriteFile(man, []byte(`
+	man := testfig.WriteFile(t, dir, "s.toml", `
 name = "srch"
 [engine]
 buckets = 4000
@@ -60,7 +60,7 @@ compositions = [8]
 eps = 1.0
 delta = 1e-3
 rel_tol = 0.05
-`), 0o644)
+`)
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runCmd(t, "search", "--quiet", "--out", out, man)
 	if code != exitOK {
