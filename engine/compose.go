@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -16,6 +17,8 @@ type composer struct {
 	tiltBufs  [][2][]float64 // per tilt: untilted A and B values
 	workers   int            // tilted convolutions run at once
 	ffts      int            // transforms done (diagnostics and tests)
+	sufBuf    []float64      // scratch of overflow
+	errBuf    [4][]float64   // scratch of errBounds
 }
 
 func newComposer(n int) *composer {
@@ -53,13 +56,10 @@ func (cp *composer) compose(x, y *list) *list {
 	z.names = mergeNames(x.names, y.names)
 	z.variance = x.variance + y.variance
 
-	w, wrel := cp.weights.get(x.lambda, x.tau)
+	tw := cp.weights.get(x.lambda, x.tau)
+	w, wrel := tw.w, tw.rel
 	K := len(x.tau)
-	ex, ecx := x.errBoundsW(w)
-	ey, ecy := ex, ecx
-	if y != x {
-		ey, ecy = y.errBoundsW(w)
-	}
+	ex, ecx, ey, ecy := cp.errBounds(x, y, tw, tw)
 
 	// Atoms: the largest entries, when they carry much of the 2-norm, are
 	// convolved directly (positive terms: relative rounding error only) and
@@ -140,18 +140,18 @@ func (cp *composer) compose(x, y *list) *list {
 				defer wg.Done()
 				s.buffers(N)
 				for m := first; m < K; m += workers {
-					tiltConv(tiltJob{x: x, y: y, fx: fx, fy: fy, wm: w[m], m: m, fp: fp, N: N,
+					tiltConv(tiltJob{x: x, y: y, fx: fx, fy: fy, wm: w[m], invm: tw.inv[m], m: m, fp: fp, N: N,
 						w0: w0, w1: w1, shift: shift, relA: relA, relC: relC, wrel: wrel, direct: direct}, s, &outs[m])
 				}
 			}(cp.scratches[wi], wi)
 		}
 		wg.Wait()
 		for m := 0; m < K; m++ {
-			wm, out := w[m], outs[m]
+			invm, out := tw.inv[m], outs[m]
 			cp.ffts += out.ffts
 			z.envA[m], z.envC[m] = out.envA, out.envC
 			for o := w0; o <= w1; o++ {
-				inv := 1 / wm[o]
+				inv := invm[o]
 				bA := out.envA * inv * (1 + wrel)
 				if bA < bestA[o] {
 					bestA[o] = bA
@@ -200,7 +200,7 @@ func (cp *composer) compose(x, y *list) *list {
 // tiltJob is the input of one tilted convolution of a composition.
 type tiltJob struct {
 	x, y, fx, fy     *list // operands and their parts without atoms
-	wm               []float64
+	wm, invm         []float64 // tilt weights of tilt m and their inverses
 	m                int
 	fp               *fftPlan
 	N                int
@@ -258,7 +258,7 @@ func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
 	out.envC = (1+j.relC)*(1+j.wrel)*epsFFT*sC2 + propagate(x.relC, y.relC, x.envC[j.m], y.envC[j.m], mxC, myC, n)
 	for o := j.w0; o <= j.w1; o++ {
 		t := o + j.shift
-		inv := 1 / j.wm[o]
+		inv := j.invm[o]
 		out.va[o-j.w0] = s.reX[t]*invN*inv + j.direct.at(j.direct.a, o)
 		out.vc[o-j.w0] = s.imX[t]*invN*inv*sC2 + j.direct.at(j.direct.c, o)
 	}
@@ -291,33 +291,99 @@ func (l *list) moment(w []float64, aSide bool) float64 {
 	return s
 }
 
-// errBoundsW returns the per-offset error bounds of a and c using the tilt
-// weights w (w[m][o] = exp(tau_m L(o))).
-func (l *list) errBoundsW(w [][]float64) (ea, ec []float64) {
-	ea = make([]float64, 2*l.n)
-	ec = make([]float64, 2*l.n)
-	for o := range ea {
-		ea[o] = math.Inf(1)
-		ec[o] = math.Inf(1)
+// errBounds returns the per-offset error bounds of x and y (tilt weights
+// twx and twy of their tilts) in the composer's scratch buffers, valid
+// until the next call.
+func (cp *composer) errBounds(x, y *list, twx, twy *tiltWeights) (ex, ecx, ey, ecy []float64) {
+	for k := range cp.errBuf {
+		if len(cp.errBuf[k]) < 2*x.n {
+			cp.errBuf[k] = make([]float64, 2*x.n)
+		}
 	}
-	for m := range w {
-		ha, hc := l.envA[m], l.envC[m]
-		for o, wo := range w[m] {
-			inv := 1 / wo
-			if b := ha * inv; b < ea[o] {
-				ea[o] = b
+	ex, ecx = x.errBoundsInto(twx, cp.errBuf[0], cp.errBuf[1])
+	ey, ecy = ex, ecx
+	if y != x {
+		ey, ecy = y.errBoundsInto(twy, cp.errBuf[2], cp.errBuf[3])
+	}
+	return ex, ecx, ey, ecy
+}
+
+// errBoundsW returns the per-offset error bounds of a and c using the
+// tilt weights tw of l's tilts, in new slices.
+func (l *list) errBoundsW(tw *tiltWeights) (ea, ec []float64) {
+	return l.errBoundsInto(tw, make([]float64, 2*l.n), make([]float64, 2*l.n))
+}
+
+// errBoundsInto is errBoundsW writing into ea and ec (length 2n).
+//
+// The envelope term min_m env[m] exp(-tau_m L(o)) is, in log space, the
+// lower envelope of K lines in o, so the minimising tilt is constant
+// between the crossings of the lines (at most K(K-1)/2 of them): each
+// stretch takes the tilt that is smallest in its middle, and every
+// entry costs one product instead of K. Any tilt gives a valid bound, so a
+// rounding-level misjudgement near a crossing only picks a nearly equal one.
+func (l *list) errBoundsInto(tw *tiltWeights, ea, ec []float64) ([]float64, []float64) {
+	n2 := 2 * l.n
+	ea, ec = ea[:n2], ec[:n2]
+	fillEnvBounds(ea, l.envA, l.tau, tw.inv, l.n, l.lambda)
+	fillEnvBounds(ec, l.envC, l.tau, tw.inv, l.n, l.lambda)
+	// the inverse weights' own relative error, and the products' rounding
+	slack := (1 + 1e-12) * (1 + 2*tw.rel)
+	a, c := l.a[:n2], l.c[:n2]
+	ra, rc := l.relA*(1+2*unitRoundoff), l.relC*(1+2*unitRoundoff)
+	for o := range ea {
+		ea[o] = ea[o]*slack + ra*a[o]
+		ec[o] = ec[o]*slack + rc*c[o]
+	}
+	return ea, ec
+}
+
+// fillEnvBounds sets e[o] = env[m] inv[m][o] for the tilt m minimising it
+// (see errBoundsInto).
+func fillEnvBounds(e, env, tau []float64, inv [][]float64, n int, lambda float64) {
+	K := len(env)
+	// ln of each term: lnEnv[m] - tau_m L(o), L(o) = (o - n + 1) lambda.
+	lnEnv := make([]float64, K)
+	for m, v := range env {
+		lnEnv[m] = math.Log(v) // -Inf for 0, +Inf for +Inf
+	}
+	at := func(m int, o float64) float64 { return lnEnv[m] - tau[m]*(o-float64(n)+1)*lambda }
+	// Breakpoints: offsets where two finite lines cross.
+	cuts := []int{0, len(e)}
+	for p := 0; p < K; p++ {
+		for q := p + 1; q < K; q++ {
+			if math.IsInf(lnEnv[p], 0) || math.IsInf(lnEnv[q], 0) || tau[p] == tau[q] {
+				continue
 			}
-			if b := hc * inv; b < ec[o] {
-				ec[o] = b
+			// lnEnv[p] - tau_p L = lnEnv[q] - tau_q L
+			L := (lnEnv[p] - lnEnv[q]) / ((tau[p] - tau[q]) * lambda)
+			c := math.Ceil(L + float64(n) - 1)
+			if c > 0 && c < float64(len(e)) {
+				cuts = append(cuts, int(c))
 			}
 		}
 	}
-	slack := 1 + 1e-12
-	for o := range ea {
-		ea[o] = ea[o]*slack + l.relA*l.a[o]*(1+2*unitRoundoff)
-		ec[o] = ec[o]*slack + l.relC*l.c[o]*(1+2*unitRoundoff)
+	slices.Sort(cuts)
+	for s := 0; s+1 < len(cuts); s++ {
+		o0, o1 := cuts[s], cuts[s+1]
+		if o0 == o1 {
+			continue
+		}
+		// the tilt smallest in the middle of the stretch (its ends may be
+		// ties; any tilt is valid, the middle one is the tightest)
+		mid := float64(o0+o1-1) / 2
+		best, bm := math.Inf(1), -1
+		for m := 0; m < K; m++ {
+			if v := at(m, mid); v < best || bm < 0 {
+				best, bm = v, m
+			}
+		}
+		h, iv := env[bm], inv[bm][o0:o1]
+		seg := e[o0:o1]
+		for k := range seg {
+			seg[k] = h * iv[k]
+		}
 	}
-	return ea, ec
 }
 
 // spectralProduct turns the spectra of the packed sequences, in

@@ -62,27 +62,45 @@ type weightCache struct {
 type weightEntry struct {
 	lambda float64
 	tau    []float64
-	w      [][]float64
+	tw     *tiltWeights
+}
+
+// tiltWeights are the tilt weights of one (lambda, tilts): w[m][o] =
+// exp(tau_m L(o)) with relative error at most rel, and inv[m][o] = 1/w[m][o]
+// (rounded: the per-offset error bounds exp(-tau_m L(o)) env are computed
+// as env*inv, with the rounding covered by their slack).
+type tiltWeights struct {
+	w, inv [][]float64
 	rel    float64
 }
 
-func (c *weightCache) get(lambda float64, tau []float64) ([][]float64, float64) {
-	for _, e := range c.entries {
-		if e.lambda == lambda && equalTau(e.tau, tau) {
-			return e.w, e.rel
-		}
-	}
-	e := weightEntry{lambda: lambda, tau: append([]float64(nil), tau...), w: make([][]float64, len(tau))}
+func newTiltWeights(n int, lambda float64, tau []float64) *tiltWeights {
+	tw := &tiltWeights{w: make([][]float64, len(tau)), inv: make([][]float64, len(tau))}
 	for m, t := range tau {
 		var r float64
-		e.w[m], r = weights(c.n, lambda, t)
-		e.rel = math.Max(e.rel, r)
+		tw.w[m], r = weights(n, lambda, t)
+		tw.rel = math.Max(tw.rel, r)
+		inv := make([]float64, len(tw.w[m]))
+		for o, v := range tw.w[m] {
+			inv[o] = 1 / v
+		}
+		tw.inv[m] = inv
 	}
+	return tw
+}
+
+func (c *weightCache) get(lambda float64, tau []float64) *tiltWeights {
+	for _, e := range c.entries {
+		if e.lambda == lambda && equalTau(e.tau, tau) {
+			return e.tw
+		}
+	}
+	e := weightEntry{lambda: lambda, tau: append([]float64(nil), tau...), tw: newTiltWeights(c.n, lambda, tau)}
 	if len(c.entries) >= 4 {
 		c.entries = c.entries[1:]
 	}
 	c.entries = append(c.entries, e)
-	return e.w, e.rel
+	return e.tw
 }
 
 // seqNorms are the 1- and 2-norms of a tilted A-sequence and B-sequence.

@@ -15,9 +15,12 @@ func (cp *composer) composeCorners(x, y, z *list, ex, ecx, ey, ecy []float64) {
 	n := x.n
 	rxA, rxC := x.regularSums(ex, ecx)
 	ryA, ryC := ry(x, y, rxA, rxC, ey, ecy)
-	hiA, loA := overflow(x.a, y.a, ex, ey, n)
-	hiC, loC := overflow(x.c, y.c, ecx, ecy, n)
-	w, _ := cp.weights.get(x.lambda, x.tau)
+	if len(cp.sufBuf) < 2*(2*n+1) {
+		cp.sufBuf = make([]float64, 2*(2*n+1))
+	}
+	hiA, loA := overflow(x.a, y.a, ex, ey, n, cp.sufBuf)
+	hiC, loC := overflow(x.c, y.c, ecx, ecy, n, cp.sufBuf)
+	w := cp.weights.get(x.lambda, x.tau).w
 	tightenOverflow(&hiA, &loA, x, y, x.a, y.a, x.relA, y.relA, x.envA, y.envA, w)
 	tightenOverflow(&hiC, &loC, x, y, x.c, y.c, x.relC, y.relC, x.envC, y.envC, w)
 
@@ -45,12 +48,14 @@ func cornerMix(rx, hx, lx, dx, ry, hy, ly, dy, ovH, ovL val) (d, lo, hi val) {
 }
 
 // overflow returns the masses of regular pairs (j, k) with j+k > n (high) and
-// j+k <= -n (low), sum x[j] y[k], with error bounds from ex and ey.
-func overflow(x, y, ex, ey []float64, n int) (hi, lo val) {
+// j+k <= -n (low), sum x[j] y[k], with error bounds from ex and ey. buf is
+// scratch space of at least 2(2n+1) entries.
+func overflow(x, y, ex, ey []float64, n int, buf []float64) (hi, lo val) {
 	m := 2 * n
 	// Suffix sums of y and ey: suf[k] = sum_{o >= k}.
-	suf := make([]float64, m+1)
-	sufE := make([]float64, m+1)
+	suf := buf[:m+1]
+	sufE := buf[m+1 : 2*m+2]
+	suf[m], sufE[m] = 0, 0
 	for o := m - 1; o >= 0; o-- {
 		suf[o] = suf[o+1] + y[o]
 		sufE[o] = sufE[o+1] + ey[o]

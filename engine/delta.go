@@ -10,11 +10,7 @@ type bounds struct {
 }
 
 func (l *list) bounds() bounds {
-	w := make([][]float64, len(l.tau))
-	for m, t := range l.tau {
-		w[m], _ = weights(l.n, l.lambda, t)
-	}
-	ea, ec := l.errBoundsW(w)
+	ea, ec := l.errBoundsW(newTiltWeights(l.n, l.lambda, l.tau))
 	return bounds{ea, ec}
 }
 

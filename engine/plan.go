@@ -192,13 +192,7 @@ func (p *plan) needSquare(x, y *list) bool {
 // predictCorners returns the corner mass of x × y without convolving.
 func (p *plan) predictCorners(x, y *list) float64 {
 	z := newList(x.n, x.lambda, x.tau)
-	w, _ := p.cp.weights.get(x.lambda, x.tau)
-	ex, ecx := x.errBoundsW(w)
-	ey, ecy := ex, ecx
-	if y != x {
-		wy, _ := p.cp.weights.get(y.lambda, y.tau)
-		ey, ecy = y.errBoundsW(wy)
-	}
+	ex, ecx, ey, ecy := p.cp.errBounds(x, y, p.cp.weights.get(x.lambda, x.tau), p.cp.weights.get(y.lambda, y.tau))
 	p.cp.composeCorners(x, y, z, ex, ecx, ey, ecy)
 	return z.cornerValue()
 }
