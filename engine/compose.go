@@ -199,7 +199,7 @@ func (cp *composer) compose(x, y *list) *list {
 
 // tiltJob is the input of one tilted convolution of a composition.
 type tiltJob struct {
-	x, y, fx, fy     *list // operands and their parts without atoms
+	x, y, fx, fy     *list     // operands and their parts without atoms
 	wm, invm         []float64 // tilt weights of tilt m and their inverses
 	m                int
 	fp               *fftPlan
