@@ -18,6 +18,7 @@ type composer struct {
 	workers   int            // tilted convolutions run at once
 	ffts      int            // transforms done (diagnostics and tests)
 	sufBuf    []float64      // scratch of overflow
+	moms      []momentEntry  // recent moments (composer.moments)
 	errBuf    [4][]float64   // scratch of errBounds
 }
 
@@ -42,9 +43,36 @@ func nextPow2(k int) int {
 	return N
 }
 
+// moments returns M(tau_m) = sum_o v[o] w[m][o] over the support of l for
+// the A-masses and the B-masses, for the tilt weights tw of l's tilts
+// (computed once per list and weights; not safe for concurrent use).
+func (cp *composer) moments(l *list, tw *tiltWeights) (mA, mC []float64) {
+	for _, e := range cp.moms {
+		if e.l == l && e.tw == tw {
+			return e.a, e.c
+		}
+	}
+	mA, mC = make([]float64, len(tw.w)), make([]float64, len(tw.w))
+	for m, wm := range tw.w {
+		mA[m], mC[m] = l.moment(wm, true), l.moment(wm, false)
+	}
+	if len(cp.moms) >= 4 {
+		cp.moms = cp.moms[1:]
+	}
+	cp.moms = append(cp.moms, momentEntry{l, tw, mA, mC})
+	return mA, mC
+}
+
+type momentEntry struct {
+	l    *list
+	tw   *tiltWeights
+	a, c []float64
+}
+
 // compose returns the composition x × y of Definition 4 and 7 (the lists
-// must share n, lambda and tilts). x and y may be the same list.
-func (cp *composer) compose(x, y *list) *list {
+// must share n, lambda and tilts). x and y may be the same list. cs, when
+// not nil, holds the corner masses of x × y already computed (corners).
+func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	n := x.n
 	if y.n != n || y.lambda != x.lambda || !equalTau(x.tau, y.tau) {
 		panic("engine: composing incompatible bucket lists")
@@ -59,7 +87,8 @@ func (cp *composer) compose(x, y *list) *list {
 	tw := cp.weights.get(x.lambda, x.tau)
 	w, wrel := tw.w, tw.rel
 	K := len(x.tau)
-	ex, ecx, ey, ecy := cp.errBounds(x, y, tw, tw)
+	mxA, mxC := cp.moments(x, tw)
+	myA, myC := cp.moments(y, tw)
 
 	// Atoms: the largest entries, when they carry much of the 2-norm, are
 	// convolved directly (positive terms: relative rounding error only) and
@@ -140,7 +169,8 @@ func (cp *composer) compose(x, y *list) *list {
 				defer wg.Done()
 				s.buffers(N)
 				for m := first; m < K; m += workers {
-					tiltConv(tiltJob{x: x, y: y, fx: fx, fy: fy, wm: w[m], invm: tw.inv[m], m: m, fp: fp, N: N,
+					tiltConv(tiltJob{x: x, y: y, fx: fx, fy: fy, wm: w[m], invm: tw.inv[m], m: m,
+						mxA: mxA[m], mxC: mxC[m], myA: myA[m], myC: myC[m], fp: fp, N: N,
 						w0: w0, w1: w1, shift: shift, relA: relA, relC: relC, wrel: wrel, direct: direct}, s, &outs[m])
 				}
 			}(cp.scratches[wi], wi)
@@ -193,7 +223,11 @@ func (cp *composer) compose(x, y *list) *list {
 	z.lo, z.hi = w0, w1
 	z.trim()
 
-	cp.composeCorners(x, y, z, ex, ecx, ey, ecy)
+	if cs == nil {
+		c := cp.corners(x, y)
+		cs = &c
+	}
+	cs.apply(z)
 	return z
 }
 
@@ -202,6 +236,8 @@ type tiltJob struct {
 	x, y, fx, fy     *list     // operands and their parts without atoms
 	wm, invm         []float64 // tilt weights of tilt m and their inverses
 	m                int
+	mxA, mxC         float64 // moments of x and y for tilt m (composer.moments)
+	myA, myC         float64
 	fp               *fftPlan
 	N                int
 	w0, w1, shift    int
@@ -227,11 +263,7 @@ func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
 		ny, _, _ = fill(s.reY, s.imY, j.fy, j.wm)
 	}
 	// Moments of the whole inputs, for the propagated errors.
-	mxA, mxC := x.moment(j.wm, true), x.moment(j.wm, false)
-	myA, myC := mxA, mxC
-	if y != x {
-		myA, myC = y.moment(j.wm, true), y.moment(j.wm, false)
-	}
+	mxA, mxC, myA, myC := j.mxA, j.mxC, j.myA, j.myC
 	// Balance the B-sequence against the A-sequence (exact scaling).
 	sC := pow2Balance(math.Sqrt(nx.l2a), math.Sqrt(nx.l2c))
 	scaleIm(s.imX, &nx, sC)

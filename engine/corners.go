@@ -2,8 +2,33 @@ package engine
 
 import "math"
 
-// composeCorners sets the corner masses of z = x × y (Definition 4's -n and
-// infinity cases, with absorbing corners; see list.go) and their error
+// cornerSet holds the corner masses of a composition and their error
+// bounds.
+type cornerSet struct{ distA, loA, hiA, distB, loC, hiC val }
+
+// value is the corner mass that the squaring rule watches (list.cornerValue).
+func (cs cornerSet) value() float64 {
+	return math.Max(cs.hiA.v+cs.distA.v+cs.loA.v, cs.loC.v+cs.distB.v+cs.hiC.v)
+}
+
+func (cs cornerSet) apply(z *list) {
+	z.distA, z.loA, z.hiA = cs.distA, cs.loA, cs.hiA
+	z.distB, z.loC, z.hiC = cs.distB, cs.loC, cs.hiC
+}
+
+// corners returns the corner masses of x × y (see composeCorners).
+func (cp *composer) corners(x, y *list) cornerSet {
+	twx := cp.weights.get(x.lambda, x.tau)
+	twy := twx
+	if y.lambda != x.lambda || !equalTau(y.tau, x.tau) {
+		twy = cp.weights.get(y.lambda, y.tau)
+	}
+	ex, ecx, ey, ecy := cp.errBounds(x, y, twx, twy)
+	return cp.composeCorners(x, y, ex, ecx, ey, ecy)
+}
+
+// composeCorners returns the corner masses of z = x × y (Definition 4's -n
+// and infinity cases, with absorbing corners; see list.go) and their error
 // bounds. ex, ecx, ey, ecy are the per-offset error bounds of x and y.
 //
 // Precedence of the destination of a pair of events: an A-distinguishing
@@ -11,7 +36,7 @@ import "math"
 // B-distinguishing, otherwise a component in the low corner puts the pair in
 // the low corner, one in the high corner in the high corner, and two regular
 // events go to bucket j+k, or to a corner when j+k leaves -n+1..n.
-func (cp *composer) composeCorners(x, y, z *list, ex, ecx, ey, ecy []float64) {
+func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) cornerSet {
 	n := x.n
 	rxA, rxC := x.regularSums(ex, ecx)
 	ryA, ryC := ry(x, y, rxA, rxC, ey, ecy)
@@ -20,12 +45,17 @@ func (cp *composer) composeCorners(x, y, z *list, ex, ecx, ey, ecy []float64) {
 	}
 	hiA, loA := overflow(x.a, y.a, ex, ey, n, cp.sufBuf)
 	hiC, loC := overflow(x.c, y.c, ecx, ecy, n, cp.sufBuf)
-	w := cp.weights.get(x.lambda, x.tau).w
-	tightenOverflow(&hiA, &loA, x, y, x.a, y.a, x.relA, y.relA, x.envA, y.envA, w)
-	tightenOverflow(&hiC, &loC, x, y, x.c, y.c, x.relC, y.relC, x.envC, y.envC, w)
-
-	z.distA, z.loA, z.hiA = cornerMix(rxA, x.hiA, x.loA, x.distA, ryA, y.hiA, y.loA, y.distA, hiA, loA)
-	z.distB, z.loC, z.hiC = cornerMix(rxC, x.hiC, x.loC, x.distB, ryC, y.hiC, y.loC, y.distB, hiC, loC)
+	if equalTau(x.tau, y.tau) {
+		tw := cp.weights.get(x.lambda, x.tau)
+		mxA, mxC := cp.moments(x, tw)
+		myA, myC := cp.moments(y, tw)
+		tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA)
+		tightenOverflow(&hiC, &loC, x, x.relC, y.relC, x.envC, y.envC, mxC, myC)
+	}
+	var cs cornerSet
+	cs.distA, cs.loA, cs.hiA = cornerMix(rxA, x.hiA, x.loA, x.distA, ryA, y.hiA, y.loA, y.distA, hiA, loA)
+	cs.distB, cs.loC, cs.hiC = cornerMix(rxC, x.hiC, x.loC, x.distB, ryC, y.hiC, y.loC, y.distB, hiC, loC)
+	return cs
 }
 
 func ry(x, y *list, rxA, rxC val, ey, ecy []float64) (val, val) {
@@ -94,29 +124,20 @@ func overflow(x, y, ex, ey []float64, n int, buf []float64) (hi, lo val) {
 //
 //	sum_hi E_x(j) y_k <= env_x[m] exp(-tau_m (n+1) lambda) 2n M_y(tau_m),
 //
-// M_y(tau) = sum_k y_k exp(tau L_k), and likewise for x_j E_y(k) and
+// M_y(tau) = sum_k y_k exp(tau L_k) (momX, momY: the moments of x and y,
+// composer.moments), and likewise for x_j E_y(k) and
 // E_x(j) E_y(k) (with (2n)^2 terms); the low overflow (L_j + L_k <= -n
 // lambda) takes tau_m <= 0. The relative parts of the errors give
 // (r_x + r_y + r_x r_y) times the overflow itself. Summing per-entry bounds
 // instead, as overflow does, counts the tilt-0 envelope of every bucket and
 // dominated the corners.
-func tightenOverflow(hi, lo *val, x, y *list, xv, yv []float64, rx, ry float64, envX, envY []float64, w [][]float64) {
+func tightenOverflow(hi, lo *val, x *list, rx, ry float64, envX, envY, momX, momY []float64) {
 	n := x.n
 	n2 := float64(2 * n)
 	g := (1 + gamma(4*n+8)) * (1 + 1e-12)
 	bestHi, bestLo := math.Inf(1), math.Inf(1)
 	for m, tau := range x.tau {
-		if m >= len(w) || m >= len(y.tau) || y.tau[m] != tau {
-			continue
-		}
-		mx, my := 0.0, 0.0
-		for o := x.lo; o <= x.hi; o++ {
-			mx += xv[o] * w[m][o]
-		}
-		for o := y.lo; o <= y.hi; o++ {
-			my += yv[o] * w[m][o]
-		}
-		mx, my = mx*g, my*g
+		mx, my := momX[m]*g, momY[m]*g
 		core := (envX[m]*n2*my + envY[m]*n2*mx + envX[m]*envY[m]*n2*n2) * (1 + rx + ry) * g
 		if tau >= 0 {
 			b := core * math.Exp(-tau*float64(n+1)*x.lambda) * (1 + 1e-12)

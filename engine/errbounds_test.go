@@ -78,3 +78,57 @@ func TestErrBoundsSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestRetiltEnvCandidates checks that evaluating retiltEnv at the ends and
+// around the crossings finds the maximum over all offsets, exactly.
+func TestRetiltEnvCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for trial := 0; trial < 400; trial++ {
+		n := 2 * (1 + rng.IntN(3000))
+		lambda := math.Exp(-1 - 8*rng.Float64())
+		rangeL := float64(n+1) * lambda
+		randTau := func() []float64 {
+			tau := make([]float64, 1+rng.IntN(6))
+			for m := 1; m < len(tau); m++ {
+				tau[m] = (rng.Float64()*2 - 1) * 40 / rangeL
+			}
+			return tau
+		}
+		from, to := randTau(), randTau()
+		env := make([]float64, len(from))
+		for m := range env {
+			env[m] = math.Exp(-60 * rng.Float64())
+			switch rng.IntN(12) {
+			case 0:
+				env[m] = 0
+			case 1:
+				env[m] = math.Inf(1)
+			}
+		}
+		if trial%2 == 0 {
+			// crossings exactly on offsets
+			for m := 1; m < len(env); m++ {
+				p := rng.IntN(m)
+				if env[p] > 0 && !math.IsInf(env[p], 0) {
+					L := float64(rng.IntN(2*n)-n+1) * lambda
+					env[m] = env[p] * math.Exp((from[m]-from[p])*L)
+				}
+			}
+		}
+		lnEnv := make([]float64, len(env))
+		for m, e := range env {
+			lnEnv[m] = math.Log(e)
+		}
+		all := make([]int, 2*n)
+		for o := range all {
+			all[o] = o
+		}
+		want := retiltMax(lnEnv, from, to, n, lambda, all)
+		got := retiltMax(lnEnv, from, to, n, lambda, retiltCandidates(lnEnv, from, n, lambda))
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("trial %d (n=%d, %d->%d tilts) k=%d: candidates give %v, all offsets %v", trial, n, len(from), len(to), k, got[k], want[k])
+			}
+		}
+	}
+}

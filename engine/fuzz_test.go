@@ -68,7 +68,7 @@ func FuzzCompose(f *testing.F) {
 		}
 		x, _ := p.leaf(m1)
 		y, _ := p.leaf(m2)
-		res := newResult(p.cp.compose(x, y), true, len(p.tau), p.lambda)
+		res := newResult(p.cp.compose(x, y, nil), true, len(p.tau), p.lambda)
 		h1, h2 := m1.(*histMech), m2.(*histMech)
 		qa, qb := product([][]float64{h1.a, h2.a}, [][]float64{h1.b, h2.b})
 		// The public path (squaring rule, tilts per level, re-tilting).

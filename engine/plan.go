@@ -180,21 +180,12 @@ func (b *leafBuilder) rel(m Mechanism) *list {
 type relErr interface{ relErr() float64 }
 
 // needSquare applies the squaring rule of Figure 10 with free_infty_budget
-// (Section 4.6) to the composition x × y: square when the corner mass after
-// the composition would exceed threshold/2 times the corner masses before
+// (Section 4.6) to the composition x × y whose corner mass would be after:
+// square when it would exceed threshold/2 times the corner masses before
 // (2.2 for x = y, as in the paper) and the free budget.
-func (p *plan) needSquare(x, y *list) bool {
+func (p *plan) needSquare(x, y *list, after float64) bool {
 	before := x.cornerValue() + y.cornerValue()
-	after := p.predictCorners(x, y)
 	return after > p.opt.FreeInftyBudget && after > p.opt.SquaringThreshold/2*before
-}
-
-// predictCorners returns the corner mass of x × y without convolving.
-func (p *plan) predictCorners(x, y *list) float64 {
-	z := newList(x.n, x.lambda, x.tau)
-	ex, ecx, ey, ecy := p.cp.errBounds(x, y, p.cp.weights.get(x.lambda, x.tau), p.cp.weights.get(y.lambda, y.tau))
-	p.cp.composeCorners(x, y, z, ex, ecx, ey, ecy)
-	return z.cornerValue()
 }
 
 func (p *plan) step(ctx context.Context) error {
@@ -218,23 +209,27 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 	if self {
 		y = x
 	}
-	for i := 0; i < 8 && p.needSquare(x, y); i++ {
-		x = x.square()
+	// The corners are predicted with the tilts the composition will use
+	// and, when no squaring is needed, reused by it.
+	for i := 0; ; i++ {
+		tau := p.tilts(x, y)
+		xr, yr := x.retilt(tau), y.retilt(tau)
 		if self {
-			y = x
-		} else {
-			y = y.square()
+			yr = xr
 		}
+		cs := p.cp.corners(xr, yr)
+		if i < 8 && p.needSquare(x, y, cs.value()) {
+			x = x.square()
+			if self {
+				y = x
+			} else {
+				y = y.square()
+			}
+			continue
+		}
+		z := p.cp.compose(xr, yr, &cs)
+		return z, p.step(ctx)
 	}
-	tau := p.tilts(x, y)
-	x = x.retilt(tau)
-	if self {
-		y = x
-	} else {
-		y = y.retilt(tau)
-	}
-	z := p.cp.compose(x, y)
-	return z, p.step(ctx)
 }
 
 // composeMany computes the r-fold compositions of m for every r in rs by

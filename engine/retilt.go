@@ -72,33 +72,43 @@ func (l *list) retilt(tau []float64) *list {
 	return &z
 }
 
+// retiltCandidates returns the offsets at which retiltEnv evaluates: the
+// ends of the range and the offsets within two of every crossing of two
+// finite lines lnEnv[m] - tau_m L(o).
+func retiltCandidates(lnEnv, from []float64, n int, lambda float64) []int {
+	out := []int{0, 2*n - 1}
+	for p := range from {
+		for q := p + 1; q < len(from); q++ {
+			if math.IsInf(lnEnv[p], 0) || math.IsInf(lnEnv[q], 0) || from[p] == from[q] {
+				continue
+			}
+			c := (lnEnv[p]-lnEnv[q])/((from[p]-from[q])*lambda) + float64(n) - 1
+			if !(c > -3 && c < float64(2*n+2)) {
+				continue
+			}
+			f := int(math.Floor(c))
+			for o := f - 2; o <= f+3; o++ {
+				if o >= 0 && o < 2*n {
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func retiltEnv(env, from, to []float64, n int, lambda float64) []float64 {
 	lnEnv := make([]float64, len(env))
 	for m, e := range env {
 		lnEnv[m] = math.Log(e) // -Inf for 0
 	}
-	best := make([]float64, len(to))
-	for k := range best {
-		best[k] = math.Inf(-1)
-	}
-	for o := 0; o < 2*n; o++ {
-		L := float64(o-n+1) * lambda
-		e := math.Inf(1)
-		for m, t := range from {
-			if v := lnEnv[m] - t*L; v < e {
-				e = v
-			}
-		}
-		if math.IsInf(e, -1) {
-			continue // a zero envelope: no error at this offset
-		}
-		for k, t := range to {
-			v := e + t*L
-			if v > best[k] {
-				best[k] = v
-			}
-		}
-	}
+	// E(o) + tau'_k L(o) is concave and piecewise linear in o (a minimum of
+	// lines plus a line), with corners only where two of the old lines
+	// cross: its maximum over the offsets sits at an end of the range or
+	// next to a crossing. Those offsets (with neighbours on each side,
+	// against rounding in the crossings) are the only ones evaluated;
+	// TestRetiltEnvCandidates checks this against every offset.
+	best := retiltMax(lnEnv, from, to, n, lambda, retiltCandidates(lnEnv, from, n, lambda))
 	// Absolute error of each exponent: a few units of roundoff of the
 	// largest magnitudes involved (the log, L, the products, the sums).
 	maxAbs := func(v []float64) float64 {
@@ -117,4 +127,31 @@ func retiltEnv(env, from, to []float64, n int, lambda float64) []float64 {
 		out[k] = math.Exp(v) * slack // exp(-Inf) = 0; +Inf stays +Inf
 	}
 	return out
+}
+
+// retiltMax returns max_o (E(o) + tau'_k L(o)) over the given offsets for
+// every new tilt k, E(o) = min_m (lnEnv[m] - tau_m L(o)) (-Inf where E is).
+func retiltMax(lnEnv, from, to []float64, n int, lambda float64, offsets []int) []float64 {
+	best := make([]float64, len(to))
+	for k := range best {
+		best[k] = math.Inf(-1)
+	}
+	for _, o := range offsets {
+		L := float64(o-n+1) * lambda
+		e := math.Inf(1)
+		for m, t := range from {
+			if v := lnEnv[m] - t*L; v < e {
+				e = v
+			}
+		}
+		if math.IsInf(e, -1) {
+			continue // a zero envelope: no error at this offset
+		}
+		for k, t := range to {
+			if v := e + t*L; v > best[k] {
+				best[k] = v
+			}
+		}
+	}
+	return best
 }

@@ -114,7 +114,7 @@ func TestBruteForceSoundness(t *testing.T) {
 				acc, leaf = acc.retilt(tau), leaf.retilt(tau)
 			}
 			leaf = leaf.retilt(acc.tau)
-			acc = p.cp.compose(acc, leaf)
+			acc = p.cp.compose(acc, leaf, nil)
 		}
 		if rng.IntN(2) == 0 {
 			acc = acc.square()
@@ -177,7 +177,7 @@ func TestLemma8BucketsAreSumsOverEvents(t *testing.T) {
 		if sq {
 			x, y = x.square(), y.square()
 		}
-		z := p.cp.compose(x, y)
+		z := p.cp.compose(x, y, nil)
 		n := z.n
 		lam := z.lambda
 		// index of a leaf event at the squared or unsquared level
