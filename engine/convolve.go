@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 )
 
 // This file computes the regular part of a composition,
@@ -74,18 +75,30 @@ type tiltWeights struct {
 	rel    float64
 }
 
+//
+// The tilts usually come in pairs +-t (chooseTilts): then the weights of -t
+// serve as the inverses of those of t (exp(-t L) computed directly, with
+// relative error at most rel), and only unpaired tilts take reciprocals.
 func newTiltWeights(n int, lambda float64, tau []float64) *tiltWeights {
 	tw := &tiltWeights{w: make([][]float64, len(tau)), inv: make([][]float64, len(tau))}
 	for m, t := range tau {
 		var r float64
 		tw.w[m], r = weights(n, lambda, t)
 		tw.rel = math.Max(tw.rel, r)
+	}
+	for m, t := range tau {
+		if k := slices.Index(tau, -t); k >= 0 {
+			tw.inv[m] = tw.w[k] // t = 0: the weights are exactly 1
+			continue
+		}
 		inv := make([]float64, len(tw.w[m]))
 		for o, v := range tw.w[m] {
 			inv[o] = 1 / v
 		}
 		tw.inv[m] = inv
 	}
+	// a reciprocal adds at most u to the weights' relative error
+	tw.rel += unitRoundoff
 	return tw
 }
 
