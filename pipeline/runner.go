@@ -29,7 +29,9 @@ type Runner struct {
 	// Shard selects a part of the task list (inactive by default).
 	Shard Shard
 	// MemoryBudget is the memory in bytes that concurrent jobs share
-	// (default: the machine's available memory).
+	// (default: the machine's available memory). Run also sets it as the
+	// Go runtime's soft memory limit while it runs, unless GOMEMLIMIT is
+	// set or a lower limit is in place (see Run).
 	MemoryBudget int64
 	// Version is written to runs.parquet as program_version.
 	Version string
@@ -56,7 +58,7 @@ func (rn *Runner) budget() int64 {
 	if m := AvailableMemory(); m > 0 {
 		return m
 	}
-	return 1 << 62
+	return noBudget
 }
 
 // Check validates what parsing cannot: every mechanism instance (including
@@ -93,6 +95,16 @@ func (rn *Runner) Check(manifests []*Manifest) (inputErrs, memErrs []error) {
 // stop, and what finished is written. The error is non-nil only when the
 // input is invalid or results cannot be written; task failures are in the
 // Report.
+//
+// While it runs, the memory budget (MemoryBudget or the machine's available
+// memory) is also the Go runtime's soft memory limit
+// (runtime/debug.SetMemoryLimit), so that the garbage collector keeps the
+// heap of the admitted jobs within the budget instead of letting it grow to
+// about twice their live bytes (GOGC); the previous limit is restored when
+// Run returns. A limit set through the GOMEMLIMIT environment variable is
+// left alone, as is a lower limit already in place. The limit is
+// process-wide: concurrent Runs (or SearchAlls) in one process should share
+// one budget.
 func (rn *Runner) Run(ctx context.Context, manifests []*Manifest) (*Report, error) {
 	if rn.Backend == nil {
 		return nil, errors.New("pipeline: Runner.Backend is nil")
@@ -109,6 +121,7 @@ func (rn *Runner) Run(ctx context.Context, manifests []*Manifest) (*Report, erro
 		jobs = runtime.NumCPU()
 	}
 	budget := rn.budget()
+	defer limitMemory(budget)()
 	bm := &bucketsMethod{backend: rn.Backend, cache: stateCache{dir: filepath.Join(out, ".cache")}, mem: semaphore.NewWeighted(budget), budget: budget}
 	registry := Registry{MethodBuckets: bm.run}
 	for _, name := range MethodNames() {

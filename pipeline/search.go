@@ -653,6 +653,10 @@ func paramsJSON(params map[string]float64) string {
 // factor range ends there. results[i] belongs to specs[i]; it is nil only
 // when the search could not start (invalid spec, memory). errs holds one
 // error per failed, refused or cancelled search.
+//
+// As in Runner.Run, the budget is also the Go runtime's soft memory limit
+// while SearchAll runs (restored afterwards), unless GOMEMLIMIT is set or a
+// lower limit is in place.
 func (s *Searcher) SearchAll(ctx context.Context, specs []SearchSpec, jobs int, budget int64) (results []*SearchResult, errs []error) {
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
@@ -660,9 +664,10 @@ func (s *Searcher) SearchAll(ctx context.Context, specs []SearchSpec, jobs int, 
 	if budget <= 0 {
 		budget = AvailableMemory()
 		if budget <= 0 {
-			budget = 1 << 62
+			budget = noBudget
 		}
 	}
+	defer limitMemory(budget)()
 	results = make([]*SearchResult, len(specs))
 	perSearch := make([]error, len(specs))
 	mem := &searchMemory{sem: semaphore.NewWeighted(budget), budget: budget}

@@ -17,7 +17,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "results", "results folder; each manifest writes to DIR/<name>/")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of jobs running at once")
 	shard := fs.String("shard", "", "run only part I of N of the task list (1 <= I <= N), e.g. $SLURM_ARRAY_TASK_ID/10")
-	memory := fs.String("memory", "", "memory budget shared by running jobs, e.g. 8GiB (default: the machine's available memory)")
+	memory := fs.String("memory", "", "memory budget shared by running jobs, also the Go soft memory limit while they run unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
 	quiet := fs.Bool("quiet", false, "no progress display and no summary")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {

@@ -42,7 +42,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "results", "results folder: cache in DIR/.cache, manifest results in DIR/<name>/")
 	noCache := fs.Bool("no-cache", false, "neither read nor write cached states")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of searches running at once")
-	memory := fs.String("memory", "", "memory budget shared by running searches, e.g. 8GiB (default: the machine's available memory)")
+	memory := fs.String("memory", "", "memory budget shared by running searches, also the Go soft memory limit while they run unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	format := fs.String("format", "table", "stdout format: table or csv")
 	parquetOut := fs.String("parquet", "", "also write the results table to this Parquet file (probes to FILE without .parquet + -probes.parquet)")
