@@ -20,6 +20,7 @@ type composer struct {
 	sufBuf    []float64      // scratch of overflow
 	moms      []momentEntry  // recent moments (composer.moments)
 	errBuf    [4][]float64   // scratch of errBounds
+	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
 }
 
 func newComposer(n int) *composer {
@@ -131,6 +132,19 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		z.envC[m] = math.Inf(1)
 	}
 
+	// chA, chC: the tilt each output entry took (noTilt: none bounds it),
+	// for the FFT part of the total-error bound (list.l1A) below.
+	for k := range cp.chosen {
+		if len(cp.chosen[k]) < 2*n {
+			cp.chosen[k] = make([]uint8, 2*n)
+		}
+	}
+	chA, chC := cp.chosen[0][:2*n], cp.chosen[1][:2*n]
+	for o := range chA {
+		chA[o], chC[o] = noTilt, noTilt
+	}
+	var sumFA, sumFC float64
+
 	haveRegular := x.lo <= x.hi && y.lo <= y.hi
 	w0, w1 := 0, -1
 	if haveRegular {
@@ -186,14 +200,18 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 				if bA < bestA[o] {
 					bestA[o] = bA
 					z.a[o] = math.Max(0, out.va[o-w0])
+					chA[o] = uint8(m)
 				}
 				bC := out.envC * inv * (1 + wrel)
 				if bC < bestC[o] {
 					bestC[o] = bC
 					z.c[o] = math.Max(0, out.vc[o-w0])
+					chC[o] = uint8(m)
 				}
 			}
 		}
+		sumFA = fftL1(chA, outs, tw, w0, w1, true)
+		sumFC = fftL1(chC, outs, tw, w0, w1, false)
 	} else {
 		for m := 0; m < K; m++ {
 			wm := w[m]
@@ -206,11 +224,14 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// the true mass there is at most v + rel*v + env <= (1 + 1/32) env for
 	// v <= env/64, so enlarging every envelope by 1/32 keeps the model valid.
 	zeroed := false
+	var zeroA, zeroC float64 // mass set to 0
 	for o := w0; o <= w1; o++ {
 		if z.a[o] > 0 && z.a[o]*noiseRatio <= bestA[o] {
+			zeroA += z.a[o]
 			z.a[o], zeroed = 0, true
 		}
 		if z.c[o] > 0 && z.c[o]*noiseRatio <= bestC[o] {
+			zeroC += z.c[o]
 			z.c[o], zeroed = 0, true
 		}
 	}
@@ -222,6 +243,8 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	}
 	z.lo, z.hi = w0, w1
 	z.trim()
+	z.l1A = l1Compose(x.l1A, y.l1A, x, y, true, drel, sumFA, zeroA)
+	z.l1C = l1Compose(x.l1C, y.l1C, x, y, false, drel, sumFC, zeroC)
 
 	if cs == nil {
 		c := cp.corners(x, y)
@@ -229,6 +252,64 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	}
 	cs.apply(z)
 	return z
+}
+
+// noTilt marks an output entry that no tilt bounds.
+const noTilt = 255
+
+// fftL1 bounds the sum over the window [w0, w1] of the FFT rounding errors
+// of the entries, each taken from the tilt ch[o]. convErrBound bounds the
+// 2-norm of a tilted convolution's whole error vector e_m (out.fftA, and
+// uses it per entry), and an entry taken from tilt m has error
+// |e_m[o]| inv_m[o] after untilting, so by Cauchy-Schwarz the sum over the
+// entries S_m that took tilt m is at most fftA_m sqrt(sum_{S_m} inv_m^2):
+// about sqrt(|S_m|) times one entry's bound instead of |S_m| times.
+func fftL1(ch []uint8, outs []tiltOut, tw *tiltWeights, w0, w1 int, aSide bool) float64 {
+	acc := make([]float64, len(outs))
+	for o := w0; o <= w1; o++ {
+		m := ch[o]
+		if m == noTilt {
+			return math.Inf(1)
+		}
+		v := tw.inv[m][o]
+		acc[m] += v * v
+	}
+	s := 0.0
+	for m, a := range acc {
+		if a == 0 {
+			continue
+		}
+		f := outs[m].fftA
+		if !aSide {
+			f = outs[m].fftC
+		}
+		s += f * math.Sqrt(a*(1+gamma(w1-w0+2))) * (1 + tw.rel) * (1 + 4*unitRoundoff)
+	}
+	return s * (1 + gamma(len(outs)+2))
+}
+
+// l1Compose returns the total-error bound (list.l1A) of one side of x × y:
+// with dx = x_true - x (sum |dx| <= ex) and likewise dy, the true
+// composition differs from the exact convolution of the computed inputs by
+// dx*y_true + x*dy, whose sum over all outputs is at most
+// ex (|y|_1 + ey) + |x|_1 ey (Young's inequality; the regular window and
+// the corners only take part of it). The computed values differ from that
+// convolution by the relative rounding drel (of at most |x|_1 |y|_1 in
+// total), by the FFT rounding of the tilt each entry took (sumF, fftL1),
+// and by the entries zeroed as noise (zeroed); clamping at 0
+// only brings values closer to the non-negative truth.
+func l1Compose(ex, ey float64, x, y *list, aSide bool, drel, sumF, zeroed float64) float64 {
+	xa, xc := x.regularMass()
+	ya, yc := y.regularMass()
+	mx, my := xa, ya
+	if !aSide {
+		mx, my = xc, yc
+	}
+	v := ex*(my+ey) + mx*ey + drel*mx*my/(1-drel) + sumF + zeroed
+	if math.IsNaN(v) {
+		return math.Inf(1)
+	}
+	return v * (1 + gamma(2*x.n+16)) * (1 + 1e-12)
 }
 
 // tiltJob is the input of one tilted convolution of a composition.
@@ -249,6 +330,7 @@ type tiltJob struct {
 // untilted values (direct part included, before clamping at 0) on [w0, w1].
 type tiltOut struct {
 	envA, envC float64
+	fftA, fftC float64 // the part of envA, envC from this FFT's rounding
 	va, vc     []float64
 	ffts       int
 }
@@ -286,6 +368,8 @@ func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
 	invN := 1 / float64(j.N)
 	sC2 := 1 / (sC * sC)
 	// Envelope coefficients for this tilt.
+	out.fftA = (1 + j.relA) * (1 + j.wrel) * epsFFT
+	out.fftC = (1 + j.relC) * (1 + j.wrel) * epsFFT * sC2
 	out.envA = (1+j.relA)*(1+j.wrel)*epsFFT + propagate(x.relA, y.relA, x.envA[j.m], y.envA[j.m], mxA, myA, n)
 	out.envC = (1+j.relC)*(1+j.wrel)*epsFFT*sC2 + propagate(x.relC, y.relC, x.envC[j.m], y.envC[j.m], mxC, myC, n)
 	for o := j.w0; o <= j.w1; o++ {

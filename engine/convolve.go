@@ -67,16 +67,16 @@ type weightEntry struct {
 }
 
 // tiltWeights are the tilt weights of one (lambda, tilts): w[m][o] =
-// exp(tau_m L(o)) with relative error at most rel, and inv[m][o] = 1/w[m][o]
-// (rounded: the per-offset error bounds exp(-tau_m L(o)) env are computed
-// as env*inv, with the rounding covered by their slack).
+// exp(tau_m L(o)) and inv[m][o] approximating exp(-tau_m L(o)), both with
+// relative error at most rel (the per-offset error bounds exp(-tau_m L(o))
+// env are computed as env*inv, with rel in their slack).
 type tiltWeights struct {
 	w, inv [][]float64
 	rel    float64
 }
 
-//
-// The tilts usually come in pairs +-t (chooseTilts): then the weights of -t
+// newTiltWeights computes the tilt weights of n, lambda and tau. The tilts
+// usually come in pairs +-t (chooseTilts): then the weights of -t
 // serve as the inverses of those of t (exp(-t L) computed directly, with
 // relative error at most rel), and only unpaired tilts take reciprocals.
 func newTiltWeights(n int, lambda float64, tau []float64) *tiltWeights {

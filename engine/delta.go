@@ -97,6 +97,39 @@ func (l *list) deltaTable(b bounds) *deltaTable {
 // delta evaluates Theorem 2 at eps for both directions; t is
 // l.deltaTable(b) (built once per Result, see Result.Delta).
 func (l *list) delta(eps float64, b bounds, ec bool, t *deltaTable) DeltaBound {
+	return l.deltaWith(eps, b, ec, t, true)
+}
+
+// sideSums are the partial sums of one direction of delta: the pointwise
+// upper and lower terms of all buckets above eps (in offset order, as
+// deltaDirect sums them), of the buckets wholly above eps alone, and the
+// values p, q of the latter.
+type sideSums struct {
+	up, lo           float64 // all buckets above eps
+	upWhole, loWhole float64 // buckets wholly above eps
+	p, q             float64 // their summed values (P-side, Q-side)
+}
+
+// wholeL1 returns upper and lower bounds on the contribution of the buckets
+// wholly above eps: the better of the pointwise sums and of the bounds from
+// the total errors l1P, l1Q of the P- and Q-side (list.l1A). Every event of
+// such a bucket has P > e^eps Q, so their contribution is exactly
+// sum (P - e^eps Q) = P_tot - e^eps Q_tot, with |P_tot - p| <= l1P and
+// |Q_tot - q| <= l1Q.
+func (s sideSums) wholeL1(l1P, l1Q, eps float64, n int) (up, lo float64) {
+	eUp := math.Exp(eps) * (1 + 2*unitRoundoff)
+	eDn := math.Exp(eps) * (1 - 2*unitRoundoff)
+	g := gamma(2*n + 16)
+	up1 := s.p*(1+g) + l1P*(1+g) - eDn*s.q*(1-g) + eUp*l1Q*(1+g)
+	up1 += 4 * unitRoundoff * (s.p + eUp*s.q + l1P + eUp*l1Q)
+	lo1 := s.p*(1-g) - l1P*(1+g) - eUp*s.q*(1+g) - eUp*l1Q*(1+g)
+	lo1 -= 4 * unitRoundoff * (s.p + eUp*s.q + l1P + eUp*l1Q)
+	return math.Min(s.upWhole, math.Max(up1, 0)), math.Max(s.loWhole, lo1)
+}
+
+// deltaWith is delta; useL1 = false gives the pointwise bounds only (the
+// reference evaluation deltaDirect reproduces them bitwise).
+func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, useL1 bool) DeltaBound {
 	res := DeltaBound{Eps: eps, Corners: l.corners()}
 	n := l.n
 	ul := l.u * l.lambda
@@ -104,7 +137,9 @@ func (l *list) delta(eps float64, b bounds, ec bool, t *deltaTable) DeltaBound {
 		res.UpperAB, res.UpperBA = l.distA.upper(), l.distB.upper()
 		res.LowerAB, res.LowerBA = l.distA.lower(), l.distB.lower()
 	} else {
-		var upAB, loAB, upBA, loBA, sumP float64
+		var ab, ba sideSums
+		var upStrAB, loStrAB, upStrBA, loStrBA float64 // straddling buckets
+		var sumP float64
 		// A||B: buckets with L(o) > eps. Every offset counts, also outside
 		// the support [lo, hi]: a zero value there may still hide mass up to
 		// its error bound (e.g. entries zeroed as rounding noise).
@@ -117,12 +152,24 @@ func (l *list) delta(eps float64, b bounds, ec bool, t *deltaTable) DeltaBound {
 				continue
 			}
 			pHi := t.aHi[o]
+			var up float64
 			if ec {
-				upAB += chordUpperPre(pHi, t.cLo[o], L-ul, L, t.eLoAB[o], t.denAB[o], eps, eEup)
+				up = chordUpperPre(pHi, t.cLo[o], L-ul, L, t.eLoAB[o], t.denAB[o], eps, eEup)
 			} else {
-				upAB += pHi * -math.Expm1(eps-L) * (1 + 4*unitRoundoff)
+				up = pHi * -math.Expm1(eps-L) * (1 + 4*unitRoundoff)
 			}
-			loAB += lowerTermE(t.aLo[o], t.cHi[o], eElo)
+			lo := lowerTermE(t.aLo[o], t.cHi[o], eElo)
+			ab.up += up
+			ab.lo += lo
+			if ec && L-ul >= eps {
+				ab.upWhole += up
+				ab.loWhole += lo
+				ab.p += l.a[o]
+				ab.q += l.c[o]
+			} else {
+				upStrAB += up
+				loStrAB += lo
+			}
 			sumP += pHi
 		}
 		// B||A: ratio P_B/P_A in [e^-L, e^(u lambda - L)]; buckets with
@@ -134,13 +181,35 @@ func (l *list) delta(eps float64, b bounds, ec bool, t *deltaTable) DeltaBound {
 				continue
 			}
 			pHi := t.cHi[o]
+			var up float64
 			if ec {
-				upBA += chordUpperPre(pHi, t.aLo[o], -L, ul-L, t.eLoBA[o], t.denBA[o], eps, eEup)
+				up = chordUpperPre(pHi, t.aLo[o], -L, ul-L, t.eLoBA[o], t.denBA[o], eps, eEup)
 			} else {
-				upBA += pHi * -math.Expm1(eps-(ul-L)) * (1 + 4*unitRoundoff)
+				up = pHi * -math.Expm1(eps-(ul-L)) * (1 + 4*unitRoundoff)
 			}
-			loBA += lowerTermE(t.cLo[o], t.aHi[o], eElo)
+			lo := lowerTermE(t.cLo[o], t.aHi[o], eElo)
+			ba.up += up
+			ba.lo += lo
+			if ec && -L >= eps {
+				ba.upWhole += up
+				ba.loWhole += lo
+				ba.p += l.c[o]
+				ba.q += l.a[o]
+			} else {
+				upStrBA += up
+				loStrBA += lo
+			}
 			sumP += pHi
+		}
+		upAB, loAB, upBA, loBA := ab.up, ab.lo, ba.up, ba.lo
+		if useL1 && ec {
+			// The straddling buckets keep their pointwise terms; the
+			// split sums are in another order than the totals, which the
+			// factor g below covers (sums of at most 2n+16 terms >= 0).
+			u, lw := ab.wholeL1(l.l1A, l.l1C, eps, n)
+			upAB, loAB = math.Min(upAB, upStrAB+u), math.Max(loAB, loStrAB+lw)
+			u, lw = ba.wholeL1(l.l1C, l.l1A, eps, n)
+			upBA, loBA = math.Min(upBA, upStrBA+u), math.Max(loBA, loStrBA+lw)
 		}
 		g := 1 + gamma(2*n+16)
 		res.UpperAB = (upAB+l.distA.upper()+l.hiA.upper()+l.loA.upper())*g + 8*unitRoundoff*sumP

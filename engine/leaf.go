@@ -15,6 +15,11 @@ type leafBuilder struct {
 	l      *list
 	uMax   float64
 	events int
+	// adds counts the masses summed into each regular bucket: a bucket's
+	// rounding error is that of its own sum (gamma of its count), not of
+	// all events'.
+	adds    []int32
+	maxAdds int32
 	// sums of corner masses
 	hiA, hiC, loA, loC, distA, distB float64
 	// extra absolute errors of hiA and hiC (addUnknown)
@@ -91,6 +96,11 @@ func (b *leafBuilder) add(pa, pb, lossLo, lossHi float64) {
 	o := int(i) + n - 1
 	l.a[o] += pa
 	l.c[o] += pb
+	if b.adds == nil {
+		b.adds = make([]int32, 2*n)
+	}
+	b.adds[o]++
+	b.maxAdds = max(b.maxAdds, b.adds[o])
 	// misplacement i - lossLo/lambda, rounded up.
 	mis := (math.FMA(i, l.lambda, -lossLo) / l.lambda) * (1 + 4*unitRoundoff)
 	if mis > b.uMax {
@@ -118,9 +128,10 @@ func (b *leafBuilder) addUnknown(aLo, aHi, cLo, cHi float64) {
 // passed to add.
 func (b *leafBuilder) finish(rel float64, name string) *list {
 	l := b.l
-	g := gamma(b.events + 2)
-	r := (rel + g) * (1 + 2*unitRoundoff)
-	l.relA, l.relC = r, r
+	// corners sum up to all events; a regular bucket only its own
+	r := (rel + gamma(b.events+2)) * (1 + 2*unitRoundoff)
+	rReg := (rel + gamma(int(b.maxAdds)+2)) * (1 + 2*unitRoundoff)
+	l.relA, l.relC = rReg, rReg
 	mk := func(v float64) val { return val{v, r * v} }
 	l.hiA, l.hiC, l.loA, l.loC = mk(b.hiA), mk(b.hiC), mk(b.loA), mk(b.loC)
 	l.hiA.e += b.hiAErr * (1 + 4*unitRoundoff)
@@ -131,5 +142,8 @@ func (b *leafBuilder) finish(rel float64, name string) *list {
 	l.names = []nameCount{{name, 1}}
 	l.lo, l.hi = 0, 2*l.n-1
 	l.trim()
+	// every regular entry is within r of its value (no envelope yet)
+	sa, sc := l.regularMass()
+	l.l1A, l.l1C = rReg*sa*(1+4*unitRoundoff), rReg*sc*(1+4*unitRoundoff)
 	return l
 }

@@ -41,6 +41,17 @@ type list struct {
 	tau        []float64
 	envA, envC []float64
 
+	// l1A and l1C bound the total error over the regular buckets,
+	//
+	//	sum_o |a_true[o] - a[o]| <= l1A      (and likewise for c),
+	//
+	// next to the pointwise model: squaring adds errors without doubling
+	// them and an FFT's error summed over N outputs is about sqrt(N) times
+	// its pointwise bound, so this is far smaller than the sum of the
+	// pointwise bounds after a long composition; delta uses it for the
+	// buckets wholly on one side of eps (delta.go). +Inf when unknown.
+	l1A, l1C float64
+
 	hiA, hiC, loA, loC, distA, distB val
 
 	compositions, squarings int
@@ -111,7 +122,20 @@ func newList(n int, lambda float64, tau []float64) *list {
 		tau:    tau,
 		envA:   make([]float64, len(tau)),
 		envC:   make([]float64, len(tau)),
+		l1A:    math.Inf(1),
+		l1C:    math.Inf(1),
 	}
+}
+
+// regularMass returns upper bounds on sum_o a[o] and sum_o c[o] over the
+// support (rounding included).
+func (l *list) regularMass() (sa, sc float64) {
+	for o := l.lo; o <= l.hi; o++ {
+		sa += l.a[o]
+		sc += l.c[o]
+	}
+	g := 1 + gamma(2*l.n+2)
+	return sa * g, sc * g
 }
 
 // index returns the bucket index of offset o.

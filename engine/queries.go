@@ -273,6 +273,8 @@ type resultWire struct {
 	Lo, Hi                           int
 	RelA, RelC                       float64
 	Tau, EnvA, EnvC                  []float64
+	L1A, L1C                         float64
+	HasL1                            bool // false in encodings older than the total-error bounds
 	HiA, HiC, LoA, LoC, DistA, DistB [2]float64
 	Compositions, Squarings          int
 	Names                            []string
@@ -287,6 +289,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 	l := r.l
 	w := resultWire{N: l.n, Lambda: l.lambda, U: l.u, A: l.a, C: l.c, Lo: l.lo, Hi: l.hi,
 		RelA: l.relA, RelC: l.relC, Tau: l.tau, EnvA: l.envA, EnvC: l.envC,
+		L1A: l.l1A, L1C: l.l1C, HasL1: true,
 		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
 		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
@@ -317,6 +320,10 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		loA: val{w.LoA[0], w.LoA[1]}, loC: val{w.LoC[0], w.LoC[1]},
 		distA: val{w.DistA[0], w.DistA[1]}, distB: val{w.DistB[0], w.DistB[1]},
 		compositions: w.Compositions, squarings: w.Squarings}
+	l.l1A, l.l1C = math.Inf(1), math.Inf(1) // unknown: pointwise bounds only
+	if w.HasL1 {
+		l.l1A, l.l1C = w.L1A, w.L1C
+	}
 	for i := range w.Names {
 		l.names = append(l.names, nameCount{w.Names[i], w.Counts[i]})
 	}

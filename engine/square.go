@@ -35,5 +35,12 @@ func (l *list) square() *list {
 	}
 	z.lo, z.hi = n/2, n+n/2-1
 	z.trim()
+	// Every new entry is the rounded sum of two old ones: the total error
+	// grows by the rounding only (u per entry), unlike the pointwise
+	// envelopes, which double.
+	sa, sc := l.regularMass()
+	g := 1 + 4*unitRoundoff
+	z.l1A = (l.l1A + u*sa) * g
+	z.l1C = (l.l1C + u*sc) * g
 	return z
 }
