@@ -87,14 +87,7 @@ func TestRetiltEnvCandidates(t *testing.T) {
 		n := 2 * (1 + rng.IntN(3000))
 		lambda := math.Exp(-1 - 8*rng.Float64())
 		rangeL := float64(n+1) * lambda
-		randTau := func() []float64 {
-			tau := make([]float64, 1+rng.IntN(6))
-			for m := 1; m < len(tau); m++ {
-				tau[m] = (rng.Float64()*2 - 1) * 40 / rangeL
-			}
-			return tau
-		}
-		from, to := randTau(), randTau()
+		from, to := randTilts(rng, 6, rangeL), randTilts(rng, 6, rangeL)
 		env := make([]float64, len(from))
 		for m := range env {
 			env[m] = math.Exp(-60 * rng.Float64())
@@ -131,4 +124,13 @@ func TestRetiltEnvCandidates(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randTilts returns 1 to k tilts: 0 and random ones with |tau| rangeL < 40.
+func randTilts(rng *rand.Rand, k int, rangeL float64) []float64 {
+	tau := make([]float64, 1+rng.IntN(k))
+	for m := 1; m < len(tau); m++ {
+		tau[m] = (rng.Float64()*2 - 1) * 40 / rangeL
+	}
+	return tau
 }

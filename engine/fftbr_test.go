@@ -84,13 +84,7 @@ func TestFFTBitReversedMatchesNaiveDFT(t *testing.T) {
 				p.forwardBR(re, im)
 				p.permute(re, im)
 			}
-			var errNorm, norm float64
-			for i := range want {
-				d := complex(re[i], im[i]) - want[i]
-				errNorm += real(d)*real(d) + imag(d)*imag(d)
-				norm += real(want[i])*real(want[i]) + imag(want[i])*imag(want[i])
-			}
-			rel := math.Sqrt(errNorm / norm)
+			rel := relErr2(re, im, want)
 			if lim := p.kappa + float64(n)*8*unitRoundoff; rel > lim {
 				t.Errorf("n=%d inverse=%v: relative error %.3g > %.3g", n, inv, rel, lim)
 			}

@@ -19,7 +19,7 @@ func ditPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, h int, inv bool)
 func ditOneAVX2(re, im, wr, wi *float64, h int)
 
 //go:noescape
-func difPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, q int, inv bool)
+func difPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, h int, inv bool)
 
 //go:noescape
 func difOneAVX2(re, im, wr, wi *float64, h int)

@@ -28,6 +28,41 @@
 	ADDQ R14, DX \
 	NEGQ R14
 
+// HALVES loads the arguments (re, im, wr, wi *float64, h int) of the
+// one-stage kernels: SI, DI at the ends of the two halves of length h of
+// re, R10, R11 of im, AX, BX at the ends of the first h twiddles, R14 =
+// -8h.
+#define HALVES \
+	MOVQ re+0(FP), SI \
+	MOVQ im+8(FP), R10 \
+	MOVQ wr+16(FP), AX \
+	MOVQ wi+24(FP), BX \
+	MOVQ h+32(FP), R14 \
+	SHLQ $3, R14 \
+	ADDQ R14, SI \
+	LEAQ (SI)(R14*1), DI \
+	ADDQ R14, R10 \
+	LEAQ (R10)(R14*1), R11 \
+	ADDQ R14, AX \
+	ADDQ R14, BX \
+	NEGQ R14
+
+// PAIRARGS loads the arguments (re, im, w1r, w1i, w2r, w2i *float64, h int,
+// inv bool) of the two-stage kernels, sets the registers of QUARTERS and
+// leaves the flags of TESTQ inv (JNZ: inverse).
+#define PAIRARGS \
+	MOVQ re+0(FP), SI \
+	MOVQ im+8(FP), R10 \
+	MOVQ w1r+16(FP), AX \
+	MOVQ w1i+24(FP), BX \
+	MOVQ w2r+32(FP), CX \
+	MOVQ w2i+40(FP), DX \
+	MOVQ h+48(FP), R14 \
+	SHLQ $3, R14 \
+	QUARTERS \
+	MOVBLZX inv+56(FP), R15 \
+	TESTQ R15, R15
+
 #define SIGNMASK \
 	MOVQ $0x8000000000000000, R15 \
 	MOVQ R15, X14 \
@@ -167,17 +202,7 @@
 // func ditPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, h int, inv bool)
 TEXT ·ditPairAVX2(SB), NOSPLIT, $0-57
 	SIGNMASK
-	MOVQ re+0(FP), SI
-	MOVQ im+8(FP), R10
-	MOVQ w1r+16(FP), AX
-	MOVQ w1i+24(FP), BX
-	MOVQ w2r+32(FP), CX
-	MOVQ w2i+40(FP), DX
-	MOVQ h+48(FP), R14
-	SHLQ $3, R14
-	QUARTERS
-	MOVBLZX inv+56(FP), R15
-	TESTQ R15, R15
+	PAIRARGS
 	JNZ ditpairinv
 ditpairfwd:
 	DITPAIR(Y2)
@@ -192,20 +217,10 @@ ditpairinv:
 	VZEROUPPER
 	RET
 
-// func difPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, q int, inv bool)
+// func difPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, h int, inv bool)
 TEXT ·difPairAVX2(SB), NOSPLIT, $0-57
 	SIGNMASK
-	MOVQ re+0(FP), SI
-	MOVQ im+8(FP), R10
-	MOVQ w1r+16(FP), AX
-	MOVQ w1i+24(FP), BX
-	MOVQ w2r+32(FP), CX
-	MOVQ w2i+40(FP), DX
-	MOVQ q+48(FP), R14
-	SHLQ $3, R14
-	QUARTERS
-	MOVBLZX inv+56(FP), R15
-	TESTQ R15, R15
+	PAIRARGS
 	JNZ difpairinv
 difpairfwd:
 	DIFPAIR(Y12)
@@ -222,19 +237,7 @@ difpairinv:
 
 // func ditOneAVX2(re, im, wr, wi *float64, h int)
 TEXT ·ditOneAVX2(SB), NOSPLIT, $0-40
-	MOVQ re+0(FP), SI
-	MOVQ im+8(FP), R10
-	MOVQ wr+16(FP), AX
-	MOVQ wi+24(FP), BX
-	MOVQ h+32(FP), R14
-	SHLQ $3, R14
-	ADDQ R14, SI
-	LEAQ (SI)(R14*1), DI
-	ADDQ R14, R10
-	LEAQ (R10)(R14*1), R11
-	ADDQ R14, AX
-	ADDQ R14, BX
-	NEGQ R14
+	HALVES
 ditoneloop:
 	VMOVUPD (AX)(R14*1), Y0
 	VMOVUPD (BX)(R14*1), Y1
@@ -263,19 +266,7 @@ ditoneloop:
 
 // func difOneAVX2(re, im, wr, wi *float64, h int)
 TEXT ·difOneAVX2(SB), NOSPLIT, $0-40
-	MOVQ re+0(FP), SI
-	MOVQ im+8(FP), R10
-	MOVQ wr+16(FP), AX
-	MOVQ wi+24(FP), BX
-	MOVQ h+32(FP), R14
-	SHLQ $3, R14
-	ADDQ R14, SI
-	LEAQ (SI)(R14*1), DI
-	ADDQ R14, R10
-	LEAQ (R10)(R14*1), R11
-	ADDQ R14, AX
-	ADDQ R14, BX
-	NEGQ R14
+	HALVES
 difoneloop:
 	VMOVUPD (SI)(R14*1), Y2
 	VMOVUPD (R10)(R14*1), Y3

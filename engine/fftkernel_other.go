@@ -9,7 +9,7 @@ func ditPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, h int, inv bool) {
 	panic("engine: no AVX2 kernels")
 }
 func ditOneAVX2(re, im, wr, wi *float64, h int) { panic("engine: no AVX2 kernels") }
-func difPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, q int, inv bool) {
+func difPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, h int, inv bool) {
 	panic("engine: no AVX2 kernels")
 }
 func difOneAVX2(re, im, wr, wi *float64, h int) { panic("engine: no AVX2 kernels") }

@@ -305,14 +305,7 @@ func TestRetiltDominates(t *testing.T) {
 		n := 2 * (1 + rng.IntN(50))
 		lambda := math.Exp(-8 * rng.Float64())
 		rangeL := float64(n+1) * lambda
-		randTau := func() []float64 {
-			tau := make([]float64, 1+rng.IntN(5))
-			for m := 1; m < len(tau); m++ {
-				tau[m] = (rng.Float64()*2 - 1) * 40 / rangeL
-			}
-			return tau
-		}
-		from, to := randTau(), randTau()
+		from, to := randTilts(rng, 5, rangeL), randTilts(rng, 5, rangeL)
 		env := make([]float64, len(from))
 		for m := range env {
 			if rng.IntN(5) > 0 {
