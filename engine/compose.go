@@ -57,7 +57,7 @@ func (cp *composer) moments(l *list, tw *tiltWeights) (mA, mC []float64) {
 	for m, wm := range tw.w {
 		mA[m], mC[m] = l.moment(wm, true), l.moment(wm, false)
 	}
-	if len(cp.moms) >= 4 {
+	if len(cp.moms) >= 2 { // x and y of one composition
 		cp.moms = cp.moms[1:]
 	}
 	cp.moms = append(cp.moms, momentEntry{l, tw, mA, mC})
