@@ -243,8 +243,13 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	}
 	z.lo, z.hi = w0, w1
 	z.trim()
-	z.l1A = l1Compose(x.l1A, y.l1A, x, y, true, drel, sumFA, zeroA)
-	z.l1C = l1Compose(x.l1C, y.l1C, x, y, false, drel, sumFC, zeroC)
+	xa, xc := x.regularMass()
+	ya, yc := xa, xc
+	if y != x {
+		ya, yc = y.regularMass()
+	}
+	z.l1A = l1Compose(x.l1A, y.l1A, xa, ya, drel, sumFA, zeroA, n)
+	z.l1C = l1Compose(x.l1C, y.l1C, xc, yc, drel, sumFC, zeroC, n)
 
 	if cs == nil {
 		c := cp.corners(x, y)
@@ -298,18 +303,14 @@ func fftL1(ch []uint8, outs []tiltOut, tw *tiltWeights, w0, w1 int, aSide bool) 
 // total), by the FFT rounding of the tilt each entry took (sumF, fftL1),
 // and by the entries zeroed as noise (zeroed); clamping at 0
 // only brings values closer to the non-negative truth.
-func l1Compose(ex, ey float64, x, y *list, aSide bool, drel, sumF, zeroed float64) float64 {
-	xa, xc := x.regularMass()
-	ya, yc := y.regularMass()
-	mx, my := xa, ya
-	if !aSide {
-		mx, my = xc, yc
-	}
+// mx and my are upper bounds on the operands' regular masses of this side
+// (list.regularMass).
+func l1Compose(ex, ey, mx, my, drel, sumF, zeroed float64, n int) float64 {
 	v := ex*(my+ey) + mx*ey + drel*mx*my/(1-drel) + sumF + zeroed
 	if math.IsNaN(v) {
 		return math.Inf(1)
 	}
-	return v * (1 + gamma(2*x.n+16)) * (1 + 1e-12)
+	return v * (1 + gamma(2*n+16)) * (1 + 1e-12)
 }
 
 // tiltJob is the input of one tilted convolution of a composition.
