@@ -52,6 +52,10 @@ type Options struct {
 	// composition. Zero means 3.
 	Tilts int
 
+	// lists selects the bucket lists composed (experiments and tests):
+	// 0 both, 1 the grouped list only, 2 the grid list only.
+	lists int
+
 	// Progress, if not nil, is called after every composition or squaring
 	// step with the number of steps done and planned. It must be cheap and
 	// safe to call from the goroutine running the composition.
@@ -68,7 +72,7 @@ type Part struct {
 // Version identifies the engine's numerical behaviour: it changes whenever
 // the bounds computed for the same mechanism, options and r may change
 // (result caches include it in their keys).
-const Version = "engine-2026-11-22.2"
+const Version = "engine-2026-11-23.1"
 
 // ErrInvalid is wrapped by every error caused by invalid parameters or
 // options, so callers can tell bad input from internal failures.

@@ -21,6 +21,11 @@ type composer struct {
 	moms      []momentEntry  // recent moments (composer.moments)
 	errBuf    [4][]float64   // scratch of errBounds
 	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
+	bBuf      [4][]float64   // scratch of derivedB (grid lists)
+	// e^-L(o) of the most recent lambda (negExp)
+	negExpTab    []float64
+	negExpRel    float64
+	negExpLambda float64
 }
 
 func newComposer(n int) *composer {
@@ -84,6 +89,15 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	z.squarings = x.squarings
 	z.names = mergeNames(x.names, y.names)
 	z.variance = x.variance + y.variance
+	if x.grid != y.grid {
+		panic("engine: composing a grid list with a grouped list")
+	}
+	if x.grid {
+		// grid lists (grid.go): indices add exactly, windows add
+		z.grid = true
+		z.wUp = (x.wUp + y.wUp) * (1 + 2*unitRoundoff)
+		z.wLo = (x.wLo + y.wLo) * (1 + 2*unitRoundoff)
+	}
 
 	tw := cp.weights.get(x.lambda, x.tau)
 	w, wrel := tw.w, tw.rel

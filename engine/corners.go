@@ -4,7 +4,10 @@ import "math"
 
 // cornerSet holds the corner masses of a composition and their error
 // bounds.
-type cornerSet struct{ distA, loA, hiA, distB, loC, hiC val }
+type cornerSet struct {
+	distA, loA, hiA, distB, loC, hiC val
+	lowDistA, lowDistB               val // grid lists: the lower pair's (gridCorners)
+}
 
 // value is the corner mass that the squaring rule watches (list.cornerValue).
 func (cs cornerSet) value() float64 {
@@ -14,10 +17,14 @@ func (cs cornerSet) value() float64 {
 func (cs cornerSet) apply(z *list) {
 	z.distA, z.loA, z.hiA = cs.distA, cs.loA, cs.hiA
 	z.distB, z.loC, z.hiC = cs.distB, cs.loC, cs.hiC
+	z.lowDistA, z.lowDistB = cs.lowDistA, cs.lowDistB
 }
 
 // corners returns the corner masses of x × y (see composeCorners).
 func (cp *composer) corners(x, y *list) cornerSet {
+	if x.grid {
+		return cp.gridCorners(x, y)
+	}
 	twx := cp.weights.get(x.lambda, x.tau)
 	twy := twx
 	if y.lambda != x.lambda || !equalTau(y.tau, x.tau) {

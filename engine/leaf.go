@@ -24,6 +24,10 @@ type leafBuilder struct {
 	hiA, hiC, loA, loC, distA, distB float64
 	// extra absolute errors of hiA and hiC (addUnknown)
 	hiAErr, hiCErr float64
+	// grid: record the groups placed in regular buckets, for the grid
+	// leaf (finishGrid)
+	grid   bool
+	groups []leafGroup
 }
 
 func newLeafBuilder(n int, lambda float64, tau []float64) *leafBuilder {
@@ -96,6 +100,9 @@ func (b *leafBuilder) add(pa, pb, lossLo, lossHi float64) {
 	o := int(i) + n - 1
 	l.a[o] += pa
 	l.c[o] += pb
+	if b.grid {
+		b.groups = append(b.groups, leafGroup{pa, pb, lossLo, lossHi})
+	}
 	if b.adds == nil {
 		b.adds = make([]int32, 2*n)
 	}

@@ -20,6 +20,10 @@ type plan struct {
 	leaves  map[Mechanism]*list
 	steps   int
 	done    int
+	// grid: also compose the grid lists (grid.go) of the leaves in
+	// gridLeaves; every Result then takes the tighter of both bounds.
+	grid       bool
+	gridLeaves map[Mechanism]*list
 }
 
 // newPlan resolves the options for composing parts.
@@ -33,7 +37,8 @@ type plan struct {
 // loss has atoms (randomized response, Laplace) get a factor that puts the
 // largest atom exactly on a bucket border.
 func newPlan(parts []Part, o Options) (*plan, error) {
-	p := &plan{opt: o, n: o.Buckets / 2, leaves: map[Mechanism]*list{}}
+	p := &plan{opt: o, n: o.Buckets / 2, leaves: map[Mechanism]*list{},
+		grid: !o.DisableErrorCorrection && o.lists != 1, gridLeaves: map[Mechanism]*list{}}
 	if p.n%2 != 0 {
 		return nil, invalidf("buckets must be a multiple of 4 (so that n is even, Definition 3), got %d", o.Buckets)
 	}
@@ -89,10 +94,13 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 	}
 	p.finalSD = math.Sqrt(v)
 	p.tau = chooseTilts(math.Sqrt(vMax), o.Tilts, float64(p.n+1)*p.lambda)
-	for _, leaf := range p.leaves {
-		leaf.tau = p.tau
-		leaf.envA = make([]float64, len(p.tau))
-		leaf.envC = make([]float64, len(p.tau))
+	for _, ls := range []map[Mechanism]*list{p.leaves, p.gridLeaves} {
+		for m, leaf := range ls {
+			leaf.tau = p.tau
+			leaf.envA = make([]float64, len(p.tau))
+			leaf.envC = make([]float64, len(p.tau))
+			leaf.variance = p.leaves[m].variance
+		}
 	}
 	p.cp = newComposer(p.n)
 	return p, nil
@@ -150,13 +158,19 @@ func (l *list) lossVariance() float64 {
 	return v
 }
 
-// leafUntilted embeds m without tilts (used to choose them).
+// leafUntilted embeds m without tilts (used to choose them); with p.grid
+// it also builds m's grid leaf into p.gridLeaves.
 func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	b := newLeafBuilder(p.n, p.lambda, nil)
+	b.grid = p.grid
 	if err := m.embed(b); err != nil {
 		return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
 	}
-	return b.rel(m), nil
+	l := b.rel(m)
+	if p.grid {
+		p.gridLeaves[m] = b.finishGrid(l.relErrIn, m.String())
+	}
+	return l, nil
 }
 
 // leaf returns the embedded leaf of m.
@@ -172,7 +186,9 @@ func (b *leafBuilder) rel(m Mechanism) *list {
 	if r, ok := m.(relErr); ok {
 		rel = r.relErr()
 	}
-	return b.finish(rel, m.String())
+	l := b.finish(rel, m.String())
+	l.relErrIn = rel
+	return l
 }
 
 // relErr is implemented by mechanisms whose embedding error is not the
@@ -235,21 +251,54 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 // composeMany computes the r-fold compositions of m for every r in rs by
 // binary powers shared between the rs.
 func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Result, error) {
-	maxR := 0
-	for _, r := range rs {
-		maxR = max(maxR, r)
-	}
 	leaf, err := p.leaf(m)
 	if err != nil {
 		return nil, err
 	}
+	var ls []*list
+	if p.opt.lists == 2 {
+		ls = make([]*list, len(rs))
+		for i := range ls {
+			ls[i] = leaf
+		}
+	} else if ls, err = p.composePowers(ctx, leaf, rs); err != nil {
+		return nil, err
+	}
+	var gs []*list
+	if p.grid {
+		if gs, err = p.composePowers(ctx, p.gridLeaves[m], rs); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*Result, len(rs))
+	for i, l := range ls {
+		out[i] = newResult(l, !p.opt.DisableErrorCorrection, len(l.tau), p.lambda)
+		if gs != nil {
+			out[i].withGrid(gs[i])
+		}
+	}
+	return out, nil
+}
+
+// composePowers returns the r-fold compositions of leaf for every r in rs
+// by binary powers shared between the rs.
+func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list, error) {
+	maxR := 0
+	for _, r := range rs {
+		maxR = max(maxR, r)
+	}
+	var err error
 	bitsN := 0
 	for (1 << bitsN) <= maxR {
 		bitsN++
 	}
-	p.steps = bitsN - 1
+	chains := 1
+	if p.grid {
+		chains = 2
+	}
+	p.steps = chains * (bitsN - 1)
 	for _, r := range rs {
-		p.steps += popcount(r) - 1
+		p.steps += chains * (popcount(r) - 1)
 	}
 	powers := []*list{leaf}
 	for k := 1; k < bitsN; k++ {
@@ -260,7 +309,7 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 		}
 		powers = append(powers, z)
 	}
-	out := make([]*Result, len(rs))
+	out := make([]*list, len(rs))
 	for idx, r := range rs {
 		var acc *list
 		for k := 0; k < bitsN; k++ {
@@ -276,29 +325,34 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 				return nil, err
 			}
 		}
-		out[idx] = newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda)
+		out[idx] = acc
 	}
 	return out, nil
 }
 
 // composeSequence composes the heterogeneous sequence parts.
 func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, error) {
-	var acc *list
+	var acc, gacc *list
 	for _, part := range parts {
 		res, err := p.composeMany(ctx, part.Mechanism, []int{part.Count})
 		if err != nil {
 			return nil, err
 		}
 		if acc == nil {
-			acc = res[0].l
+			acc, gacc = res[0].l, res[0].g
 			continue
 		}
 		acc, err = p.composePair(ctx, acc, res[0].l)
 		if err != nil {
 			return nil, err
 		}
+		if gacc != nil {
+			if gacc, err = p.composePair(ctx, gacc, res[0].g); err != nil {
+				return nil, err
+			}
+		}
 	}
-	return newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda), nil
+	return newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda).withGrid(gacc), nil
 }
 
 func popcount(r int) int {

@@ -281,6 +281,7 @@ type resultWire struct {
 	Counts                           []int
 	EC                               bool
 	Info                             Info
+	Grid                             *gridWire // the grid list, if any (gridwire.go)
 }
 
 // MarshalBinary encodes the result (the composed bucket list and how it was
@@ -293,7 +294,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
 		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
-		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info}
+		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info, Grid: gridToWire(r.g)}
 	for _, nc := range l.names {
 		w.Names = append(w.Names, nc.name)
 		w.Counts = append(w.Counts, nc.count)
@@ -327,6 +328,11 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	for i := range w.Names {
 		l.names = append(l.names, nameCount{w.Names[i], w.Counts[i]})
 	}
+	g, ok := gridFromWire(w.Grid)
+	if !ok {
+		return fmt.Errorf("engine: decoding result: inconsistent grid list")
+	}
 	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info}
+	r.withGrid(g)
 	return nil
 }

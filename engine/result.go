@@ -15,6 +15,14 @@ type Result struct {
 
 	tableOnce sync.Once
 	table     *deltaTable // built on the first query
+
+	// g is the grid list of the same composition (grid.go), nil when not
+	// computed; gb its error bounds. Delta takes the tighter bound of l and
+	// g in each direction.
+	g          *list
+	gb         bounds
+	gtableOnce sync.Once
+	gtable     *gridTable
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
@@ -28,6 +36,14 @@ func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
 		Tilts:        tilts,
 		Mechanisms:   compactNames(l.names),
 	}}
+}
+
+// withGrid adds the grid list g of the same composition (nil: none).
+func (r *Result) withGrid(g *list) *Result {
+	if g != nil {
+		r.g, r.gb = g, g.bounds()
+	}
+	return r
 }
 
 // Info describes how a Result was computed.
@@ -122,5 +138,10 @@ func (r *Result) Delta(eps float64) DeltaBound {
 		eps = 0
 	}
 	r.tableOnce.Do(func() { r.table = r.l.deltaTable(r.b) })
-	return r.l.delta(eps, r.b, r.ec, r.table)
+	d := r.l.delta(eps, r.b, r.ec, r.table)
+	if r.g != nil {
+		r.gtableOnce.Do(func() { r.gtable = r.g.gridTable(r.gb) })
+		d = combineDelta(d, r.g.gridDelta(eps, r.gtable))
+	}
+	return d
 }
