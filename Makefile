@@ -19,7 +19,7 @@ example:
 
 # Fuzzes the manifest parser for a minute.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParseManifest -fuzztime 60s ./pipeline
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./pipeline/manifest
 
 clean:
 	rm -rf bin $(filter-out results/golden results/.gitkeep,$(wildcard results/*)) results/.cache
@@ -31,7 +31,7 @@ clean:
 # sources), so a second run with nothing changed does no work. Composed
 # states are cached in results/.cache and shared between figures.
 BIN := bin/pbuckets
-GO_SOURCES := $(shell find cmd engine pipeline plots compare -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+GO_SOURCES := $(shell find cmd engine pipeline plots compare internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
 FIGURES := 1 2 3 11 12 13 14 15 16 17 18 19 19-continuous 20 21 22
 DATA := $(wildcard experiments/data/*)
 JOBS ?= 2

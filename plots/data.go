@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/results"
 )
 
 // Results holds the result tables of one manifest. Renyi is nil when the
@@ -92,11 +92,11 @@ func readTable(dir, name, at, up, lo string, required bool) ([]Row, error) {
 }
 
 func readRows(path, at, up, lo string) ([]Row, error) {
-	f, err := pipeline.ReadParquet(path)
+	f, err := results.ReadParquet(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
-	col := func(name string) (*pipeline.Column, error) {
+	col := func(name string) (*results.Column, error) {
 		c := f.Column(name)
 		if c == nil {
 			return nil, fmt.Errorf("%s: missing column %q", path, name)
@@ -104,7 +104,7 @@ func readRows(path, at, up, lo string) ([]Row, error) {
 		return c, nil
 	}
 	names := []string{"mechanism", "mechanism_id", "method", "compositions", "params", at, up, lo}
-	cols := make([]*pipeline.Column, len(names))
+	cols := make([]*results.Column, len(names))
 	for i, n := range names {
 		if cols[i], err = col(n); err != nil {
 			return nil, err

@@ -1,0 +1,348 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pbuckets/pbuckets/internal/testfig"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/pipelinetest"
+	"github.com/pbuckets/pbuckets/pipeline/results"
+)
+
+func TestRunWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", testfig.Valid)
+	fb := &pipelinetest.Fake{}
+	rn := &Runner{Backend: fb, Out: filepath.Join(dir, "out"), Jobs: 2, Version: "test"}
+	rep, err := rn.Run(context.Background(), []*manifest.Manifest{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 instances x 2 methods x 4 r; "exact" is not available here.
+	if rep.Tasks != 24 || rep.OK != 12 || rep.Skipped != 12 || rep.Failed != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	delta := pipelinetest.ReadFrame(t, filepath.Join(dir, "out", "t1", "delta.parquet"))
+	wantCols := []struct {
+		name string
+		typ  results.ColumnType
+	}{{"mechanism", results.String}, {"compositions", results.Int64}, {"method", results.String}, {"eps", results.Float64}, {"delta_upper", results.Float64}, {"delta_lower", results.Float64}}
+	for i, c := range wantCols {
+		if got := delta.Columns[i]; got.Name != c.name || got.Type != c.typ {
+			t.Errorf("delta column %d = %s/%v, want %s/%v", i, got.Name, got.Type, c.name, c.typ)
+		}
+	}
+	if n := delta.Rows(); n != 3*4*2 {
+		t.Errorf("delta rows = %d, want 24", n)
+	}
+	if got := delta.Column("mechanism").Strings[:3]; !reflect.DeepEqual(got, []string{"g[sigma=2]", "g[sigma=2]", "g[sigma=2]"}) {
+		t.Errorf("first mechanisms %v", got)
+	}
+	eps := pipelinetest.ReadFrame(t, filepath.Join(dir, "out", "t1", "epsilon.parquet"))
+	wantEps := []string{"mechanism", "compositions", "method", "delta", "eps_upper", "eps_lower"}
+	for i, name := range wantEps {
+		if eps.Columns[i].Name != name {
+			t.Errorf("epsilon column %d = %s, want %s", i, eps.Columns[i].Name, name)
+		}
+	}
+	if eps.Rows() != 3*4 {
+		t.Errorf("epsilon rows = %d, want 12", eps.Rows())
+	}
+	runs := pipelinetest.ReadFrame(t, filepath.Join(dir, "out", "t1", "runs.parquet"))
+	if runs.Rows() != 24 {
+		t.Fatalf("runs rows = %d, want 24", runs.Rows())
+	}
+	for _, name := range []string{"mechanism", "compositions", "method", "params", "buckets", "factor", "infinity_mass", "seconds", "note", "manifest_hash", "program_version", "status"} {
+		if runs.Column(name) == nil {
+			t.Errorf("runs.parquet lacks column %s", name)
+		}
+	}
+	for i := 0; i < runs.Rows(); i++ {
+		meth, status, note := runs.Column("method").Strings[i], runs.Column("status").Strings[i], runs.Column("note").Strings[i]
+		if meth == manifest.MethodExact && (status != StatusSkipped || !strings.Contains(note, "not available")) {
+			t.Errorf("row %d: exact has status %q note %q", i, status, note)
+		}
+		if meth == manifest.MethodBuckets && status != StatusOK {
+			t.Errorf("row %d: buckets has status %q", i, status)
+		}
+	}
+	if got := runs.Column("manifest_hash").Strings[0]; got != m.Hash || len(got) != 64 {
+		t.Errorf("manifest hash %q", got)
+	}
+	// ComposeMany is called once per instance with all r.
+	if fb.Calls != 3 {
+		t.Errorf("ComposeMany called %d times, want 3", fb.Calls)
+	}
+	// No temporary files are left behind.
+	entries, _ := os.ReadDir(filepath.Join(dir, "out", "t1"))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+func TestRunDeterministicAndCached(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", testfig.Valid)
+	out1, out2 := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, out := range []string{out1, out2} {
+		if _, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: out, Jobs: 3}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"delta.parquet", "epsilon.parquet"} {
+		pipelinetest.FramesEqual(t, pipelinetest.ReadFrame(t, filepath.Join(out1, "t1", f)), pipelinetest.ReadFrame(t, filepath.Join(out2, "t1", f)))
+	}
+	// A second run in the same folder takes every state from the cache.
+	fb := &pipelinetest.Fake{}
+	if _, err := (&Runner{Backend: fb, Out: out1, Jobs: 1}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+		t.Fatal(err)
+	}
+	if n := fb.ComposedCount(); n != 0 {
+		t.Errorf("re-run composed %d states, want 0 (cache)", n)
+	}
+	runs := pipelinetest.ReadFrame(t, filepath.Join(out1, "t1", "runs.parquet"))
+	for i := 0; i < runs.Rows(); i++ {
+		if runs.Column("method").Strings[i] == manifest.MethodBuckets && !runs.Column("cached").Bools[i] {
+			t.Errorf("row %d not marked cached", i)
+		}
+	}
+	pipelinetest.FramesEqual(t, pipelinetest.ReadFrame(t, filepath.Join(out1, "t1", "delta.parquet")), pipelinetest.ReadFrame(t, filepath.Join(out2, "t1", "delta.parquet")))
+}
+
+func TestRunResumeRecomputesMissing(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", testfig.Valid)
+	out := filepath.Join(dir, "out")
+	if _, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: out}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+		t.Fatal(err)
+	}
+	// Lose one cached state, as if the run had crashed before storing it.
+	files, _ := filepath.Glob(filepath.Join(out, ".cache", "*", "*.state"))
+	if len(files) != 12 {
+		t.Fatalf("%d cached states, want 12", len(files))
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	fb := &pipelinetest.Fake{}
+	if _, err := (&Runner{Backend: fb, Out: out}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+		t.Fatal(err)
+	}
+	// The missing state is recomputed, together with the largest r that
+	// fixes the automatic factor (unless it is the missing one).
+	if n := fb.ComposedCount(); n < 1 || n > 2 {
+		t.Errorf("recomputed %d states (%v), want 1 or 2", n, fb.Composed)
+	}
+}
+
+func TestRunShardsMakeOneDataset(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", testfig.Valid)
+	full := filepath.Join(dir, "full")
+	if _, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: full}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+		t.Fatal(err)
+	}
+	parts := filepath.Join(dir, "parts")
+	const n = 5
+	for i := 1; i <= n; i++ {
+		if _, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: parts, Shard: Shard{Index: i, Count: n}}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"delta", "epsilon", "runs"} {
+		want := pipelinetest.ReadFrame(t, filepath.Join(full, "t1", name+".parquet"))
+		var merged *results.Frame
+		for i := 1; i <= n; i++ {
+			p := filepath.Join(parts, "t1", name+"-part-"+strconv.Itoa(i)+"-of-5.parquet")
+			f := pipelinetest.ReadFrame(t, p)
+			if merged == nil {
+				merged = f
+				continue
+			}
+			for c := range merged.Columns {
+				mc, fc := merged.Columns[c], f.Columns[c]
+				mc.Strings, mc.Ints, mc.Floats, mc.Bools = append(mc.Strings, fc.Strings...), append(mc.Ints, fc.Ints...), append(mc.Floats, fc.Floats...), append(mc.Bools, fc.Bools...)
+				mc.Null = append(mc.Null, fc.Null...)
+			}
+		}
+		if merged.Rows() != want.Rows() {
+			t.Fatalf("%s: parts hold %d rows, full run %d", name, merged.Rows(), want.Rows())
+		}
+		pipelinetest.FramesEqual(t, merged, want, "seconds", "shard", "cached")
+	}
+}
+
+func TestShardSelect(t *testing.T) {
+	tasks := make([]Task, 17)
+	for i := range tasks {
+		tasks[i].R = i
+	}
+	for _, n := range []int{1, 2, 3, 16, 17, 40} {
+		seen := 0
+		for i := 1; i <= n; i++ {
+			for _, tk := range (Shard{Index: i, Count: n}).Select(tasks) {
+				if tk.R != seen {
+					t.Fatalf("n=%d: task %d out of order", n, tk.R)
+				}
+				seen++
+			}
+		}
+		if seen != len(tasks) {
+			t.Errorf("n=%d: shards cover %d of %d tasks", n, seen, len(tasks))
+		}
+	}
+	for _, bad := range []string{"0/3", "4/3", "1", "a/b", "1/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	if s, err := ParseShard("2/7"); err != nil || s != (Shard{2, 7}) {
+		t.Errorf("ParseShard(2/7) = %v, %v", s, err)
+	}
+}
+
+const twoMechanisms = `name = "iso"
+[engine]
+buckets = 2000
+[[mechanism]]
+id = "bad"
+kind = "gauss"
+sigma = SIGMA
+[[mechanism]]
+id = "good"
+kind = "gauss"
+sigma = 2.0
+[query]
+compositions = [1, 4]
+eps = [0.1]
+`
+
+func TestRunFailureIsolated(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "iso.toml", strings.Replace(twoMechanisms, "SIGMA", "13.0", 1))
+	rep, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: filepath.Join(dir, "out")}).Run(context.Background(), []*manifest.Manifest{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 2 || rep.OK != 2 || len(rep.Failures) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, f := range rep.Failures {
+		msg := f.Error()
+		for _, want := range []string{"iso.toml", `mechanism "bad"`, "r=", "blew up"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("failure %q lacks %q", msg, want)
+			}
+		}
+	}
+	delta := pipelinetest.ReadFrame(t, filepath.Join(dir, "out", "iso", "delta.parquet"))
+	if delta.Rows() != 2 || delta.Column("mechanism").Strings[0] != "good" {
+		t.Errorf("delta rows %d %v", delta.Rows(), delta.Column("mechanism").Strings)
+	}
+	runs := pipelinetest.ReadFrame(t, filepath.Join(dir, "out", "iso", "runs.parquet"))
+	if runs.Column("status").Strings[0] != StatusFailed || !strings.Contains(runs.Column("error").Strings[0], "blew up") {
+		t.Errorf("runs row 0: %q %q", runs.Column("status").Strings[0], runs.Column("error").Strings[0])
+	}
+}
+
+func TestRunBackendRejectsBeforeComputing(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "iso.toml", strings.Replace(twoMechanisms, "SIGMA", "99.0", 1))
+	fb := &pipelinetest.Fake{}
+	_, err := (&Runner{Backend: fb, Out: filepath.Join(dir, "out")}).Run(context.Background(), []*manifest.Manifest{m})
+	var me *manifest.Error
+	if !errors.As(err, &me) || me.Line != 4 || !strings.Contains(err.Error(), "iso.toml:4") {
+		t.Fatalf("error %v, want a ManifestError at iso.toml:4", err)
+	}
+	if fb.Calls != 0 {
+		t.Error("computed despite invalid input")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+		t.Error("output written despite invalid input")
+	}
+}
+
+func TestRunRefusesTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "iso.toml", strings.Replace(twoMechanisms, "SIGMA", "1.0", 1))
+	fb := &pipelinetest.Fake{Memory: 1 << 40}
+	rn := &Runner{Backend: fb, Out: filepath.Join(dir, "out"), MemoryBudget: 1 << 30}
+	if _, memErrs := rn.Check([]*manifest.Manifest{m}); len(memErrs) != 2 || !strings.Contains(memErrs[0].Error(), "1024.0 GiB") {
+		t.Errorf("Check memory errors %v", memErrs)
+	}
+	rep, err := rn.Run(context.Background(), []*manifest.Manifest{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 4 || fb.Calls != 0 {
+		t.Errorf("report %+v, %d calls; want all 4 tasks refused before computing", rep, fb.Calls)
+	}
+	if !strings.Contains(rep.Failures[0].Error(), "refused") {
+		t.Errorf("failure %v", rep.Failures[0])
+	}
+}
+
+func TestRunCancelKeepsFinished(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "iso.toml", strings.Replace(twoMechanisms, "SIGMA", "17.0", 1))
+	ctx, cancel := context.WithCancel(context.Background())
+	fb := &pipelinetest.Fake{}
+	done := make(chan struct{})
+	var rep *Report
+	var err error
+	go func() {
+		defer close(done)
+		rep, err = (&Runner{Backend: fb, Out: filepath.Join(dir, "out"), Jobs: 2}).Run(ctx, []*manifest.Manifest{m})
+	}()
+	// Wait until both jobs have started, then interrupt.
+	deadline := time.Now().Add(5 * time.Second)
+	for fb.ComposedCount() < 4 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not stop after cancellation")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK != 2 || rep.Cancelled != 2 || rep.Failed != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	delta := pipelinetest.ReadFrame(t, filepath.Join(dir, "out", "iso", "delta.parquet"))
+	if delta.Rows() != 2 {
+		t.Errorf("finished rows not kept: %d", delta.Rows())
+	}
+}
+
+// TestShardsComposeWithTheManifestBasis checks that with the automatic
+// factor every shard composes up to the manifest's largest r (the factor
+// depends on it), so shards compute the states of the unsplit run.
+func TestShardsComposeWithTheManifestBasis(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", testfig.Valid)
+	want := slices.Max(m.Query.Compositions)
+	const n = 5
+	for i := 1; i <= n; i++ {
+		fb := &pipelinetest.Fake{}
+		if _, err := (&Runner{Backend: fb, Out: filepath.Join(dir, "out"), Shard: Shard{Index: i, Count: n}}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+			t.Fatal(err)
+		}
+		if len(fb.Composed) > 0 && slices.Max(fb.Composed) != want {
+			t.Errorf("shard %d/%d composed up to r=%d, want the manifest's largest r=%d", i, n, slices.Max(fb.Composed), want)
+		}
+	}
+}
