@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pbuckets/pbuckets/internal/atomicfile"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -820,22 +821,10 @@ func (d *drawer) maxLegendWidth() vg.Length {
 }
 
 // writeAtomic writes c (a canvas, or bytes.NewReader of a file's bytes)
-// to a temporary file and renames it to path.
+// to path atomically, with the permissions of os.Create.
 func writeAtomic(path string, c io.WriterTo) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := c.WriteTo(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }
