@@ -10,10 +10,12 @@
 #                                part), then draws the figures
 #
 # The shard I (1-based) comes from the scheduler:
-#   Slurm array      SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1
+#   Slurm array      SLURM_ARRAY_TASK_ID (array indices are the shards:
+#                    --array=1-N, or a list such as --array=3,7 to rerun some)
 #   Kubernetes       JOB_COMPLETION_INDEX + 1 (an Indexed Job counts from 0)
 # Settings (environment):
-#   SHARDS    the number of shards N (default: SLURM_ARRAY_TASK_COUNT)
+#   SHARDS    the number of shards N (required: a rerun of some tasks is an
+#             array of another size)
 #   OUT       the results folder, shared by every task (default: results);
 #             the state cache is OUT/.cache
 #   JOBS      jobs per task (default: SLURM_CPUS_PER_TASK, else the CPUs)
@@ -44,8 +46,8 @@ if [ -z "$pbuckets" ]; then
 	if [ -x bin/pbuckets ]; then pbuckets=bin/pbuckets; else pbuckets=pbuckets; fi
 fi
 out=${OUT:-results}
-shards=${SHARDS:-${SLURM_ARRAY_TASK_COUNT:-}}
-[ -n "$shards" ] || die "set SHARDS to the number of shards (a Slurm array sets SLURM_ARRAY_TASK_COUNT)"
+shards=${SHARDS:-}
+[ -n "$shards" ] || die "set SHARDS to the number of shards N"
 number SHARDS "$shards"
 [ "$shards" -ge 1 ] || die "SHARDS must be at least 1, got $shards"
 
@@ -59,8 +61,7 @@ case $step in
 shard)
 	if [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
 		number SLURM_ARRAY_TASK_ID "$SLURM_ARRAY_TASK_ID"
-		number SLURM_ARRAY_TASK_MIN "${SLURM_ARRAY_TASK_MIN:-1}"
-		index=$((SLURM_ARRAY_TASK_ID - ${SLURM_ARRAY_TASK_MIN:-1} + 1))
+		index=$SLURM_ARRAY_TASK_ID
 	elif [ -n "${JOB_COMPLETION_INDEX:-}" ]; then
 		number JOB_COMPLETION_INDEX "$JOB_COMPLETION_INDEX"
 		index=$((JOB_COMPLETION_INDEX + 1))
@@ -68,7 +69,7 @@ shard)
 		die "no task index: run me as a Slurm array task (SLURM_ARRAY_TASK_ID) or in a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)"
 	fi
 	[ "$index" -ge 1 ] && [ "$index" -le "$shards" ] ||
-		die "shard $index is not in 1..$shards: the array must be contiguous (e.g. --array=1-$shards) and SHARDS its size"
+		die "shard $index is not in 1..$shards: array indices are the shards, 1 to SHARDS (e.g. --array=1-$shards)"
 	jobs=${JOBS:-${SLURM_CPUS_PER_TASK:-$(nproc)}}
 	number JOBS "$jobs"
 	[ "$jobs" -ge 1 ] || jobs=1
