@@ -160,3 +160,22 @@ func TestShardedRun(t *testing.T) {
 		t.Errorf("parts --shards 2: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestUnwritableOut checks that run and search refuse an --out that cannot
+// be written before any work, with the folder and the reason (exit 2).
+func TestUnwritableOut(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(file, "results")
+	for _, args := range [][]string{
+		{"run", "--out", out, example},
+		{"search", "--out", out, "--kind", "gauss", "--sigma", "1", "--r", "8", "--e-eps", "2", "--delta", "1e-4"},
+	} {
+		code, stdout, stderr := runCmd(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "cannot write results to "+out) || !strings.Contains(stderr, "not a directory") || stdout != "" {
+			t.Errorf("%s: exit %d\n%s%s", args[0], code, stdout, stderr)
+		}
+	}
+}
