@@ -454,3 +454,82 @@ func TestResultRoundTripWithGrid(t *testing.T) {
 		t.Fatalf("EpsUpper %v vs %v", a, b)
 	}
 }
+
+// TestGridOnlyResult checks a result built from the grid list alone (no
+// grouped list): delta and eps bounds around the closed forms, Renyi
+// bounds around randomized response's closed form, corners, and the
+// encoding round trip.
+func TestGridOnlyResult(t *testing.T) {
+	g, _ := Gauss(30, 1, 0)
+	res, err := Compose(context.Background(), g, 300, Options{Buckets: 8000, lists: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.l != nil || res.g == nil {
+		t.Fatal("not a grid-only result")
+	}
+	mu := math.Sqrt(300) / 30
+	for _, eps := range []float64{0, 0.1, 0.5, 1, 2} {
+		ex := exactGaussLarge(mu, eps)
+		d := res.Delta(eps)
+		if d.Upper < ex || d.Lower > ex || d.Upper-ex > 1e-3*ex+1e-12 {
+			t.Errorf("gauss eps=%v: [%g, %g] around %g", eps, d.Lower, d.Upper, ex)
+		}
+	}
+	for _, delta := range []float64{1e-3, 1e-6} {
+		lo, hi := 0.0, 50.0
+		for i := 0; i < 200; i++ {
+			mid := (lo + hi) / 2
+			if exactGaussLarge(mu, mid) > delta {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		up, low := res.EpsUpper(delta), res.EpsLower(delta)
+		if up < lo || low > hi || up-low > 1e-3*up {
+			t.Errorf("gauss delta=%v: eps [%v, %v] around [%v, %v]", delta, low, up, lo, hi)
+		}
+	}
+	_ = res.Corners()
+	data, err := res.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := back.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := res.Delta(0.5), back.Delta(0.5); a != b {
+		t.Fatalf("decoded grid-only result differs: %+v vs %+v", a, b)
+	}
+	for _, c := range []struct {
+		p float64
+		r int
+	}{{0.51, 512}, {0.6, 50}, {0.9, 3}} {
+		m, _ := RandomizedResponse(c.p)
+		res, err := Compose(context.Background(), m, c.r, Options{Buckets: 20000, lists: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := 1 - c.p
+		for _, alpha := range []float64{1.5, 2, 8, 32} {
+			ex := float64(c.r) / (alpha - 1) * math.Log(math.Pow(c.p, alpha)*math.Pow(q, 1-alpha)+math.Pow(q, alpha)*math.Pow(c.p, 1-alpha))
+			lo, hi := res.Renyi(alpha)
+			// (the upper bound is +Inf as soon as a corner may hold mass:
+			// the grid list does not bound the corners' ratios; the lower
+			// pair of a sparse list loses mass at every squaring)
+			if lo > ex*(1+1e-9) || hi < ex*(1-1e-9) {
+				t.Errorf("rr p=%v r=%d alpha=%v: grid Renyi [%v, %v] around %v", c.p, c.r, alpha, lo, hi, ex)
+			}
+		}
+		for _, ee := range []float64{1, 1.1, 1.5, 2} {
+			eps := math.Log(ee)
+			ex := exactRR(c.p, c.r, eps)
+			d := res.Delta(eps)
+			if d.Upper < ex*(1-1e-12) || d.Lower > ex*(1+1e-12) {
+				t.Errorf("rr p=%v r=%d e^eps=%v: [%g, %g] around %g", c.p, c.r, ee, d.Lower, d.Upper, ex)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // plan is the resolved configuration of one computation: n, the leaf factor
@@ -24,6 +25,11 @@ type plan struct {
 	// gridLeaves; every Result then takes the tighter of both bounds.
 	grid       bool
 	gridLeaves map[Mechanism]*list
+	gridLambda float64 // the grid leaves' ln f (atoms inside the points)
+	// gcp composes the grid lists, concurrently with cp's grouped lists;
+	// mu guards done and steps (Progress).
+	gcp *composer
+	mu  sync.Mutex
 }
 
 // newPlan resolves the options for composing parts.
@@ -64,16 +70,17 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 			return nil, fmt.Errorf("engine: cannot choose a factor automatically (loss range %v); set Options.Factor", t)
 		}
 		p.lambda = t / float64(p.n)
+		p.gridLambda = p.lambda
 		if atom > 0 && atom <= t {
 			k := math.Floor(atom / p.lambda)
-			if k >= 1 {
-				p.lambda = atom / k
-				// make sure the atom sits exactly on (not above) border k
-				for math.FMA(k, p.lambda, -atom) < 0 {
-					p.lambda = math.Nextafter(p.lambda, math.Inf(1))
-				}
-			}
+			p.lambda = atomFactor(atom, k, p.lambda)
+			// the grid lists put the atom at most on point n-1: its
+			// negative -k lambda must stay inside their points -n+1..n
+			p.gridLambda = atomFactor(atom, math.Min(k, float64(p.n-1)), p.gridLambda)
 		}
+	}
+	if p.gridLambda == 0 {
+		p.gridLambda = p.lambda
 	}
 	// Tilts are chosen from the leaves' privacy-loss variance.
 	v := 0.0
@@ -103,7 +110,21 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 		}
 	}
 	p.cp = newComposer(p.n)
+	p.gcp = newComposer(p.n)
 	return p, nil
+}
+
+// atomFactor returns the factor lambda' >= atom/k, as close as rounding
+// allows, that puts the atom exactly on (not above) border k; lambda if k < 1.
+func atomFactor(atom, k, lambda float64) float64 {
+	if k < 1 {
+		return lambda
+	}
+	lambda = atom / k
+	for math.FMA(k, lambda, -atom) < 0 {
+		lambda = math.Nextafter(lambda, math.Inf(1))
+	}
+	return lambda
 }
 
 // atomic is implemented by mechanisms whose privacy loss has a largest atom.
@@ -162,13 +183,21 @@ func (l *list) lossVariance() float64 {
 // it also builds m's grid leaf into p.gridLeaves.
 func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	b := newLeafBuilder(p.n, p.lambda, nil)
-	b.grid = p.grid
+	b.grid = p.grid && p.gridLambda == p.lambda
 	if err := m.embed(b); err != nil {
 		return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
 	}
 	l := b.rel(m)
 	if p.grid {
-		p.gridLeaves[m] = b.finishGrid(l.relErrIn, m.String())
+		gb := b
+		if !b.grid {
+			gb = newLeafBuilder(p.n, p.gridLambda, nil)
+			gb.grid = true
+			if err := m.embed(gb); err != nil {
+				return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
+			}
+		}
+		p.gridLeaves[m] = gb.finishGrid(l.relErrIn, m.String())
 	}
 	return l, nil
 }
@@ -205,11 +234,21 @@ func (p *plan) needSquare(x, y *list, after float64) bool {
 }
 
 func (p *plan) step(ctx context.Context) error {
+	p.mu.Lock()
 	p.done++
 	if p.opt.Progress != nil {
 		p.opt.Progress(p.done, max(p.steps, p.done))
 	}
+	p.mu.Unlock()
 	return ctx.Err()
+}
+
+// composer returns the composer of x's kind of list.
+func (p *plan) composer(x *list) *composer {
+	if x.grid {
+		return p.gcp
+	}
+	return p.cp
 }
 
 // composePair returns x × y, squaring first as the rule asks (both lists
@@ -233,7 +272,7 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 		if self {
 			yr = xr
 		}
-		cs := p.cp.corners(xr, yr)
+		cs := p.composer(x).corners(xr, yr)
 		if i < 8 && p.needSquare(x, y, cs.value()) {
 			x = x.square()
 			if self {
@@ -243,7 +282,7 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 			}
 			continue
 		}
-		z := p.cp.compose(xr, yr, &cs)
+		z := p.composer(x).compose(xr, yr, &cs)
 		return z, p.step(ctx)
 	}
 }
@@ -255,26 +294,37 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 	if err != nil {
 		return nil, err
 	}
-	var ls []*list
-	if p.opt.lists == 2 {
-		ls = make([]*list, len(rs))
-		for i := range ls {
-			ls[i] = leaf
-		}
-	} else if ls, err = p.composePowers(ctx, leaf, rs); err != nil {
-		return nil, err
-	}
-	var gs []*list
+	// the grouped and the grid lists are composed at once (each
+	// composition's serial parts then overlap with the other's)
+	var ls, gs []*list
+	var errL, errG error
+	var wg sync.WaitGroup
 	if p.grid {
-		if gs, err = p.composePowers(ctx, p.gridLeaves[m], rs); err != nil {
-			return nil, err
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gs, errG = p.composePowers(ctx, p.gridLeaves[m], rs)
+		}()
+	}
+	if p.opt.lists != 2 || !p.grid {
+		ls, errL = p.composePowers(ctx, leaf, rs)
+	}
+	wg.Wait()
+	if errL != nil {
+		return nil, errL
+	}
+	if errG != nil {
+		return nil, errG
 	}
 	out := make([]*Result, len(rs))
-	for i, l := range ls {
-		out[i] = newResult(l, !p.opt.DisableErrorCorrection, len(l.tau), p.lambda)
-		if gs != nil {
-			out[i].withGrid(gs[i])
+	for i := range rs {
+		switch {
+		case ls == nil:
+			out[i] = newGridResult(gs[i], len(gs[i].tau), p.gridLambda)
+		case gs == nil:
+			out[i] = newResult(ls[i], !p.opt.DisableErrorCorrection, len(ls[i].tau), p.lambda)
+		default:
+			out[i] = newResult(ls[i], true, len(ls[i].tau), p.lambda).withGrid(gs[i])
 		}
 	}
 	return out, nil
@@ -293,13 +343,15 @@ func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list
 		bitsN++
 	}
 	chains := 1
-	if p.grid {
+	if p.grid && p.opt.lists != 2 {
 		chains = 2
 	}
+	p.mu.Lock()
 	p.steps = chains * (bitsN - 1)
 	for _, r := range rs {
 		p.steps += chains * (popcount(r) - 1)
 	}
+	p.mu.Unlock()
 	powers := []*list{leaf}
 	for k := 1; k < bitsN; k++ {
 		prev := powers[k-1]
@@ -338,19 +390,23 @@ func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, erro
 		if err != nil {
 			return nil, err
 		}
-		if acc == nil {
+		if acc == nil && gacc == nil {
 			acc, gacc = res[0].l, res[0].g
 			continue
 		}
-		acc, err = p.composePair(ctx, acc, res[0].l)
-		if err != nil {
-			return nil, err
+		if acc != nil {
+			if acc, err = p.composePair(ctx, acc, res[0].l); err != nil {
+				return nil, err
+			}
 		}
 		if gacc != nil {
 			if gacc, err = p.composePair(ctx, gacc, res[0].g); err != nil {
 				return nil, err
 			}
 		}
+	}
+	if acc == nil {
+		return newGridResult(gacc, len(gacc.tau), p.gridLambda), nil
 	}
 	return newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda).withGrid(gacc), nil
 }

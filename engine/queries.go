@@ -35,7 +35,7 @@ func (r *Result) invertLow(delta float64, f func(float64) float64) float64 {
 	if f(0) <= delta {
 		return 0
 	}
-	eMax := (float64(r.l.n) + r.l.u + 2) * r.l.lambda
+	eMax := r.epsMax()
 	if f(eMax) > delta {
 		return eMax
 	}
@@ -67,7 +67,7 @@ func (r *Result) invert(delta float64, f func(float64) float64) float64 {
 	if f(0) <= delta {
 		return 0
 	}
-	eMax := (float64(r.l.n) + r.l.u + 2) * r.l.lambda
+	eMax := r.epsMax()
 	if f(eMax) > delta {
 		return math.Inf(1)
 	}
@@ -75,17 +75,14 @@ func (r *Result) invert(delta float64, f func(float64) float64) float64 {
 	return hi
 }
 
-// Renyi returns lower and upper bounds on the Renyi divergence D_alpha of
-// the composed pair, maximised over both directions, for alpha > 1 (Section
+// renyiGrouped returns lower and upper bounds on the Renyi divergence D_alpha of
+// the composed pair from the grouped list, maximised over both directions, for alpha > 1 (Section
 // 5.7: D_alpha = 1/(alpha-1) ln sum_x P_A(x)^alpha P_B(x)^(1-alpha)). Within a
 // bucket the lower bound uses Jensen's inequality and the upper bound the
 // chord over the bucket's ratio interval. The upper bound is +Inf when the
 // infinity corner holds mass (its ratios are unbounded); Estimate gives the
 // paper's approximation in that case.
-func (r *Result) Renyi(alpha float64) (lower, upper float64) {
-	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return math.NaN(), math.NaN()
-	}
+func (r *Result) renyiGrouped(alpha float64) (lower, upper float64) {
 	l, b := r.l, r.b
 	ul := l.u * l.lambda
 	// far: the other corner, whose events have ratio at most f^-n in this
@@ -157,6 +154,9 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 // buckets (5.7), ignoring the corners, maximised over both directions.
 func (r *Result) RenyiEstimate(alpha float64) float64 {
 	l := r.l
+	if l == nil {
+		return r.g.gridRenyiEstimate(alpha)
+	}
 	var sAB, sBA float64
 	for o := l.lo; o <= l.hi; o++ {
 		if l.a[o] > 0 && l.c[o] > 0 {
@@ -193,7 +193,18 @@ func EstimateMemory(opt Options) int64 {
 	tw := N*8 + N*4 + N*16                  // twiddles, bit reversal, stage twiddles
 	wts := 4 * int64(o.Tilts+2) * 2 * n * 8 // weight cache (tilts per level, 4 entries)
 	table := 10 * 2 * n * 8                 // bounds and delta table of a queried Result
-	return lists*perList + errs + fft + tw + wts + table + 1<<20
+	one := lists*perList + errs + fft + tw + wts + table
+	if o.DisableErrorCorrection || o.lists == 1 {
+		return one + 1<<20
+	}
+	// the grid lists are composed at once by a second composer (the same
+	// arrays again) and recorded leaf groups; a queried Result keeps the
+	// grid table (3 arrays) and bounds; grid squarings 4 arrays of scratch
+	grid := lists*perList + errs + fft + tw + wts + (5+4)*2*n*8 + 2*2*n*32
+	if o.lists == 2 {
+		return grid + 1<<20
+	}
+	return one + grid + 1<<20
 }
 
 // EstimateConversationMemory returns an estimate in bytes of the memory that
@@ -282,13 +293,17 @@ type resultWire struct {
 	EC                               bool
 	Info                             Info
 	Grid                             *gridWire // the grid list, if any (gridwire.go)
+	NoGrouped                        bool      // no grouped list (the grid list alone)
 }
 
 // MarshalBinary encodes the result (the composed bucket list and how it was
 // made) so that it can be cached.
 func (r *Result) MarshalBinary() ([]byte, error) {
 	l := r.l
-	w := resultWire{N: l.n, Lambda: l.lambda, U: l.u, A: l.a, C: l.c, Lo: l.lo, Hi: l.hi,
+	if l == nil { // a grid list alone
+		l = &list{}
+	}
+	w := resultWire{NoGrouped: r.l == nil, N: l.n, Lambda: l.lambda, U: l.u, A: l.a, C: l.c, Lo: l.lo, Hi: l.hi,
 		RelA: l.relA, RelC: l.relC, Tau: l.tau, EnvA: l.envA, EnvC: l.envC,
 		L1A: l.l1A, L1C: l.l1C, HasL1: true,
 		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
@@ -311,6 +326,15 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	var w resultWire
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&w); err != nil {
 		return fmt.Errorf("engine: decoding result: %w", err)
+	}
+	if w.NoGrouped {
+		g, ok := gridFromWire(w.Grid)
+		if !ok || g == nil {
+			return fmt.Errorf("engine: decoding result: inconsistent grid list")
+		}
+		*r = Result{ec: true, info: w.Info}
+		r.withGrid(g)
+		return nil
 	}
 	if w.N < 2 || len(w.A) != 2*w.N || len(w.C) != 2*w.N || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
 		return fmt.Errorf("engine: decoding result: inconsistent sizes")

@@ -46,6 +46,33 @@ func (r *Result) withGrid(g *list) *Result {
 	return r
 }
 
+// newGridResult returns the result of a grid list alone (no grouped list).
+func newGridResult(g *list, tilts int, leafLambda float64) *Result {
+	r := &Result{ec: true, info: Info{
+		Buckets:      2 * g.n,
+		LeafFactor:   math.Exp(leafLambda),
+		Factor:       math.Exp(g.lambda),
+		Compositions: g.compositions,
+		Squarings:    g.squarings,
+		Tilts:        tilts,
+		Mechanisms:   compactNames(g.names),
+	}}
+	return r.withGrid(g)
+}
+
+// epsMax is the eps beyond which no list of r has a regular bucket: the
+// end of the eps searches.
+func (r *Result) epsMax() float64 {
+	e := 0.0
+	if l := r.l; l != nil {
+		e = (float64(l.n) + l.u + 2) * l.lambda
+	}
+	if g := r.g; g != nil {
+		e = math.Max(e, (float64(g.n)+2)*g.lambda+math.Max(g.wUp, g.wLo))
+	}
+	return e
+}
+
 // Info describes how a Result was computed.
 type Info struct {
 	// Buckets is the number of buckets 2n of the list (Definition 4).
@@ -116,7 +143,12 @@ func (r *Result) Info() Info {
 }
 
 // Corners returns the corner masses of the composed list.
-func (r *Result) Corners() Corners { return r.l.corners() }
+func (r *Result) Corners() Corners {
+	if r.l == nil {
+		return r.g.corners()
+	}
+	return r.l.corners()
+}
 
 // DeltaUpper returns delta_up(eps), a sound upper bound on the tight delta of
 // Lemma 1 for both directions (Theorem 2). eps may be any value >= 0 (or
@@ -137,11 +169,18 @@ func (r *Result) Delta(eps float64) DeltaBound {
 	if eps < 0 {
 		eps = 0
 	}
-	r.tableOnce.Do(func() { r.table = r.l.deltaTable(r.b) })
-	d := r.l.delta(eps, r.b, r.ec, r.table)
+	var d DeltaBound
+	if r.l != nil {
+		r.tableOnce.Do(func() { r.table = r.l.deltaTable(r.b) })
+		d = r.l.delta(eps, r.b, r.ec, r.table)
+	}
 	if r.g != nil {
 		r.gtableOnce.Do(func() { r.gtable = r.g.gridTable(r.gb) })
-		d = combineDelta(d, r.g.gridDelta(eps, r.gtable))
+		dg := r.g.gridDelta(eps, r.gtable)
+		if r.l == nil {
+			return dg
+		}
+		d = combineDelta(d, dg)
 	}
 	return d
 }
