@@ -242,6 +242,21 @@ type searchMemory struct {
 	budget int64
 }
 
+// Probe computes (or finds in the caches) delta_up(eps) and delta_low(eps)
+// after spec.R observations of spec's mechanism at factor t, as one probe
+// of a search would. A caller uses it to check a value of its own, e.g. an
+// answer rounded for printing (pbuckets calibrate).
+func (s *Searcher) Probe(ctx context.Context, spec Spec, t float64) (Probe, error) {
+	if s.Backend == nil {
+		return Probe{}, errors.New("search: Searcher.Backend is nil")
+	}
+	spec, err := spec.withDefaults()
+	if err != nil {
+		return Probe{}, err
+	}
+	return s.probe(ctx, spec, t, 1, nil)
+}
+
 // probe computes (or finds) delta_up and delta_low at factor t; a
 // composition reserves its memory from mem, if not nil.
 func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, mem *searchMemory) (Probe, error) {
