@@ -162,25 +162,33 @@ func TestRunShardsMakeOneDataset(t *testing.T) {
 	}
 	for _, name := range []string{"delta", "epsilon", "runs"} {
 		want := pipelinetest.ReadFrame(t, filepath.Join(full, "t1", name+".parquet"))
-		var merged *results.Frame
-		for i := 1; i <= n; i++ {
-			p := filepath.Join(parts, "t1", name+"-part-"+strconv.Itoa(i)+"-of-5.parquet")
-			f := pipelinetest.ReadFrame(t, p)
-			if merged == nil {
-				merged = f
-				continue
-			}
-			for c := range merged.Columns {
-				mc, fc := merged.Columns[c], f.Columns[c]
-				mc.Strings, mc.Ints, mc.Floats, mc.Bools = append(mc.Strings, fc.Strings...), append(mc.Ints, fc.Ints...), append(mc.Floats, fc.Floats...), append(mc.Bools, fc.Bools...)
-				mc.Null = append(mc.Null, fc.Null...)
-			}
-		}
+		merged := mergeShards(t, filepath.Join(parts, "t1"), name, n)
 		if merged.Rows() != want.Rows() {
 			t.Fatalf("%s: parts hold %d rows, full run %d", name, merged.Rows(), want.Rows())
 		}
 		pipelinetest.FramesEqual(t, merged, want, "seconds", "shard", "cached")
 	}
+}
+
+// mergeShards reads dir/<name>-part-I-of-N.parquet for I = 1..N and
+// returns their rows in part order.
+func mergeShards(t *testing.T, dir, name string, n int) *results.Frame {
+	t.Helper()
+	var merged *results.Frame
+	for i := 1; i <= n; i++ {
+		p := filepath.Join(dir, name+"-part-"+strconv.Itoa(i)+"-of-"+strconv.Itoa(n)+".parquet")
+		f := pipelinetest.ReadFrame(t, p)
+		if merged == nil {
+			merged = f
+			continue
+		}
+		for c := range merged.Columns {
+			mc, fc := merged.Columns[c], f.Columns[c]
+			mc.Strings, mc.Ints, mc.Floats, mc.Bools = append(mc.Strings, fc.Strings...), append(mc.Ints, fc.Ints...), append(mc.Floats, fc.Floats...), append(mc.Bools, fc.Bools...)
+			mc.Null = append(mc.Null, fc.Null...)
+		}
+	}
+	return merged
 }
 
 func TestShardSelect(t *testing.T) {

@@ -78,14 +78,14 @@ func (s Spec) withDefaults() (Spec, error) {
 		s.MaxProbes = DefaultMaxProbes
 	}
 	if s.Tie == nil {
-		s.Tie = manifest.DefaultTie(s.Mechanism.Kind)
+		s.Tie = manifest.DefaultTieFor(s.Mechanism)
 	}
 	var problems []string
-	if msg := manifest.CheckTie(s.Mechanism.Kind, s.Tie); msg != "" {
+	if msg := manifest.CheckTieFor(s.Mechanism, s.Tie); msg != "" {
 		problems = append(problems, msg)
 	}
 	for _, p := range s.Tie {
-		if _, ok := s.Mechanism.Params[p]; !ok && slices.Contains(manifest.TieAllowed(s.Mechanism.Kind), p) {
+		if _, ok := s.Mechanism.Params[p]; !ok && slices.Contains(manifest.TieAllowedFor(s.Mechanism), p) {
 			problems = append(problems, fmt.Sprintf("mechanism has no value for tied parameter %q", p))
 		}
 	}
