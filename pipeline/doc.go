@@ -21,7 +21,9 @@
 //   - cache: composed states on disk, keyed by everything that produced
 //     them.
 //   - memory: the memory budget jobs share and the Go soft memory limit.
-//   - results: Frame and the Parquet files of the results.
+//   - results: Frame, the Parquet result files and the layout of a
+//     manifest's results folder (shards-of-N/, the current dataset, stale
+//     sets).
 //   - search: noise searches (the least noise meeting a target), a driver
 //     of its own beside runner.
 //   - pipelinetest: fakes and helpers for the tests of the packages above.

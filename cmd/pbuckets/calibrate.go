@@ -19,6 +19,7 @@ import (
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/results"
 	"github.com/pbuckets/pbuckets/pipeline/search"
 )
 
@@ -94,6 +95,11 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	searcher := &search.Searcher{Backend: be}
 	if !*noCache {
 		searcher.CacheDir = filepath.Join(*out, ".cache")
+		// The cache must be writable before any work.
+		if err := results.CheckWritable(searcher.CacheDir); err != nil {
+			fmt.Fprintf(stderr, "error: --out: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *verbose {
 		var mu sync.Mutex

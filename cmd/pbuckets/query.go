@@ -21,6 +21,7 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/memory"
 	"github.com/pbuckets/pbuckets/pipeline/methods"
+	"github.com/pbuckets/pbuckets/pipeline/results"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -131,8 +132,14 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 	bm := &methods.Buckets{Backend: be, Mem: semaphore.NewWeighted(budget), Budget: budget}
 	if !*qf.noCache {
 		bm.Cache = cache.States{Dir: filepath.Join(*qf.out, ".cache")}
+		flagName := "--out"
 		if *qf.cacheDir != "" {
-			bm.Cache.Dir = *qf.cacheDir
+			bm.Cache.Dir, flagName = *qf.cacheDir, "--cache"
+		}
+		// The cache must be writable before any work.
+		if err := results.CheckWritable(bm.Cache.Dir); err != nil {
+			fmt.Fprintf(stderr, "error: %s: %v\n", flagName, err)
+			return exitUsage
 		}
 	}
 	uses := func(name string) bool { return strings.Contains(","+*qf.methods+",", ","+name+",") }

@@ -64,6 +64,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFailed
 	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", n)
+	}
 	if !*quiet {
 		fmt.Fprintf(stderr, "%d tasks: %d ok, %d skipped, %d failed, %d cancelled\n", rep.Tasks, rep.OK, rep.Skipped, rep.Failed, rep.Cancelled)
 		for _, f := range rep.Files {

@@ -109,6 +109,22 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	if !*noCache {
 		searcher.CacheDir = filepath.Join(*out, ".cache")
 	}
+	// The folders written must be writable before any work.
+	dirs := []string{searcher.CacheDir}
+	for _, m := range manifests {
+		if !flagMode {
+			dirs = append(dirs, filepath.Join(*out, m.Name))
+		}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if err := results.CheckWritable(d); err != nil {
+			fmt.Fprintf(stderr, "error: --out: %v\n", err)
+			return exitUsage
+		}
+	}
 	if !*quiet {
 		var mu sync.Mutex
 		searcher.Log = func(line string) {

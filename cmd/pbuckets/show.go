@@ -13,14 +13,19 @@ import (
 )
 
 func cmdShow(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("show", "[--format csv|json|table] FILE.parquet...", stderr)
+	fs := newFlagSet("show", "[--format csv|json|table] [--partial] FILE.parquet...", stderr)
 	format := fs.String("format", "table", "output format: csv, json or table")
+	partial := fs.Bool("partial", false, "show the rows of an incomplete set of parts (missing or interrupted parts) too; a mixed set is always refused")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
 		return status
 	}
 	if *format != "csv" && *format != "json" && *format != "table" {
 		fmt.Fprintf(stderr, "error: --format must be csv, json or table, got %q\n", *format)
+		return exitUsage
+	}
+	if err := results.CheckFiles(paths, *partial); err != nil {
+		printErrors(stderr, err)
 		return exitUsage
 	}
 	frames := make([]*results.Frame, 0, len(paths))

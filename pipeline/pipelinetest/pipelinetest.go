@@ -174,6 +174,32 @@ func ReadFrame(t *testing.T, path string) *results.Frame {
 	return f
 }
 
+// ReadParts reads the Parquet files of a table's parts and returns their
+// rows in order as one frame; an error, or parts with other columns, fail
+// the test.
+func ReadParts(t *testing.T, files []string) *results.Frame {
+	t.Helper()
+	if len(files) == 0 {
+		t.Fatal("no parts")
+	}
+	merged := ReadFrame(t, files[0])
+	for _, path := range files[1:] {
+		f := ReadFrame(t, path)
+		if len(f.Columns) != len(merged.Columns) {
+			t.Fatalf("%s: %d columns, want %d", path, len(f.Columns), len(merged.Columns))
+		}
+		for c, mc := range merged.Columns {
+			fc := f.Columns[c]
+			if fc.Name != mc.Name || fc.Type != mc.Type {
+				t.Fatalf("%s: column %d is %s, want %s", path, c, fc.Name, mc.Name)
+			}
+			mc.Strings, mc.Ints, mc.Floats, mc.Bools = append(mc.Strings, fc.Strings...), append(mc.Ints, fc.Ints...), append(mc.Floats, fc.Floats...), append(mc.Bools, fc.Bools...)
+			mc.Null = append(mc.Null, fc.Null...)
+		}
+	}
+	return merged
+}
+
 // FramesEqual fails the test unless a and b have the same columns and
 // values (NaN and null match), except the columns named in skip.
 func FramesEqual(t *testing.T, a, b *results.Frame, skip ...string) {

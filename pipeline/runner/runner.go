@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +34,8 @@ type Runner struct {
 	Out string
 	// Jobs bounds the jobs running at once (default: number of CPUs).
 	Jobs int
-	// Shard selects a part of the task list (inactive by default).
+	// Shard selects a part of the task list (inactive by default); its
+	// results go to the shards-of-N folder (see results.Part).
 	Shard Shard
 	// MemoryBudget is the memory in bytes that concurrent jobs share
 	// (default: the machine's available memory). Run also sets it as the
@@ -56,6 +58,9 @@ type Report struct {
 	Failures []error
 	// Files lists the result files written.
 	Files []string
+	// Notes describe the datasets written: whether a sharded dataset is
+	// complete, and the stale result sets left beside them.
+	Notes []string
 }
 
 func (rn *Runner) budget() int64 {
@@ -101,11 +106,13 @@ func (rn *Runner) Check(manifests []*manifest.Manifest) (inputErrs, memErrs []er
 }
 
 // Run expands the manifests into tasks, runs this runner's shard of them
-// and writes <Out>/<name>/{delta,epsilon,runs}.parquet for each manifest.
+// and writes <Out>/<name>/{delta,epsilon,runs}.parquet for each manifest
+// (the parts of a shard in <Out>/<name>/shards-of-N/, see results.Part).
 // Failed tasks do not stop the others. When ctx is cancelled, running jobs
 // stop, and what finished is written. The error is non-nil only when the
 // input is invalid or results cannot be written; task failures are in the
-// Report.
+// Report. Before any work, Run checks that the result folders and the
+// cache can be written; when not, the Report is nil, as for invalid input.
 //
 // While it runs, the memory budget (MemoryBudget or the machine's available
 // memory) is also the Go runtime's soft memory limit
@@ -127,13 +134,19 @@ func (rn *Runner) Run(ctx context.Context, manifests []*manifest.Manifest) (*Rep
 	if out == "" {
 		out = "results"
 	}
+	cacheDir := filepath.Join(out, ".cache")
+	for _, dir := range append([]string{out, cacheDir}, resultDirs(out, manifests, rn.Shard.Part())...) {
+		if err := results.CheckWritable(dir); err != nil {
+			return nil, err
+		}
+	}
 	jobs := rn.Jobs
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
 	budget := rn.budget()
 	defer memory.LimitRuntime(budget)()
-	bm := &methods.Buckets{Backend: rn.Backend, Cache: cache.States{Dir: filepath.Join(out, ".cache")}, Mem: semaphore.NewWeighted(budget), Budget: budget}
+	bm := &methods.Buckets{Backend: rn.Backend, Cache: cache.States{Dir: cacheDir}, Mem: semaphore.NewWeighted(budget), Budget: budget}
 	registry := methods.Registry{manifest.MethodBuckets: bm.Run}
 	for _, name := range manifest.MethodNames() {
 		if name == manifest.MethodBuckets {
@@ -185,8 +198,9 @@ func (rn *Runner) Run(ctx context.Context, manifests []*manifest.Manifest) (*Rep
 	rn.Progress.end()
 
 	for _, m := range manifests {
-		files, err := rn.write(out, m, collectors[m], ctx.Err() != nil)
+		files, notes, err := rn.write(out, m, collectors[m], ctx.Err() != nil)
 		rep.Files = append(rep.Files, files...)
+		rep.Notes = append(rep.Notes, notes...)
 		if err != nil {
 			return rep, err
 		}
@@ -290,43 +304,82 @@ func (rn *Runner) runBatch(ctx context.Context, id int, b *batch, fn methods.Fun
 	}
 }
 
-func (rn *Runner) write(out string, m *manifest.Manifest, c *collector, interrupted bool) ([]string, error) {
+// write writes the result files of manifest m: the whole dataset, or this
+// runner's part of it in the folder of its shards (results.Part). When the
+// dataset is then complete (an unsharded run that finished, or the last
+// part of a sharded one), it becomes the manifest's current dataset
+// (results.IndexFile). The notes say how complete a sharded dataset is and
+// which stale result sets lie beside it.
+func (rn *Runner) write(out string, m *manifest.Manifest, c *collector, interrupted bool) (files, notes []string, err error) {
 	dir := filepath.Join(out, m.Name)
-	suffix := rn.Shard.suffix()
-	shard := ""
-	if rn.Shard.Active() {
-		shard = fmt.Sprintf("%d/%d", rn.Shard.Index, rn.Shard.Count)
-	}
+	part := rn.Shard.Part()
 	meta := map[string]string{
-		"pbuckets.manifest":      m.File,
-		"pbuckets.name":          m.Name,
-		"pbuckets.title":         m.Title,
-		"pbuckets.manifest_hash": m.Hash,
-		"pbuckets.version":       rn.Version,
-		"pbuckets.shard":         shard,
-		"pbuckets.complete":      fmt.Sprint(!interrupted),
+		results.MetaManifest: m.File,
+		results.MetaName:     m.Name,
+		results.MetaTitle:    m.Title,
+		results.MetaHash:     m.Hash,
+		results.MetaVersion:  rn.Version,
+		results.MetaShard:    part.String(),
+		results.MetaComplete: fmt.Sprint(!interrupted),
 	}
 	frames := []struct {
-		file  string
+		table string
 		frame *results.Frame
 	}{
-		{"delta", boundFrame(c.delta, "eps", "delta_upper", "delta_lower", true)},
-		{"epsilon", boundFrame(c.eps, "delta", "eps_upper", "eps_lower", false)},
-		{"runs", c.runsFrame(rn.Version, shard)},
+		{results.TableDelta, boundFrame(c.delta, "eps", "delta_upper", "delta_lower", true)},
+		{results.TableEpsilon, boundFrame(c.eps, "delta", "eps_upper", "eps_lower", false)},
+		{results.TableRuns, c.runsFrame(rn.Version, part.String())},
 	}
 	if len(m.Query.Alpha) > 0 {
 		frames = append(frames, struct {
-			file  string
+			table string
 			frame *results.Frame
-		}{"renyi", renyiFrame(c.renyi)})
+		}{results.TableRenyi, renyiFrame(c.renyi)})
 	}
-	var files []string
 	for _, f := range frames {
-		path := filepath.Join(dir, f.file+suffix+".parquet")
+		path := part.Path(dir, f.table)
 		if err := results.WriteParquet(path, f.frame, meta); err != nil {
-			return files, fmt.Errorf("manifest %s: %w", m.File, err)
+			return files, nil, fmt.Errorf("manifest %s: %w", m.File, err)
 		}
 		files = append(files, path)
 	}
-	return files, nil
+	st, err := results.Scan(dir)
+	if err != nil {
+		return files, nil, fmt.Errorf("manifest %s: %w", m.File, err)
+	}
+	var mine *results.Set
+	for _, s := range append(st.Stale, st.Current) {
+		if s != nil && !s.Legacy && s.Shards == part.Count {
+			mine = s
+		}
+	}
+	switch {
+	case mine == nil:
+		return files, nil, fmt.Errorf("manifest %s: results %s: the files just written are missing", m.File, dir)
+	case mine.Complete():
+		if err := results.WriteIndex(dir, mine); err != nil {
+			return files, nil, fmt.Errorf("manifest %s: %w", m.File, err)
+		}
+		if part.Sharded() {
+			notes = append(notes, fmt.Sprintf("%s: all %d parts are there: the dataset is complete (%s)", mine.Dir, part.Count, filepath.Join(dir, results.IndexFile)))
+		}
+	case part.Sharded():
+		notes = append(notes, fmt.Sprintf("%s: part %d of %d written; the dataset is not complete yet: %s", mine.Dir, part.Index, part.Count, strings.Join(mine.Problems, "; ")))
+	}
+	for _, s := range append(st.Stale, st.Current) {
+		if s != nil && s != mine {
+			notes = append(notes, fmt.Sprintf("stale results beside the dataset, never read with it: %s; remove them when no longer needed", s.Describe()))
+		}
+	}
+	return files, notes, nil
+}
+
+// resultDirs returns the folders the part p of each manifest's results
+// goes to.
+func resultDirs(out string, manifests []*manifest.Manifest, p results.Part) []string {
+	dirs := make([]string, len(manifests))
+	for i, m := range manifests {
+		dirs[i] = results.SetDir(filepath.Join(out, m.Name), p.Count)
+	}
+	return dirs
 }

@@ -3,12 +3,14 @@ package runner
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,13 +158,26 @@ func TestRunShardsMakeOneDataset(t *testing.T) {
 	parts := filepath.Join(dir, "parts")
 	const n = 5
 	for i := 1; i <= n; i++ {
-		if _, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: parts, Shard: Shard{Index: i, Count: n}}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+		rep, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: parts, Shard: Shard{Index: i, Count: n}}).Run(context.Background(), []*manifest.Manifest{m})
+		if err != nil {
 			t.Fatal(err)
 		}
+		// The dataset becomes the manifest's when its last part is written.
+		_, err = results.ReadIndex(filepath.Join(parts, "t1"))
+		if indexed := err == nil; indexed != (i == n) {
+			t.Errorf("after part %d of %d: index written %v (%v); notes %q", i, n, indexed, err, rep.Notes)
+		}
+		if want := map[bool]string{false: "not complete yet: 4-i of 5 parts missing", true: "the dataset is complete"}[i == n]; len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], strings.Replace(want, "4-i", strconv.Itoa(n-i), 1)) {
+			t.Errorf("after part %d: notes %q, want one saying %q", i, rep.Notes, want)
+		}
+	}
+	st, err := results.Scan(filepath.Join(parts, "t1"))
+	if err != nil || st.Usable() != nil || st.Current.Shards != n || len(st.Stale) != 0 {
+		t.Fatalf("scan %+v, %v", st, err)
 	}
 	for _, name := range []string{"delta", "epsilon", "runs"} {
 		want := pipelinetest.ReadFrame(t, filepath.Join(full, "t1", name+".parquet"))
-		merged := mergeShards(t, filepath.Join(parts, "t1"), name, n)
+		merged := pipelinetest.ReadParts(t, st.Current.Files[name])
 		if merged.Rows() != want.Rows() {
 			t.Fatalf("%s: parts hold %d rows, full run %d", name, merged.Rows(), want.Rows())
 		}
@@ -170,25 +185,73 @@ func TestRunShardsMakeOneDataset(t *testing.T) {
 	}
 }
 
-// mergeShards reads dir/<name>-part-I-of-N.parquet for I = 1..N and
-// returns their rows in part order.
-func mergeShards(t *testing.T, dir, name string, n int) *results.Frame {
-	t.Helper()
-	var merged *results.Frame
-	for i := 1; i <= n; i++ {
-		p := filepath.Join(dir, name+"-part-"+strconv.Itoa(i)+"-of-"+strconv.Itoa(n)+".parquet")
-		f := pipelinetest.ReadFrame(t, p)
-		if merged == nil {
-			merged = f
-			continue
+// TestRunStaleSetsAreNotMixed checks the layout of issue 14: a sharded run
+// of another N, or an unsharded run, in the same folder never mixes its
+// files with those of the current dataset, the index names the dataset
+// completed last, and the others are reported as stale.
+func TestRunStaleSetsAreNotMixed(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", testfig.Valid)
+	out := filepath.Join(dir, "out")
+	res := filepath.Join(out, "t1")
+	run := func(i, n int) *Report {
+		t.Helper()
+		rep, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: out, Shard: Shard{Index: i, Count: n}}).Run(context.Background(), []*manifest.Manifest{m})
+		if err != nil {
+			t.Fatal(err)
 		}
-		for c := range merged.Columns {
-			mc, fc := merged.Columns[c], f.Columns[c]
-			mc.Strings, mc.Ints, mc.Floats, mc.Bools = append(mc.Strings, fc.Strings...), append(mc.Ints, fc.Ints...), append(mc.Floats, fc.Floats...), append(mc.Bools, fc.Bools...)
-			mc.Null = append(mc.Null, fc.Null...)
+		return rep
+	}
+	scan := func() *results.Status {
+		t.Helper()
+		st, err := results.Scan(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	for i := 1; i <= 3; i++ {
+		run(i, 3)
+	}
+	// Two of two parts make the 2-way set current; the 3-way set is stale.
+	run(1, 2)
+	if st := scan(); st.Current.Shards != 3 || len(st.Stale) != 1 || st.Stale[0].Complete() {
+		t.Errorf("after part 1 of 2: current %v, stale %v", st.Current.Describe(), st.Stale)
+	}
+	rep := run(2, 2)
+	if st := scan(); st.Usable() != nil || st.Current.Shards != 2 || len(st.Stale) != 1 || st.Stale[0].Shards != 3 {
+		t.Errorf("after part 2 of 2: current %v, stale %v", st.Current.Describe(), st.Stale)
+	}
+	if len(rep.Notes) != 2 || !strings.Contains(rep.Notes[1], "stale") || !strings.Contains(rep.Notes[1], "shards-of-3") {
+		t.Errorf("notes %q, want the 3-way set reported stale", rep.Notes)
+	}
+	// No glob of one folder reads two sets: each has its own.
+	for _, pattern := range []string{"*.parquet", "shards-of-2/epsilon*.parquet"} {
+		files, _ := filepath.Glob(filepath.Join(res, pattern))
+		rows := 0
+		for _, f := range files {
+			rows += pipelinetest.ReadFrame(t, f).Rows()
+		}
+		if want := map[string]int{"*.parquet": 0, "shards-of-2/epsilon*.parquet": 12}[pattern]; rows != want {
+			t.Errorf("glob %s reads %d rows, want %d", pattern, rows, want)
 		}
 	}
-	return merged
+	// An unsharded run becomes current.
+	run(0, 0)
+	st := scan()
+	if st.Usable() != nil || st.Current.Shards != 0 || len(st.Stale) != 2 {
+		t.Errorf("after an unsharded run: current %v, %d stale", st.Current.Describe(), len(st.Stale))
+	}
+	// A stale part of the right N but another manifest makes the set mixed.
+	other := pipelinetest.LoadManifest(t, dir, "m2.toml", strings.Replace(testfig.Valid, `title = "test"`, `title = "changed"`, 1))
+	if _, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: out, Shard: Shard{Index: 1, Count: 2}}).Run(context.Background(), []*manifest.Manifest{other}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scan().Stale {
+		if s.Shards == 2 && (s.Complete() || !strings.Contains(strings.Join(s.Problems, ";"), "different versions of the manifest")) {
+			t.Errorf("2-way set with a part of another manifest: %s", s.Describe())
+		}
+	}
 }
 
 func TestShardSelect(t *testing.T) {
@@ -352,5 +415,62 @@ func TestShardsComposeWithTheManifestBasis(t *testing.T) {
 		if len(fb.Composed) > 0 && slices.Max(fb.Composed) != want {
 			t.Errorf("shard %d/%d composed up to r=%d, want the manifest's largest r=%d", i, n, slices.Max(fb.Composed), want)
 		}
+	}
+}
+
+// TestRunFilesReadableByGroup checks that result, index and cache files
+// get 0666 less the umask (0644 under umask 022), like the images, so that
+// collaborators on a shared file system can read them.
+func TestRunFilesReadableByGroup(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", testfig.Valid)
+	out := filepath.Join(dir, "out")
+	for _, shard := range []Shard{{}, {Index: 1, Count: 1}} {
+		if _, err := (&Runner{Backend: &pipelinetest.Fake{}, Out: out, Shard: shard}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kinds := map[string]int{}
+	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if got := info.Mode().Perm(); got != 0o644 {
+			t.Errorf("%s: mode %03o, want 0644", path, got)
+		}
+		kinds[filepath.Ext(path)]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kinds[".parquet"] != 6 || kinds[".state"] == 0 || kinds[".json"] != 1 {
+		t.Errorf("files seen by extension %v, want 6 parquet, cached states and the index", kinds)
+	}
+}
+
+// TestRunRefusesUnwritableOut checks that an --out that cannot be written
+// is reported before any work, with the folder and the reason, as invalid
+// input (no report).
+func TestRunRefusesUnwritableOut(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", testfig.Valid)
+	file := filepath.Join(dir, "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fb := &pipelinetest.Fake{}
+	rep, err := (&Runner{Backend: fb, Out: filepath.Join(file, "out")}).Run(context.Background(), []*manifest.Manifest{m})
+	if rep != nil || err == nil || !strings.Contains(err.Error(), "cannot write results to "+filepath.Join(file, "out")) || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("report %v, error %v", rep, err)
+	}
+	if fb.Calls != 0 {
+		t.Errorf("%d compositions before the check", fb.Calls)
 	}
 }

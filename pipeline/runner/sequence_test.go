@@ -13,6 +13,7 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/methods"
 	"github.com/pbuckets/pbuckets/pipeline/pipelinetest"
+	"github.com/pbuckets/pbuckets/pipeline/results"
 )
 
 // sequenceSweep is testfig.Sequence with the main phase's noise swept: both
@@ -99,9 +100,13 @@ func TestRunSequenceSweepShards(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	st, err := results.Scan(filepath.Join(parts, "schedule"))
+	if err != nil || st.Usable() != nil || st.Current.Shards != n {
+		t.Fatalf("scan %+v, %v", st, err)
+	}
 	for _, name := range []string{"delta", "epsilon", "runs"} {
 		want := pipelinetest.ReadFrame(t, filepath.Join(full, "schedule", name+".parquet"))
-		got := mergeShards(t, filepath.Join(parts, "schedule"), name, n)
+		got := pipelinetest.ReadParts(t, st.Current.Files[name])
 		if got.Rows() != want.Rows() {
 			t.Fatalf("%s: shards hold %d rows, one run %d", name, got.Rows(), want.Rows())
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/results"
 )
 
 // Task is one unit of work: one method for one mechanism instance and one
@@ -70,13 +71,9 @@ func (s Shard) Select(tasks []Task) []Task {
 	return tasks[lo:hi]
 }
 
-// suffix returns the file-name suffix of the shard's part files.
-func (s Shard) suffix() string {
-	if !s.Active() {
-		return ""
-	}
-	return fmt.Sprintf("-part-%d-of-%d", s.Index, s.Count)
-}
+// Part returns the part of the results the shard writes (the whole
+// dataset when inactive).
+func (s Shard) Part() results.Part { return results.Part{Index: s.Index, Count: s.Count} }
 
 // batch is a run of tasks that differ only in r: one method call.
 type batch struct {
