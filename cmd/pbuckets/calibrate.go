@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
@@ -102,12 +101,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *verbose {
-		var mu sync.Mutex
-		searcher.Log = func(line string) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintln(stderr, line)
-		}
+		searcher.Log = lineLogger(stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -31,7 +31,7 @@ Prints sound bounds on eps(delta) after r observations of one mechanism,
 one line per method, r and delta:
 
   pbuckets eps --kind sgd --sigma 1.1 --q 0.01 --r 10000 --delta 1e-5
-  eps in [5.1925, 6.5051] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets)
+  eps in [5.1925, 6.5051] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 
 The mechanism flags are named like the manifest keys (experiments/README.md);
 kind eps_delta takes --eps0 and --delta0. --r, --delta, --eps and --e-eps take
@@ -44,7 +44,7 @@ Prints sound bounds on delta(eps) after r observations of one mechanism,
 one line per method, r and eps:
 
   pbuckets delta --kind gauss --sigma 2 --r 16 --eps 1
-  delta in [0.0036..., 0.0036...] (eps 1, r 16, gauss sensitivity=1 sigma=2 truncate=0, buckets)
+  delta in [0.5098616, 0.5098627] (eps 1, r 16, gauss sensitivity=1 sigma=2 truncate=0, buckets, 100000 buckets)
 
 The flags are those of pbuckets eps (see pbuckets eps -h).`
 
@@ -340,7 +340,7 @@ func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
 
 // writeQueryText prints one line per answer:
 //
-//	eps in [5.1925, 6.5051] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets)
+//	eps in [5.1925, 6.5051] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 //	eps <= 6.2787 (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, rdp)
 //
 // The bracket is rounded outwards (see formatBracket), so the printed

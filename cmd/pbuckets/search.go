@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 
@@ -126,12 +125,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !*quiet {
-		var mu sync.Mutex
-		searcher.Log = func(line string) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintln(stderr, line)
-		}
+		searcher.Log = lineLogger(stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
