@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/pbuckets/pbuckets/compare"
+	"github.com/pbuckets/pbuckets/internal/testfig"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
 // bracketLine matches a text answer of eps or delta.
@@ -258,6 +260,40 @@ func TestRoundDecimal(t *testing.T) {
 			if x != 0 && math.Abs(v-x) > 1.1*math.Pow(10, math.Floor(math.Log10(math.Abs(x)))-float64(d-1)) {
 				t.Fatalf("roundDecimal(%v, %d, up=%v) = %s is more than one unit away", x, d, up, s)
 			}
+		}
+	}
+}
+
+// TestEpsEveryKind runs pbuckets eps on one small mechanism of every kind
+// (Kinds) and checks that each prints one sound-looking bracket.
+func TestEpsEveryKind(t *testing.T) {
+	dir := t.TempDir()
+	hist := testfig.WriteFile(t, dir, "h.csv", "a,b\n0.5,0.25\n0.5,0.75\n")
+	cases := map[string][]string{
+		manifest.KindLaplace:              {"--scale", "4"},
+		manifest.KindGauss:                {"--sigma", "4"},
+		manifest.KindRandomizedResponse:   {"--p", "0.6"},
+		manifest.KindSGD:                  {"--sigma", "1", "--q", "0.05"},
+		manifest.KindEpsDelta:             {"--eps0", "0.1", "--delta0", "1e-7"},
+		manifest.KindHistogram:            {"--file", hist},
+		manifest.KindVuvuzelaDialing:      {"--mu", "200", "--scale", "20"},
+		manifest.KindVuvuzelaConversation: {"--noise", "gauss", "--mu", "200", "--scale", "20"},
+	}
+	for _, kind := range manifest.Kinds() {
+		params, ok := cases[kind]
+		if !ok {
+			t.Errorf("no case for kind %s", kind)
+			continue
+		}
+		args := append([]string{"eps", "--kind", kind, "--r", "4", "--delta", "1e-3", "--buckets", "4000", "--no-cache"}, params...)
+		code, stdout, stderr := runCmd(t, args...)
+		if code != exitOK {
+			t.Errorf("%s: exit %d\n%s", kind, code, stderr)
+			continue
+		}
+		rows := parseBrackets(t, stdout)
+		if len(rows) != 1 || !(rows[0][2] <= rows[0][3]) || rows[0][2] < 0 {
+			t.Errorf("%s: %s", kind, stdout)
 		}
 	}
 }
