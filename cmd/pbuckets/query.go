@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,49 +75,9 @@ type queryFlags struct {
 
 // cmdQuery runs pbuckets eps (what = queryEps) or pbuckets delta.
 func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
-	synopsis := epsSynopsis
-	if what == queryDelta {
-		synopsis = deltaSynopsis
-	}
-	fs := newFlagSet(what, synopsis, stderr)
-	mf := addMechFlags(fs)
-	rs := intList()
-	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated")
-	qf := queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList()}
-	if what == queryEps {
-		fs.Var(qf.deltas, "delta", "delta value(s), in (0, 1): comma-separated or repeated")
-	} else {
-		fs.Var(qf.eps, "eps", "eps value(s) (natural log, >= 0): comma-separated or repeated")
-		fs.Var(qf.eEps, "e-eps", "e^eps value(s) (>= 1), instead of --eps")
-	}
-	qf.methods = fs.String("methods", manifest.MethodBuckets, "comma-separated methods: "+strings.Join(manifest.MethodNames(), ", "))
-	qf.json = fs.Bool("json", false, "print a JSON array instead of text")
-	qf.out = fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
-	qf.cacheDir = fs.String("cache", "", "cache folder (default OUT/.cache)")
-	qf.noCache = fs.Bool("no-cache", false, "neither read nor write cached states")
-	qf.memory = fs.String("memory", "", "memory budget, also the Go soft memory limit while computing unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return usageStatus(err)
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "error: unexpected argument %q: pbuckets %s takes flags only (for manifests, use pbuckets run)\n", pos[0], what)
-		return exitUsage
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if len(set) == 0 {
-		fs.Usage()
-		return exitUsage
-	}
-	budget, ok := parseMemory(*qf.memory, stderr)
+	m, qf, budget, status, ok := parseQuery(what, args, stderr)
 	if !ok {
-		return exitUsage
-	}
-	m, err := queryFlagManifest(what, set, mf, rs, qf)
-	if err != nil {
-		printErrors(stderr, err)
-		return exitUsage
+		return status
 	}
 	in := m.Instances()[0]
 	be := backend.Engine{}
@@ -142,8 +103,7 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	uses := func(name string) bool { return strings.Contains(","+*qf.methods+",", ","+name+",") }
-	if uses(manifest.MethodBuckets) {
+	if slices.Contains(m.Query.Methods, manifest.MethodBuckets) {
 		if need := bm.MemoryNeed(in.Spec); need > budget {
 			fmt.Fprintf(stderr, "error: the buckets need about %s with %d buckets, more than the %s available; lower --buckets or raise --memory\n",
 				memory.FormatBytes(need), in.Spec.Engine.Buckets, memory.FormatBytes(budget))
@@ -158,7 +118,7 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 
 	job := methods.Job{Manifest: m, Instance: &in, Compositions: m.Query.Compositions, Eps: m.Query.Eps, Delta: m.Query.Delta}
 	var answers []queryAnswer
-	status := exitOK
+	status = exitOK
 	for _, meth := range m.Query.Methods {
 		outs, err := registry[meth](ctx, job)
 		switch {
@@ -183,9 +143,10 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 				status = exitFailed
 				continue
 			}
-			answers = append(answers, queryAnswers(what, meth, in, o, job, set["e-eps"])...)
+			answers = append(answers, queryAnswers(what, meth, in, o, job, len(qf.eEps.vals) > 0)...)
 		}
 	}
+	var err error
 	if *qf.json {
 		err = writeQueryJSON(stdout, answers)
 	} else {
@@ -196,6 +157,55 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return status
+}
+
+// parseQuery parses the arguments of eps or delta into the manifest of the
+// query and the other flags; when ok is false, the problem was reported to
+// stderr and the command returns status. Nothing is computed.
+func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manifest, qf queryFlags, budget int64, status int, ok bool) {
+	synopsis := epsSynopsis
+	if what == queryDelta {
+		synopsis = deltaSynopsis
+	}
+	fs := newFlagSet(what, synopsis, stderr)
+	mf := addMechFlags(fs)
+	rs := intList()
+	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated")
+	qf = queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList()}
+	if what == queryEps {
+		fs.Var(qf.deltas, "delta", "delta value(s), in (0, 1): comma-separated or repeated")
+	} else {
+		fs.Var(qf.eps, "eps", "eps value(s) (natural log, >= 0): comma-separated or repeated")
+		fs.Var(qf.eEps, "e-eps", "e^eps value(s) (>= 1), instead of --eps")
+	}
+	qf.methods = fs.String("methods", manifest.MethodBuckets, "comma-separated methods: "+strings.Join(manifest.MethodNames(), ", "))
+	qf.json = fs.Bool("json", false, "print a JSON array instead of text")
+	qf.out = fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
+	qf.cacheDir = fs.String("cache", "", "cache folder (default OUT/.cache)")
+	qf.noCache = fs.Bool("no-cache", false, "neither read nor write cached states")
+	qf.memory = fs.String("memory", "", "memory budget, also the Go soft memory limit while computing unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, qf, 0, usageStatus(err), false
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "error: unexpected argument %q: pbuckets %s takes flags only (for manifests, use pbuckets run)\n", pos[0], what)
+		return nil, qf, 0, exitUsage, false
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(set) == 0 {
+		fs.Usage()
+		return nil, qf, 0, exitUsage, false
+	}
+	if budget, ok = parseMemory(*qf.memory, stderr); !ok {
+		return nil, qf, 0, exitUsage, false
+	}
+	if m, err = queryFlagManifest(what, set, mf, rs, qf); err != nil {
+		printErrors(stderr, err)
+		return nil, qf, 0, exitUsage, false
+	}
+	return m, qf, budget, exitOK, true
 }
 
 // queryFlagManifest builds the manifest of a one-line query: the mechanism
