@@ -46,6 +46,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("calibrate", calibrateSynopsis, stderr)
 	mf := addMechFlags(fs)
 	sf := addSearchFlags(fs)
+	fs.Lookup("rel-tol").Usage = fmt.Sprintf("stop bisecting when hi/lo <= 1 + rel-tol (default %g)", calibrateRelTol)
 	out := fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
 	noCache := fs.Bool("no-cache", false, "neither read nor write cached states")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of searches running at once (one per r)")
