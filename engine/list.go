@@ -50,7 +50,19 @@ type list struct {
 	// its pointwise bound, so this is far smaller than the sum of the
 	// pointwise bounds after a long composition; delta uses it for the
 	// buckets wholly on one side of eps (delta.go). +Inf when unknown.
+	// They include the underflow allowance abs of every bucket.
 	l1A, l1C float64
+
+	// abs is an absolute allowance for underflow, added to the error bound
+	// of every regular entry of a and c on top of the model above: a mass
+	// or product below the smallest normal float64 (2^-1022) loses its
+	// relative accuracy (a true 1e-400 is stored as 0), which neither rel
+	// nor the envelopes cover. It is 0 while no such value can have arisen
+	// (histograms with normal masses, their products while they stay
+	// normal) and of the order of 2^-1060 otherwise: invisible in delta
+	// except through e^eps at eps near 700, where it keeps the lower bound
+	// sound (see delta.go and tinyMass).
+	abs float64
 
 	hiA, hiC, loA, loC, distA, distB val
 
@@ -105,11 +117,37 @@ func (x val) sub(y val) val {
 	return val{math.Max(s, 0), x.e + y.e + 2*unitRoundoff*math.Abs(s)}
 }
 
-// mul returns x*y with first- and second-order error terms and rounding.
+// mul returns x*y with first- and second-order error terms and rounding
+// (including underflow: a product below 2^-1022 may be off by 2^-1075).
+// An exact zero times an infinite error bound is an exact zero.
 func (x val) mul(y val) val {
 	p := x.v * y.v
-	return val{p, math.Abs(x.v)*y.e + math.Abs(y.v)*x.e + x.e*y.e + 2*unitRoundoff*math.Abs(p)}
+	e := mulNN(math.Abs(x.v), y.e) + mulNN(math.Abs(y.v), x.e) + mulNN(x.e, y.e) + 2*unitRoundoff*math.Abs(p)
+	if p < minNormal && x.v != 0 && y.v != 0 {
+		e += 0x1p-1074
+	}
+	return val{p, e}
 }
+
+// mulNN returns a*b for a, b >= 0 with 0*Inf = 0 (a zero factor is exact,
+// so the product is 0 whatever bound the other carries).
+func mulNN(a, b float64) float64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	return a * b
+}
+
+// minNormal is the smallest normal float64, 2^-1022: products and masses
+// below it carry an absolute error of up to 2^-1075 that relative error
+// bounds do not cover.
+const minNormal = 0x1p-1022
+
+// tinyMass is the absolute underflow allowance of one mass computed by a
+// mechanism's distribution functions (or of one chain of a few products):
+// their results below minNormal are accurate to a few units of 2^-1074,
+// and 2^-1060 covers that with a wide margin.
+const tinyMass = 0x1p-1060
 
 func newList(n int, lambda float64, tau []float64) *list {
 	return &list{
@@ -213,4 +251,20 @@ func (l *list) clone() *list {
 	m.tau = append([]float64(nil), l.tau...)
 	m.names = append([]nameCount(nil), l.names...)
 	return &m
+}
+
+// minPositive returns the smallest positive entry of a and c on [lo, hi]
+// (+Inf when there is none): products of entries of two lists whose
+// minPositive multiply to at least minNormal cannot underflow.
+func (l *list) minPositive() float64 {
+	m := math.Inf(1)
+	for o := l.lo; o <= l.hi; o++ {
+		if v := l.a[o]; v > 0 && v < m {
+			m = v
+		}
+		if v := l.c[o]; v > 0 && v < m {
+			m = v
+		}
+	}
+	return m
 }
