@@ -105,7 +105,7 @@ func overflow(x, y, ex, ey []float64, n int, buf []float64) (hi, lo val) {
 	for ox := n; ox < m; ox++ { // partner offsets oy >= 3n-1-ox
 		k := 3*n - 1 - ox
 		hv += x[ox] * suf[k]
-		he += mulNN(ex[ox], suf[k]+sufE[k]) + mulNN(x[ox], sufE[k])
+		he += mulUp(ex[ox], suf[k]+sufE[k]) + mulUp(x[ox], sufE[k])
 	}
 	// Prefix sums: pre[k] = sum_{o <= k} = total - suf[k+1].
 	var lv, le float64
@@ -120,7 +120,7 @@ func overflow(x, y, ex, ey []float64, n int, buf []float64) (hi, lo val) {
 			preE += ey[k]
 		}
 		lv += x[ox] * pre
-		le += mulNN(ex[ox], pre+preE) + mulNN(x[ox], preE)
+		le += mulUp(ex[ox], pre+preE) + mulUp(x[ox], preE)
 	}
 	g := gamma(4*n + 4)
 	hi = val{hv, he*(1+g) + g*hv}
@@ -156,7 +156,7 @@ func tightenOverflow(hi, lo *val, x *list, rx, ry float64, envX, envY, momX, mom
 	bestHi, bestLo := math.Inf(1), math.Inf(1)
 	for m, tau := range x.tau {
 		mx, my := momX[m]*g, momY[m]*g
-		core := (mulNN(envX[m], n2*my) + mulNN(envY[m], n2*mx) + mulNN(envX[m], envY[m])*n2*n2) * (1 + rx + ry) * g
+		core := (mulUp(envX[m], n2*my) + mulUp(envY[m], n2*mx) + mulUp(envX[m], envY[m])*n2*n2) * (1 + rx + ry) * g
 		if math.IsNaN(core) {
 			continue
 		}

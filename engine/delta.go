@@ -410,7 +410,7 @@ func finishDelta(res *DeltaBound, ec bool) {
 	if !ec {
 		res.Lower, res.LowerAB, res.LowerBA = math.NaN(), math.NaN(), math.NaN()
 	}
-	if res.Upper == 1 && res.Lower < 0.5 {
+	if res.Upper == 1 && !(res.Lower >= 0.5) {
 		// delta_up = 1 is the truth only for (nearly) distinguishable
 		// pairs; otherwise say what made the bound trivial.
 		c := res.Corners

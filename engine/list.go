@@ -122,7 +122,8 @@ func (x val) sub(y val) val {
 // An exact zero times an infinite error bound is an exact zero.
 func (x val) mul(y val) val {
 	p := x.v * y.v
-	e := mulNN(math.Abs(x.v), y.e) + mulNN(math.Abs(y.v), x.e) + mulNN(x.e, y.e) + 2*unitRoundoff*math.Abs(p)
+	e := (mulUp(math.Abs(x.v), y.e) + mulUp(math.Abs(y.v), x.e) + mulUp(x.e, y.e)) * (1 + 4*unitRoundoff)
+	e += 2 * unitRoundoff * math.Abs(p)
 	if p < minNormal && x.v != 0 && y.v != 0 {
 		e += 0x1p-1074
 	}
@@ -136,6 +137,21 @@ func mulNN(a, b float64) float64 {
 		return 0
 	}
 	return a * b
+}
+
+// mulUp is mulNN for upper bounds: a product of positive factors that
+// falls below 2^-1022 is rounded up by 2^-1074, so that a positive bound
+// never underflows to 0 (a true B-mass of e^-2000 still matters at eps
+// 2000).
+func mulUp(a, b float64) float64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	p := a * b
+	if p < minNormal {
+		p += 0x1p-1074
+	}
+	return p
 }
 
 // minNormal is the smallest normal float64, 2^-1022: products and masses
