@@ -537,7 +537,7 @@ func fillEnvBounds(e, env, tau []float64, inv [][]float64, n int, lambda float64
 	// ln of each term: lnEnv[m] - tau_m L(o), L(o) = (o - n + 1) lambda.
 	lnEnv := make([]float64, K)
 	for m, v := range env {
-		lnEnv[m] = math.Log(v) // -Inf for 0, +Inf for +Inf
+		lnEnv[m] = ln(v) // -Inf for 0, +Inf for +Inf
 	}
 	at := func(m int, o float64) float64 { return lnEnv[m] - tau[m]*(o-float64(n)+1)*lambda }
 	// Breakpoints: offsets where two finite lines cross.

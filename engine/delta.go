@@ -96,7 +96,7 @@ func mulExp(x, a, errA float64, up bool) float64 {
 		v = x * math.Exp(a)
 		r = 4*unitRoundoff + 2*errA
 	} else {
-		la := math.Log(x) + a
+		la := ln(x) + a
 		v = math.Exp(la)
 		r = 4*unitRoundoff*(math.Abs(la)+math.Abs(a)+2) + 2*errA
 	}

@@ -130,41 +130,6 @@ func (x val) mul(y val) val {
 	return val{p, e}
 }
 
-// mulNN returns a*b for a, b >= 0 with 0*Inf = 0 (a zero factor is exact,
-// so the product is 0 whatever bound the other carries).
-func mulNN(a, b float64) float64 {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	return a * b
-}
-
-// mulUp is mulNN for upper bounds: a product of positive factors that
-// falls below 2^-1022 is rounded up by 2^-1074, so that a positive bound
-// never underflows to 0 (a true B-mass of e^-2000 still matters at eps
-// 2000).
-func mulUp(a, b float64) float64 {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	p := a * b
-	if p < minNormal {
-		p += 0x1p-1074
-	}
-	return p
-}
-
-// minNormal is the smallest normal float64, 2^-1022: products and masses
-// below it carry an absolute error of up to 2^-1075 that relative error
-// bounds do not cover.
-const minNormal = 0x1p-1022
-
-// tinyMass is the absolute underflow allowance of one mass computed by a
-// mechanism's distribution functions (or of one chain of a few products):
-// their results below minNormal are accurate to a few units of 2^-1074,
-// and 2^-1060 covers that with a wide margin.
-const tinyMass = 0x1p-1060
-
 func newList(n int, lambda float64, tau []float64) *list {
 	return &list{
 		n:      n,

@@ -100,11 +100,11 @@ func qInv(p float64) float64 {
 		return math.Sqrt2 * math.Erfcinv(2*p)
 	}
 	// Newton's method on ln Q(t) = ln p (math.Erfcinv saturates near 0).
-	lp := math.Log(p)
+	lp := ln(p)
 	t := math.Sqrt(-2 * lp)
 	for i := 0; i < 50; i++ {
 		q := normQ(t)
-		f := math.Log(q) - lp
+		f := ln(q) - lp
 		d := -phiAccurate(t) / q
 		step := f / d
 		t -= step
@@ -367,7 +367,7 @@ func eventLoss(pa, pb float64) (lo, hi float64) {
 	if pa == 0 {
 		return math.Inf(-1), math.Inf(-1)
 	}
-	la, lb := math.Log(pa), math.Log(pb)
+	la, lb := ln(pa), ln(pb)
 	L := la - lb
 	e := 4*unitRoundoff*(math.Abs(la)+math.Abs(lb)+1) + 1e-300
 	return L - e, L + e

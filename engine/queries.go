@@ -163,7 +163,7 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 			pl, ph := math.Max(0, p[o]-ep[o]), p[o]+ep[o]
 			ql, qh := math.Max(0, q[o]-eq[o]), q[o]+eq[o]
 			if pl > 0 && qh > 0 {
-				lp, lq := math.Log(pl), math.Log(qh)
+				lp, lq := ln(pl), ln(qh)
 				// exp of a sum with absolute error of a few u of its parts
 				eps := 4 * u * (2 + alpha*(math.Abs(lp)+math.Abs(lq)))
 				lo.add(alpha*lp + (1-alpha)*lq + math.Log1p(-eps))
@@ -217,7 +217,7 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 	lnLoBA, hiBA := dir(l.c, l.a, b.ec, b.ea, -1, l.loC, l.hiC, l.distB)
 	// ln is accurate to an ulp of its result; divide, then round outwards.
 	lower = math.Max(lnLoAB, lnLoBA) / (alpha - 1)
-	upper = math.Log(math.Max(hiAB, hiBA)) / (alpha - 1)
+	upper = ln(math.Max(hiAB, hiBA)) / (alpha - 1)
 	lower = math.Nextafter(math.Nextafter(lower, math.Inf(-1)), math.Inf(-1))
 	upper = math.Nextafter(math.Nextafter(upper, math.Inf(1)), math.Inf(1))
 	return math.Max(lower, 0), upper
@@ -254,7 +254,7 @@ func (ls *logSum) log() float64 {
 	if ls.n == 0 {
 		return math.Inf(-1)
 	}
-	v := ls.m + math.Log(ls.s)
+	v := ls.m + ln(ls.s)
 	return v - math.Log1p(gamma(2*ls.n+4)) - 8*unitRoundoff*(math.Abs(ls.m)+math.Abs(v)+1)
 }
 
@@ -265,12 +265,12 @@ func (r *Result) RenyiEstimate(alpha float64) float64 {
 	var sAB, sBA float64
 	for o := l.lo; o <= l.hi; o++ {
 		if l.a[o] > 0 && l.c[o] > 0 {
-			la, lc := math.Log(l.a[o]), math.Log(l.c[o])
+			la, lc := ln(l.a[o]), ln(l.c[o])
 			sAB += math.Exp(alpha*la + (1-alpha)*lc)
 			sBA += math.Exp(alpha*lc + (1-alpha)*la)
 		}
 	}
-	return math.Log(math.Max(sAB, sBA)) / (alpha - 1)
+	return ln(math.Max(sAB, sBA)) / (alpha - 1)
 }
 
 // EstimateMemory returns an estimate in bytes of the peak live memory of one

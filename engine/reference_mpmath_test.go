@@ -36,27 +36,30 @@ func TestReferencesAgainstMpmath(t *testing.T) {
 		}
 		want := v[len(v)-1]
 		eps := v[len(v)-2]
-		var got float64
+		var got, unc float64
 		switch fs[0] {
 		case "gauss":
-			got = refGauss(v[0], eps)
+			got, unc = refGauss(v[0], eps)
 		case "rr":
-			got = refRR(v[0], int(v[1]), eps)
+			got, unc = refRR(v[0], int(v[1]), eps)
 		case "epsdelta":
-			got = refEpsDelta(v[0], v[1], int(v[2]), eps)
+			got, unc = refEpsDelta(v[0], v[1], int(v[2]), eps)
 		case "laplace1":
-			got = refLaplace(v[0], 1, eps)
+			got, unc = refLaplace(v[0], 1, eps)
 		case "laplace2":
-			got = refLaplace(v[0], 2, eps)
+			got, unc = refLaplace(v[0], 2, eps)
 		default:
 			t.Fatalf("unknown kind %q", fs[0])
 		}
-		tol := 1e-11 + 1e-13*math.Abs(want)
+		tol := unc + 1e-13*(1+math.Abs(want))
 		if math.IsInf(want, -1) != math.IsInf(got, -1) || !math.IsInf(want, -1) && math.Abs(got-want) > tol {
 			t.Errorf("%s: ln delta = %.17g, mpmath %.17g (diff %.3g)", sc.Text(), got, want, got-want)
 		}
 		if !math.IsInf(want, -1) {
 			worst = math.Max(worst, math.Abs(got-want)/(1+math.Abs(want)))
+			if unc > 1e-9*(1+math.Abs(want)) {
+				t.Errorf("%s: uncertainty %.3g is too large for a reference", sc.Text(), unc)
+			}
 		}
 		n++
 	}

@@ -7,8 +7,62 @@ import (
 // Reference values of delta(eps) for the soundness tests, computed in log
 // space so that they stay accurate where delta or e^eps leave the float64
 // range (eps in the thousands, delta far below 1e-308). Each returns
-// ln delta(eps) (-Inf for delta = 0), accurate to about 1e-12 relative in
-// delta (checked against mpmath in TestReferencesAgainstMpmath).
+// ln delta(eps) (-Inf for delta = 0) and a bound unc on its error, from the
+// conditioning of the formula: 1 - e^(eps - L) for eps within 1e-9 of an
+// atom L = 480 is known only to about u 480 / 1e-9 = 5e-5 relatively in
+// float64 (checked against mpmath in TestReferencesAgainstMpmath).
+
+// refFn is a reference: ln delta(eps) and its uncertainty (absolute, in
+// ln delta, i.e. relative in delta).
+type refFn func(eps float64) (ln, unc float64)
+
+// val returns the reference's ln delta alone.
+func (f refFn) val(eps float64) float64 {
+	v, _ := f(eps)
+	return v
+}
+
+// u64 is the unit roundoff of float64.
+const u64 = 0x1p-53
+
+// log1mExpUnc returns ln(1 - e^d) for d < 0 given with an absolute error
+// of at most dd, and the resulting uncertainty (d/dd ln(1 - e^d) =
+// -e^d/(1 - e^d)); +Inf uncertainty when dd may reach 0.
+func log1mExpUnc(d, dd float64) (float64, float64) {
+	v := log1mExp(d)
+	if dd >= -d {
+		return v, math.Inf(1)
+	}
+	// the derivative is largest at d + dd
+	x := d + dd
+	return v, dd*math.Exp(x)/(-math.Expm1(x)) + 4*u64*(1+math.Abs(v))
+}
+
+// logSumUnc accumulates ln sum e^(t_k) with uncertainties: the result's
+// uncertainty is the weighted mean of the terms'.
+type logSumUnc struct{ s, w float64 } // s = ln sum, w = sum e^(t_k - s) unc_k
+
+func newLogSumUnc() logSumUnc { return logSumUnc{s: math.Inf(-1)} }
+
+func (l *logSumUnc) add(t, unc float64) {
+	if math.IsInf(t, -1) {
+		return
+	}
+	if math.IsInf(l.s, -1) {
+		l.s, l.w = t, unc
+		return
+	}
+	ns := logAddExp(l.s, t)
+	l.w = l.w*math.Exp(l.s-ns) + unc*math.Exp(t-ns)
+	l.s = ns
+}
+
+func (l logSumUnc) get() (float64, float64) {
+	if math.IsInf(l.s, -1) {
+		return l.s, 0
+	}
+	return l.s, l.w + 4*u64*(1+math.Abs(l.s))
+}
 
 // logQ returns ln P(Z > x) for a standard normal Z.
 func logQ(x float64) float64 {
@@ -17,7 +71,7 @@ func logQ(x float64) float64 {
 		// 1 - Q(-x), Q(-x) < 3e-7
 		return math.Log1p(-0.5 * math.Erfc(-x/math.Sqrt2))
 	case x < 30:
-		return math.Log(0.5 * math.Erfc(x/math.Sqrt2))
+		return ln(0.5 * math.Erfc(x/math.Sqrt2))
 	}
 	// Q(x) = phi(x)/x * (1 - 1/x^2 + 3/x^4 - 15/x^6 + ...) (Laplace's
 	// continued fraction, evaluated from the tail: exact to rounding for
@@ -29,13 +83,13 @@ func logQ(x float64) float64 {
 	// ln phi(x) = -x^2/2 - ln sqrt(2 pi), with x^2 split exactly
 	hi := x * x
 	lo := math.FMA(x, x, -hi)
-	return -hi/2 - lo/2 - 0.5*math.Log(2*math.Pi) - math.Log(x+cf)
+	return -hi/2 - lo/2 - 0.5*ln(2*math.Pi) - ln(x+cf)
 }
 
 // log1mExp returns ln(1 - e^x) for x <= 0 (-Inf at 0).
 func log1mExp(x float64) float64 {
 	if x > -math.Ln2 {
-		return math.Log(-math.Expm1(x))
+		return ln(-math.Expm1(x))
 	}
 	return math.Log1p(-math.Exp(x))
 }
@@ -54,19 +108,29 @@ func logAddExp(a, b float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
+// logQUnc returns logQ(x) for an x carrying an absolute error of at most
+// dx, and its uncertainty (|d/dx ln Q| <= |x| + 1).
+func logQUnc(x, dx float64) (float64, float64) {
+	v := logQ(x)
+	return v, dx*(math.Abs(x)+1+dx) + 8*u64*(1+math.Abs(v))
+}
+
 // refGauss returns ln delta(eps) of the Gauss pair with mu = sensitivity
 // * sqrt(r) / sigma: delta = Q(eps/mu - mu/2) - e^eps Q(eps/mu + mu/2).
-func refGauss(mu, eps float64) float64 {
+func refGauss(mu, eps float64) (float64, float64) {
 	if math.IsInf(eps, 1) {
-		return math.Inf(-1)
+		return math.Inf(-1), 0
 	}
-	a := logQ(eps/mu - mu/2)
-	b := logQ(eps/mu + mu/2)
+	dx := 4 * u64 * (eps/mu + mu/2)
+	a, da := logQUnc(eps/mu-mu/2, dx)
+	b, db := logQUnc(eps/mu+mu/2, dx)
 	d := eps + b - a
 	if !(d < 0) {
-		return math.Inf(-1)
+		return math.Inf(-1), 0
 	}
-	return a + log1mExp(d)
+	dd := da + db + 4*u64*(eps+math.Abs(a)+math.Abs(b))
+	l, dl := log1mExpUnc(d, dd)
+	return a + l, da + dl
 }
 
 // lchooseRef returns ln C(n, k).
@@ -77,7 +141,7 @@ func lchooseRef(n, k int) float64 {
 	if n < 1000 {
 		s := 0.0
 		for i := 0; i < k; i++ {
-			s += math.Log(float64(n-i)) - math.Log(float64(i+1))
+			s += ln(float64(n-i)) - ln(float64(i+1))
 		}
 		return s
 	}
@@ -85,52 +149,58 @@ func lchooseRef(n, k int) float64 {
 }
 
 // refRRLog returns ln delta(eps) of r-fold randomized response given by the
-// logs of its two probabilities (lp >= lq): the binomial sum of
-// C(r,k) p^k q^(r-k) (1 - e^(eps - (2k-r) ln(p/q))) over the k with
-// (2k-r) ln(p/q) > eps.
-func refRRLog(lp, lq float64, r int, eps float64) float64 {
+// logs of its two probabilities (lp >= lq, each with an absolute error of
+// at most dlp): the binomial sum of C(r,k) p^k q^(r-k)
+// (1 - e^(eps - (2k-r) ln(p/q))) over the k with (2k-r) ln(p/q) > eps.
+func refRRLog(lp, lq, dlp float64, r int, eps float64) (float64, float64) {
 	if lp < lq {
 		lp, lq = lq, lp
 	}
 	if math.IsInf(eps, 1) {
-		return math.Inf(-1)
+		return math.Inf(-1), 0
 	}
 	lr := lp - lq
-	s := math.Inf(-1)
+	dlr := 2*dlp + u64*lr
+	s := newLogSumUnc()
 	for k := r; k >= 0; k-- {
 		L := float64(2*k-r) * lr
 		if !(L > eps) {
 			break
 		}
-		t := lchooseRef(r, k) + float64(k)*lp + float64(r-k)*lq + log1mExp(eps-L)
-		s = logAddExp(s, t)
+		lc := lchooseRef(r, k)
+		dL := math.Abs(float64(2*k-r))*dlr + u64*L
+		l, dl := log1mExpUnc(eps-L, dL+u64*(eps+L))
+		t := lc + float64(k)*lp + float64(r-k)*lq + l
+		dt := 1e-15*(1+math.Abs(lc)) + float64(r)*dlp + dl + 8*u64*(1+math.Abs(t))
+		s.add(t, dt)
 	}
-	return s
+	return s.get()
 }
 
 // refRR returns ln delta(eps) of r-fold randomized response with bias p.
-func refRR(p float64, r int, eps float64) float64 {
-	return refRRLog(math.Log(p), math.Log1p(-p), r, eps)
+func refRR(p float64, r int, eps float64) (float64, float64) {
+	lp, lq := ln(p), math.Log1p(-p)
+	return refRRLog(lp, lq, 2*u64*(1+math.Abs(lq)), r, eps)
 }
 
 // refEpsDelta returns ln delta(eps) of the r-fold M_{eps0, d}:
 // 1 - (1-d)^r + (1-d)^r RR_r(eps) with RR's p = e^eps0/(1+e^eps0).
-func refEpsDelta(eps0, d float64, r int, eps float64) float64 {
+func refEpsDelta(eps0, d float64, r int, eps float64) (float64, float64) {
 	l1d := float64(r) * math.Log1p(-d) // ln (1-d)^r
+	dl1d := 4 * u64 * math.Abs(l1d)
 	dist := math.Inf(-1)
 	if d > 0 {
 		dist = log1mExp(l1d)
 	}
-	if math.IsInf(eps, 1) {
-		return dist
+	s := newLogSumUnc()
+	s.add(dist, 8*u64)
+	if !math.IsInf(eps, 1) && eps0 > 0 {
+		lp := -math.Log1p(math.Exp(-eps0))
+		lq := -eps0 + lp
+		rr, drr := refRRLog(lp, lq, 4*u64*(1+eps0), r, eps)
+		s.add(l1d+rr, dl1d+drr)
 	}
-	lp := -math.Log1p(math.Exp(-eps0))
-	lq := -eps0 + lp
-	rr := math.Inf(-1)
-	if eps0 > 0 {
-		rr = refRRLog(lp, lq, r, eps)
-	}
-	return logAddExp(dist, l1d+rr)
+	return s.get()
 }
 
 // gl20 are the 20-point Gauss-Legendre nodes and weights on [-1, 1].
@@ -195,20 +265,22 @@ func irwinHall(j int, t float64) float64 {
 // E_A[(1 - e^(eps - L))^+] is integrated by Gauss-Legendre on pieces where
 // the integrand is a polynomial times an exponential that changes by at
 // most e^2. By the reflection t -> mu - t, both directions are equal.
-func refLaplace(mu float64, r int, eps float64) float64 {
+func refLaplace(mu float64, r int, eps float64) (float64, float64) {
 	if math.IsInf(eps, 1) {
-		return math.Inf(-1)
+		return math.Inf(-1), 0
 	}
-	total := math.Inf(-1)
+	total := newLogSumUnc()
 	for a := 0; a <= r; a++ {
 		for b := 0; a+b <= r; b++ {
 			j := r - a - b
 			// ln of multinomial r!/(a! b! j!) (1/2)^a (e^-mu/2)^b
 			lw := lchooseRef(r, a) + lchooseRef(r-a, b) - float64(a+b)*math.Ln2 - float64(b)*mu
+			dlw := 8 * u64 * (1 + math.Abs(lw))
 			c := eps - float64(a-b)*mu // need continuous sum s > c
 			if j == 0 {
 				if 0 > c {
-					total = logAddExp(total, lw+log1mExp(c))
+					l, dl := log1mExpUnc(c, 4*u64*(eps+float64(r)*mu))
+					total.add(lw+l, dlw+dl)
 				}
 				continue
 			}
@@ -226,7 +298,6 @@ func refLaplace(mu float64, r int, eps float64) float64 {
 				cuts = append(cuts, float64(k))
 			}
 			cuts = append(cuts, float64(j))
-			// integrand in log space relative to e^(mu j)
 			var sum float64
 			for p := 0; p+1 < len(cuts); p++ {
 				x0, x1 := cuts[p], cuts[p+1]
@@ -245,22 +316,24 @@ func refLaplace(mu float64, r int, eps float64) float64 {
 				}
 			}
 			if sum > 0 {
-				l := lw + float64(j)*math.Log(mu/2) + math.Log(sum) // e^(-j mu) e^(mu j) cancel
-				total = logAddExp(total, l)
+				// e^(-j mu) e^(mu j) cancel; quadrature and Irwin-Hall
+				// cancellation about 1e-12
+				l := lw + float64(j)*ln(mu/2) + ln(sum)
+				total.add(l, dlw+1e-11)
 			}
 		}
 	}
-	return total
+	return total.get()
 }
 
 // refEnumerate returns ln delta(eps) of the product of the pairs (as[k],
 // bs[k]) by enumeration of every product event in log space, maximised
 // over both directions (Lemma 1).
-func refEnumerate(as, bs [][]float64, eps float64) float64 {
+func refEnumerate(as, bs [][]float64, eps float64) (float64, float64) {
 	// Each event's masses are products of at most a few factors: in float64
 	// (8u relative) while they stay normal, else as sums of logs.
-	type ev struct{ pa, pb, la, lb float64 }
-	evs := []ev{{1, 1, 0, 0}}
+	type ev struct{ pa, pb, la, lb, da, db float64 }
+	evs := []ev{{1, 1, 0, 0, 0, 0}}
 	for k := range as {
 		var next []ev
 		for _, e := range evs {
@@ -268,57 +341,66 @@ func refEnumerate(as, bs [][]float64, eps float64) float64 {
 				if as[k][i] == 0 && bs[k][i] == 0 {
 					continue
 				}
-				next = append(next, ev{e.pa * as[k][i], e.pb * bs[k][i], e.la + math.Log(as[k][i]), e.lb + math.Log(bs[k][i])})
+				la, lb := ln(as[k][i]), ln(bs[k][i])
+				next = append(next, ev{e.pa * as[k][i], e.pb * bs[k][i], e.la + la, e.lb + lb,
+					e.da + 2*u64*(1+math.Abs(la)+math.Abs(e.la+la)), e.db + 2*u64*(1+math.Abs(lb)+math.Abs(e.lb+lb))})
 			}
 		}
 		evs = next
 	}
 	for i, e := range evs {
 		if e.pa > 1e-290 {
-			evs[i].la = math.Log(e.pa)
+			evs[i].la, evs[i].da = ln(e.pa), 2*u64*(8+math.Abs(ln(e.pa)))
 		}
 		if e.pb > 1e-290 {
-			evs[i].lb = math.Log(e.pb)
+			evs[i].lb, evs[i].db = ln(e.pb), 2*u64*(8+math.Abs(ln(e.pb)))
 		}
 	}
-	dir := func(p, q func(ev) float64) float64 {
-		s := math.Inf(-1)
+	dir := func(aSide bool) (float64, float64) {
+		s := newLogSumUnc()
 		for _, e := range evs {
-			lp, lq := p(e), q(e)
+			lp, lq, dp, dq := e.la, e.lb, e.da, e.db
+			if !aSide {
+				lp, lq, dp, dq = e.lb, e.la, e.db, e.da
+			}
 			if math.IsInf(lp, -1) {
 				continue
 			}
 			if math.IsInf(lq, -1) {
-				s = logAddExp(s, lp)
+				s.add(lp, dp)
 				continue
 			}
 			if math.IsInf(eps, 1) {
 				continue
 			}
 			if d := eps + lq - lp; d < 0 {
-				s = logAddExp(s, lp+log1mExp(d))
+				l, dl := log1mExpUnc(d, dp+dq+2*u64*(eps+math.Abs(lp)+math.Abs(lq)))
+				s.add(lp+l, dp+dl)
 			}
 		}
-		return s
+		return s.get()
 	}
-	ab := dir(func(e ev) float64 { return e.la }, func(e ev) float64 { return e.lb })
-	ba := dir(func(e ev) float64 { return e.lb }, func(e ev) float64 { return e.la })
-	return math.Max(ab, ba)
+	ab, dab := dir(true)
+	ba, dba := dir(false)
+	if ab >= ba {
+		return ab, dab
+	}
+	return ba, dba
 }
 
 // refEps returns the tight eps for delta of a mechanism with ln delta(eps)
 // = ref(eps): inf{eps >= 0: delta(eps) <= delta} (+Inf when delta(+Inf) >
 // delta), by bisection to a relative precision of 1e-14.
-func refEps(ref func(float64) float64, delta float64) float64 {
-	ld := math.Log(delta)
-	if ref(0) <= ld {
+func refEps(ref refFn, delta float64) float64 {
+	ld := ln(delta)
+	if ref.val(0) <= ld {
 		return 0
 	}
-	if ref(math.Inf(1)) > ld {
+	if ref.val(math.Inf(1)) > ld {
 		return math.Inf(1)
 	}
 	lo, hi := 0.0, 1.0
-	for ref(hi) > ld {
+	for ref.val(hi) > ld {
 		lo, hi = hi, hi*2
 		if hi > 1e12 {
 			return math.Inf(1)
@@ -326,7 +408,7 @@ func refEps(ref func(float64) float64, delta float64) float64 {
 	}
 	for i := 0; i < 200 && hi-lo > 1e-14*hi; i++ {
 		m := lo + (hi-lo)/2
-		if ref(m) > ld {
+		if ref.val(m) > ld {
 			lo = m
 		} else {
 			hi = m

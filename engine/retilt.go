@@ -100,7 +100,7 @@ func retiltCandidates(lnEnv, from []float64, n int, lambda float64) []int {
 func retiltEnv(env, from, to []float64, n int, lambda float64) []float64 {
 	lnEnv := make([]float64, len(env))
 	for m, e := range env {
-		lnEnv[m] = math.Log(e) // -Inf for 0
+		lnEnv[m] = ln(e) // -Inf for 0
 	}
 	// E(o) + tau'_k L(o) is concave and piecewise linear in o (a minimum of
 	// lines plus a line), with corners only where two of the old lines
