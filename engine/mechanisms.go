@@ -26,6 +26,9 @@ func Gauss(sigma, sensitivity, truncate float64) (Mechanism, error) {
 	if truncate > 0 && sensitivity >= 2*truncate {
 		return nil, invalidf("gauss: truncate %v must exceed half the sensitivity %v", truncate, sensitivity)
 	}
+	if err := checkRatio("gauss: sensitivity/sigma", sensitivity/sigma); err != nil {
+		return nil, err
+	}
 	return &gaussMech{sigma, sensitivity, truncate}, nil
 }
 
@@ -135,6 +138,9 @@ func Laplace(scale, sensitivity, truncate float64) (Mechanism, error) {
 	if truncate > 0 && sensitivity > truncate {
 		return nil, invalidf("laplace: truncate %v must be at least the sensitivity %v", truncate, sensitivity)
 	}
+	if err := checkRatio("laplace: sensitivity/scale", sensitivity/scale); err != nil {
+		return nil, err
+	}
 	return &laplaceMech{scale, sensitivity, truncate}, nil
 }
 
@@ -209,6 +215,9 @@ func SGD(sigma, q float64) (Mechanism, error) {
 	}
 	if !(q > 0 && q <= 1) {
 		return nil, invalidf("sgd: q must be in (0, 1], got %v", q)
+	}
+	if err := checkRatio("sgd: 1/sigma", 1/sigma); err != nil {
+		return nil, err
 	}
 	return &sgdMech{sigma, q}, nil
 }

@@ -57,11 +57,13 @@ func (l *logSumUnc) add(t, unc float64) {
 	l.s = ns
 }
 
+// get returns ln sum (at most 0: the sums are probabilities of delta <= 1)
+// and its uncertainty.
 func (l logSumUnc) get() (float64, float64) {
 	if math.IsInf(l.s, -1) {
 		return l.s, 0
 	}
-	return l.s, l.w + 4*u64*(1+math.Abs(l.s))
+	return math.Min(l.s, 0), l.w + 4*u64*(1+math.Abs(l.s))
 }
 
 // logQ returns ln P(Z > x) for a standard normal Z.
@@ -168,10 +170,13 @@ func refRRLog(lp, lq, dlp float64, r int, eps float64) (float64, float64) {
 			break
 		}
 		lc := lchooseRef(r, k)
+		// ln C(r, k) from Lgamma (r >= 1000) or a sum of logs: its error is
+		// a few units of roundoff of the terms, r ln r at most
+		dlc := 4 * u64 * (float64(r) + 1) * ln(float64(r)+1)
 		dL := math.Abs(float64(2*k-r))*dlr + u64*L
 		l, dl := log1mExpUnc(eps-L, dL+u64*(eps+L))
 		t := lc + float64(k)*lp + float64(r-k)*lq + l
-		dt := 1e-15*(1+math.Abs(lc)) + float64(r)*dlp + dl + 8*u64*(1+math.Abs(t))
+		dt := dlc + float64(r)*dlp + dl + 8*u64*(1+math.Abs(t))
 		s.add(t, dt)
 	}
 	return s.get()
