@@ -381,6 +381,11 @@ func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, useL1 bo
 		res.UpperBA = (upBA+l.distB.upper()+l.loC.upper()+l.hiC.upper())*g + 8*unitRoundoff*sumP
 		res.LowerAB = (loAB + l.distA.lower() + lowerTerm(l.hiA.lower(), l.hiC.upper(), eps) + lowerTerm(l.loA.lower(), l.loC.upper(), eps)) / g
 		res.LowerBA = (loBA + l.distB.lower() + lowerTerm(l.loC.lower(), l.loA.upper(), eps) + lowerTerm(l.hiC.lower(), l.hiA.upper(), eps)) / g
+		finishDelta(&res, ec)
+		if res.Note != "" && math.Max(upStrAB, upStrBA) >= 0.25 && res.Corners.Mass() < 0.5 {
+			res.Note = fmt.Sprintf("delta_up is the trivial bound 1: the buckets' window u ln f = %.3g (the privacy loss of a bucket's events is known only within it) is too wide; more buckets or fewer compositions would narrow it", l.u*l.lambda)
+		}
+		return res
 	}
 	finishDelta(&res, ec)
 	return res

@@ -20,7 +20,7 @@ type renyiState interface {
 }
 
 // RenyiBounds returns engine.Result.Renyi and RenyiEstimate.
-func (s engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
+func (s *engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
 	lower, upper = s.r.Renyi(alpha)
 	return lower, upper, s.r.RenyiEstimate(alpha)
 }
