@@ -125,8 +125,10 @@ func mulExp(x, a, errA float64, up bool) float64 {
 // the latter for the u buckets above j_eps) and usually much smaller.
 //
 // Given (deltaTable, eps-independent): qLo <= Q, qsLo <= Q e^lLo, and d <=
-// 1 - e^-w; eE <= e^eps when eps <= epsBig (else unused).
-func chordUpperPre(p, qLo, qsLo, lHi, w, d, eps, eE float64) float64 {
+// 1 - e^-w; eE <= e^eps when eps <= epsBig (else unused). lLoOwn >=
+// lHi - w is the group's own lower end: the group lies wholly above eps
+// when lLoOwn >= eps.
+func chordUpperPre(p, qLo, qsLo, lHi, lLoOwn, w, d, eps, eE float64) float64 {
 	if !(lHi > eps) || p == 0 {
 		return 0
 	}
@@ -136,12 +138,14 @@ func chordUpperPre(p, qLo, qsLo, lHi, w, d, eps, eE float64) float64 {
 	g1 := -math.Expm1(eps-lHi) * (1 + 8*unitRoundoff)
 	cap1 := p * g1
 	var v float64
-	if lLo := lHi - w; lLo >= eps {
+	if lLoOwn >= eps {
 		if eps <= epsBig {
 			v = p - eE*qLo
 			v += 4*unitRoundoff*(p+eE*qLo) + tinyDir
 		} else {
-			// e^eps Q = e^(eps - lLo) (Q e^lLo), with e^(eps-lLo) <= 1
+			// e^eps Q = e^(eps - lLo) (Q e^lLo) with the common lLo =
+			// lHi - w of qsLo; e^(eps-lLo) <= e^w
+			lLo := lHi - w
 			x := math.Exp(eps-lLo) * (1 - 4*unitRoundoff*(2+math.Abs(eps-lLo)))
 			v = p - x*qsLo
 			v += 4*unitRoundoff*(p+x*qsLo) + tinyDir
@@ -194,6 +198,20 @@ func (l *list) hiBA(o int) float64 {
 	L := l.loss(o)
 	ul := l.u * l.lambda
 	return ul - L + widen*(math.Abs(L)+ul)
+}
+
+// loAB and loBA return the (widened) lower ends of the log-ratios of
+// offset o in each direction: L - u lambda and -L. They are at least
+// hiAB(o) - w and hiBA(o) - w (window).
+func (l *list) loAB(o int) float64 {
+	L := l.loss(o)
+	ul := l.u * l.lambda
+	return L - ul - widen*(math.Abs(L)+ul)
+}
+
+func (l *list) loBA(o int) float64 {
+	L := l.loss(o)
+	return -L - widen*math.Abs(L)
 }
 
 // window returns the common width w of the widened log-ratio intervals
@@ -285,7 +303,7 @@ func (s sideSums) wholeL1(l1P, l1Q, eps float64, n int) (up, lo float64) {
 // are the stored values of that direction (a and c for A||B), pHi, pLo
 // their P-enclosures, qLo, qHi, qsLo, qsHi the Q-enclosures of deltaTable,
 // hi the upper end of the log-ratios of an offset. t supplies w and d.
-func sideTerms(eps float64, ec bool, o0, o1 int, hi func(o int) float64, P, Q, pHi, pLo, qLo, qHi, qsLo, qsHi []float64, t *deltaTable) (s sideSums, upStr, loStr float64) {
+func sideTerms(eps float64, ec bool, o0, o1 int, hi, lo func(o int) float64, P, Q, pHi, pLo, qLo, qHi, qsLo, qsHi []float64, t *deltaTable) (s sideSums, upStr, loStr float64) {
 	eEup := math.Exp(eps) * (1 - 2*unitRoundoff) // lower bound on e^eps (for upper terms)
 	eElo := math.Exp(eps) * (1 + 2*unitRoundoff) // upper bound (for lower terms)
 	big := eps > epsBig
@@ -294,16 +312,17 @@ func sideTerms(eps float64, ec bool, o0, o1 int, hi func(o int) float64, P, Q, p
 		if !(lHi > eps) {
 			continue
 		}
+		lLo := lo(o)
 		ph := pHi[o]
 		var up float64
 		if ec {
-			up = chordUpperPre(ph, qLo[o], qsLo[o], lHi, t.w, t.d, eps, eEup)
+			up = chordUpperPre(ph, qLo[o], qsLo[o], lHi, lLo, t.w, t.d, eps, eEup)
 		} else if ph > 0 {
 			up = ph*-math.Expm1(eps-lHi)*(1+8*unitRoundoff) + tinyDir
 		}
-		var lo float64
+		var low float64
 		if !big {
-			lo = lowerTermE(pLo[o], qHi[o], eElo)
+			low = lowerTermE(pLo[o], qHi[o], eElo)
 		} else if pl := pLo[o]; pl > 0 {
 			// p - e^(eps-lLo) (Q e^lLo); e^(eps-lLo) may exceed 1 (up to
 			// e^w) for straddling buckets
@@ -312,22 +331,22 @@ func sideTerms(eps float64, ec bool, o0, o1 int, hi func(o int) float64, P, Q, p
 				x := math.Exp(a) * (1 + 4*unitRoundoff*(2+math.Abs(a)))
 				v := pl - x*qs - (4*unitRoundoff*(pl+x*qs) + tinyDir)
 				if v > 0 { // false for -Inf and NaN
-					lo = v
+					low = v
 				}
 			} else {
-				lo = pl
+				low = pl
 			}
 		}
 		s.up += up
-		s.lo += lo
-		if ec && lHi-t.w >= eps {
+		s.lo += low
+		if ec && lLo >= eps {
 			s.upWhole += up
-			s.loWhole += lo
+			s.loWhole += low
 			s.p += P[o]
 			s.q += Q[o]
 		} else {
 			upStr += up
-			loStr += lo
+			loStr += low
 		}
 		s.sumP += ph
 		s.count++
@@ -353,7 +372,7 @@ func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, useL1 bo
 		} else {
 			start = max(0, int(math.Floor(k))+n-2)
 		}
-		ab, upStrAB, loStrAB := sideTerms(eps, ec, start, 2*n-1, l.hiAB, l.a, l.c, t.aHi, t.aLo, t.qLoAB, t.qHiAB, t.qsLoAB, t.qsHiAB, t)
+		ab, upStrAB, loStrAB := sideTerms(eps, ec, start, 2*n-1, l.hiAB, l.loAB, l.a, l.c, t.aHi, t.aLo, t.qLoAB, t.qHiAB, t.qsLoAB, t.qsHiAB, t)
 		// B||A: ratio P_B/P_A in [e^-L, e^(u lambda - L)]; offsets with
 		// u lambda - L(o) > eps.
 		end := 2*n - 1
@@ -362,7 +381,7 @@ func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, useL1 bo
 		} else if k < float64(n) {
 			end = min(2*n-1, int(math.Ceil(k))+n+1)
 		}
-		ba, upStrBA, loStrBA := sideTerms(eps, ec, 0, end, l.hiBA, l.c, l.a, t.cHi, t.cLo, t.qLoBA, t.qHiBA, t.qsLoBA, t.qsHiBA, t)
+		ba, upStrBA, loStrBA := sideTerms(eps, ec, 0, end, l.hiBA, l.loBA, l.c, l.a, t.cHi, t.cLo, t.qLoBA, t.qHiBA, t.qsLoBA, t.qsHiBA, t)
 		upAB, loAB, upBA, loBA := ab.up, ab.lo, ba.up, ba.lo
 		if useL1 && ec && eps <= epsBig {
 			// The straddling buckets keep their pointwise terms; the

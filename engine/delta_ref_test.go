@@ -17,13 +17,13 @@ func (l *list) deltaDirect(eps float64, b bounds, ec bool) DeltaBound {
 	}
 	eEup := math.Exp(eps) * (1 - 2*unitRoundoff)
 	eElo := math.Exp(eps) * (1 + 2*unitRoundoff)
-	term := func(pLo, pHi, qLo, qHi, lHi float64) (up, lo float64) {
+	term := func(pLo, pHi, qLo, qHi, lHi, lLo float64) (up, lo float64) {
 		if !(lHi > eps) {
 			return 0, 0
 		}
 		qLo, qHi, qsLo, qsHi := qEnclosure(pLo, pHi, qLo, qHi, lHi, w)
 		if ec {
-			up = chordUpperPre(pHi, qLo, qsLo, lHi, w, d, eps, eEup)
+			up = chordUpperPre(pHi, qLo, qsLo, lHi, lLo, w, d, eps, eEup)
 		} else if pHi > 0 {
 			up = pHi*-math.Expm1(eps-lHi)*(1+8*unitRoundoff) + tinyDir
 		}
@@ -47,7 +47,7 @@ func (l *list) deltaDirect(eps float64, b bounds, ec bool) DeltaBound {
 		aLo, aHi := math.Max(0, l.a[o]-b.ea[o]), l.a[o]+b.ea[o]
 		cLo, cHi := math.Max(0, l.c[o]-b.ec[o]), l.c[o]+b.ec[o]
 		if lHi := l.hiAB(o); lHi > eps {
-			u, lw := term(aLo, aHi, cLo, cHi, lHi)
+			u, lw := term(aLo, aHi, cLo, cHi, lHi, l.loAB(o))
 			upAB += u
 			loAB += lw
 			sumPAB += aHi
@@ -57,7 +57,7 @@ func (l *list) deltaDirect(eps float64, b bounds, ec bool) DeltaBound {
 		aLo, aHi := math.Max(0, l.a[o]-b.ea[o]), l.a[o]+b.ea[o]
 		cLo, cHi := math.Max(0, l.c[o]-b.ec[o]), l.c[o]+b.ec[o]
 		if lHi := l.hiBA(o); lHi > eps {
-			u, lw := term(cLo, cHi, aLo, aHi, lHi)
+			u, lw := term(cLo, cHi, aLo, aHi, lHi, l.loBA(o))
 			upBA += u
 			loBA += lw
 			sumPBA += cHi
