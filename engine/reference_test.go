@@ -164,14 +164,17 @@ func refRRLog(lp, lq, dlp float64, r int, eps float64) (float64, float64) {
 	lr := lp - lq
 	dlr := 2*dlp + u64*lr
 	s := newLogSumUnc()
+	lc := 0.0 // ln C(r, k), from k = r down: C(r,k) = C(r,k+1) (k+1)/(r-k)
 	for k := r; k >= 0; k-- {
+		if k < r {
+			lc += ln(float64(k+1)) - ln(float64(r-k))
+		}
 		L := float64(2*k-r) * lr
 		if !(L > eps) {
 			break
 		}
-		lc := lchooseRef(r, k)
-		// ln C(r, k) from Lgamma (r >= 1000) or a sum of logs: its error is
-		// a few units of roundoff of the terms, r ln r at most
+		// ln C(r, k) as a sum of 2(r-k) logs: its error is a few units of
+		// roundoff of the terms, r ln r at most
 		dlc := 4 * u64 * (float64(r) + 1) * ln(float64(r)+1)
 		dL := math.Abs(float64(2*k-r))*dlr + u64*L
 		l, dl := log1mExpUnc(eps-L, dL+u64*(eps+L))

@@ -411,3 +411,20 @@ func TestSoundnessProperty(t *testing.T) {
 	t.Logf("worst lower margin ln(exact/lower) = %.3g (%s)", st.worstLo, st.worstLoDesc)
 	t.Logf("worst eps margins: (up - exact)/exact = %.3g, (exact - low)/exact = %.3g", st.worstEpsUp, st.worstEpsLo)
 }
+
+// FuzzSoundness runs one case of TestSoundnessProperty per input, drawn
+// from a generator seeded by it: `go test ./engine -run XXX -fuzz
+// FuzzSoundness` explores the same space without end.
+func FuzzSoundness(f *testing.F) {
+	f.Add(uint64(1), uint64(2))
+	f.Add(uint64(455), uint64(1365))
+	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
+		rng := rand.New(rand.NewPCG(s1, s2))
+		c := genPropCase(rng, false)
+		inf := math.Inf(1)
+		st := propStats{worstUp: inf, worstLo: inf, worstEpsUp: inf, worstEpsLo: inf}
+		if fails := checkPropCase(t, c, &st); len(fails) > 0 {
+			t.Errorf("%s:\n  %s", c.desc, strings.Join(fails, "\n  "))
+		}
+	})
+}
