@@ -400,20 +400,24 @@ func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, useL1 bo
 		res.UpperBA = (upBA+l.distB.upper()+l.loC.upper()+l.hiC.upper())*g + 8*unitRoundoff*sumP
 		res.LowerAB = (loAB + l.distA.lower() + lowerTerm(l.hiA.lower(), l.hiC.upper(), eps) + lowerTerm(l.loA.lower(), l.loC.upper(), eps)) / g
 		res.LowerBA = (loBA + l.distB.lower() + lowerTerm(l.loC.lower(), l.loA.upper(), eps) + lowerTerm(l.hiC.lower(), l.hiA.upper(), eps)) / g
-		finishDelta(&res, ec)
-		if res.Note != "" && math.Max(upStrAB, upStrBA) >= 0.25 && res.Corners.Mass() < 0.5 {
+		finishDelta(&res, ec, l.cornerValue())
+		if res.Note != "" && math.Max(upStrAB, upStrBA) >= 0.25 && l.cornerValue() < 0.25 {
 			res.Note = fmt.Sprintf("delta_up is the trivial bound 1: the buckets' window u ln f = %.3g (the privacy loss of a bucket's events is known only within it) is too wide; more buckets or fewer compositions would narrow it", l.u*l.lambda)
 		}
 		return res
 	}
-	finishDelta(&res, ec)
+	finishDelta(&res, ec, l.cornerValue())
 	return res
 }
 
 // finishDelta clamps the bounds of res to [0, 1] (NaN, which sound
 // arithmetic does not produce, becomes the trivial bound), sets Upper and
 // Lower and explains a trivial upper bound in res.Note.
-func finishDelta(res *DeltaBound, ec bool) {
+//
+// cornerVal is the corners' computed mass (without error bounds): corners
+// whose upper bound is large only through their error bounds are a
+// rounding-error problem, not a range problem.
+func finishDelta(res *DeltaBound, ec bool, cornerVal float64) {
 	clampUp := func(v float64) float64 {
 		if !(v < 1) { // also NaN
 			return 1
@@ -437,12 +441,11 @@ func finishDelta(res *DeltaBound, ec bool) {
 	if res.Upper == 1 && !(res.Lower >= 0.5) {
 		// delta_up = 1 is the truth only for (nearly) distinguishable
 		// pairs; otherwise say what made the bound trivial.
-		c := res.Corners
 		switch {
 		case math.IsNaN(rawAB) || math.IsNaN(rawBA):
 			res.Note = "delta_up is the trivial bound 1: the bound evaluated to NaN"
-		case c.Mass() >= 0.5:
-			res.Note = fmt.Sprintf("delta_up is the trivial bound 1: the corner buckets (privacy loss beyond the bucket range) hold mass %.3g", c.Mass())
+		case cornerVal >= 0.25:
+			res.Note = fmt.Sprintf("delta_up is the trivial bound 1: the corner buckets (privacy loss beyond the bucket range) hold mass %.3g", cornerVal)
 		default:
 			res.Note = "delta_up is the trivial bound 1: the rounding-error bounds of the composed buckets exceed their masses"
 		}

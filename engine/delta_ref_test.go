@@ -12,7 +12,7 @@ func (l *list) deltaDirect(eps float64, b bounds, ec bool) DeltaBound {
 	if math.IsInf(eps, 1) {
 		res.UpperAB, res.UpperBA = l.distA.upper(), l.distB.upper()
 		res.LowerAB, res.LowerBA = l.distA.lower(), l.distB.lower()
-		finishDelta(&res, ec)
+		finishDelta(&res, ec, l.cornerValue())
 		return res
 	}
 	eEup := math.Exp(eps) * (1 - 2*unitRoundoff)
@@ -69,6 +69,6 @@ func (l *list) deltaDirect(eps float64, b bounds, ec bool) DeltaBound {
 	res.UpperBA = (upBA+l.distB.upper()+l.loC.upper()+l.hiC.upper())*g + 8*unitRoundoff*sumP
 	res.LowerAB = (loAB + l.distA.lower() + lowerTerm(l.hiA.lower(), l.hiC.upper(), eps) + lowerTerm(l.loA.lower(), l.loC.upper(), eps)) / g
 	res.LowerBA = (loBA + l.distB.lower() + lowerTerm(l.loC.lower(), l.loA.upper(), eps) + lowerTerm(l.hiC.lower(), l.hiA.upper(), eps)) / g
-	finishDelta(&res, ec)
+	finishDelta(&res, ec, l.cornerValue())
 	return res
 }

@@ -83,8 +83,8 @@ func (r *Result) epsUpper(delta float64) (float64, string) {
 			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the distinguishing events (impossible under the other distribution) hold up to that mass", d.Upper)
 		}
 		floor := r.Delta(eMax).Upper
-		if c := r.Corners(); c.Mass() > delta {
-			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the corner buckets (privacy loss beyond the bucket range %.4g) hold mass up to %.3g; more buckets or a larger factor would help", floor, r.l.lambda*float64(r.l.n), c.Mass())
+		if cv := r.l.cornerValue(); cv > delta/2 {
+			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the corner buckets (privacy loss beyond the bucket range %.4g) hold mass %.3g; more buckets or a larger factor would help", floor, r.l.lambda*float64(r.l.n), cv)
 		}
 		return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: delta_up does not fall below it at any eps (rounding-error bounds of the composed buckets)", floor)
 	}
