@@ -42,27 +42,22 @@ func (l *list) deltaDirect(eps float64, b bounds, ec bool) DeltaBound {
 		}
 		return up, lo
 	}
-	var upAB, loAB, upBA, loBA, sumPAB, sumPBA float64
-	for o := 0; o < 2*n; o++ {
-		aLo, aHi := math.Max(0, l.a[o]-b.ea[o]), l.a[o]+b.ea[o]
-		cLo, cHi := math.Max(0, l.c[o]-b.ec[o]), l.c[o]+b.ec[o]
-		if lHi := l.hiAB(o); lHi > eps {
-			u, lw := term(aLo, aHi, cLo, cHi, lHi, l.loAB(o))
-			upAB += u
-			loAB += lw
-			sumPAB += aHi
+	// side sums one direction: P and Q its stored masses and error bounds
+	side := func(p, q, ep, eq []float64, hi, lo func(int) float64) (up, low, sumP float64) {
+		for o := 0; o < 2*n; o++ {
+			pLo, pHi := math.Max(0, p[o]-ep[o]), p[o]+ep[o]
+			qLo, qHi := math.Max(0, q[o]-eq[o]), q[o]+eq[o]
+			if lHi := hi(o); lHi > eps {
+				u, lw := term(pLo, pHi, qLo, qHi, lHi, lo(o))
+				up += u
+				low += lw
+				sumP += pHi
+			}
 		}
+		return up, low, sumP
 	}
-	for o := 0; o < 2*n; o++ {
-		aLo, aHi := math.Max(0, l.a[o]-b.ea[o]), l.a[o]+b.ea[o]
-		cLo, cHi := math.Max(0, l.c[o]-b.ec[o]), l.c[o]+b.ec[o]
-		if lHi := l.hiBA(o); lHi > eps {
-			u, lw := term(cLo, cHi, aLo, aHi, lHi, l.loBA(o))
-			upBA += u
-			loBA += lw
-			sumPBA += cHi
-		}
-	}
+	upAB, loAB, sumPAB := side(l.a, l.c, b.ea, b.ec, l.hiAB, l.loAB)
+	upBA, loBA, sumPBA := side(l.c, l.a, b.ec, b.ea, l.hiBA, l.loBA)
 	g := 1 + gamma(2*n+16)
 	sumP := sumPAB + sumPBA
 	res.UpperAB = (upAB+l.distA.upper()+l.hiA.upper()+l.loA.upper())*g + 8*unitRoundoff*sumP

@@ -85,30 +85,7 @@ func randR(rng *rand.Rand, max float64) int {
 
 // randPMFProp returns a random PMF of k outcomes with zeros and masses down
 // to 1e-300 (some subnormal products when composed).
-func randPMFProp(rng *rand.Rand, k int) []float64 {
-	p := make([]float64, k)
-	s := 0.0
-	for i := range p {
-		switch rng.IntN(7) {
-		case 0:
-			p[i] = 0
-		case 1:
-			p[i] = math.Pow(10, -300*rng.Float64())
-		case 2:
-			p[i] = math.Exp(-30 * rng.Float64())
-		default:
-			p[i] = rng.Float64()
-		}
-		s += p[i]
-	}
-	if s == 0 {
-		p[0], s = 1, 1
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
-}
+func randPMFProp(rng *rand.Rand, k int) []float64 { return randomPMFWith(rng, k, true) }
 
 // genPropCase draws case i.
 func genPropCase(rng *rand.Rand, big bool) propCase {
