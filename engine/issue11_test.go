@@ -247,3 +247,49 @@ func TestIssue11SubnormalLog(t *testing.T) {
 		}
 	}
 }
+
+// Found in the audit for issue 11: the FFT convolution balanced the
+// B-sequence against the A-sequence by a power of two s up to 2^900 and
+// unscaled by 1/s^2, which overflowed past s = 2^512 (B-norms 2^-512 of
+// the A-norms or less, losses around 360): the convolution's results were
+// lost and both bounds became trivial (delta_low 0 for an exact delta of
+// nearly 1).
+func TestIssue11BalanceScale(t *testing.T) {
+	const k = 120
+	a, b := make([]float64, k), make([]float64, k)
+	for i := 0; i < k-1; i++ {
+		a[i] = 1 + float64(i%7)
+		b[i] = a[i] * math.Exp(-362-float64(i)*0.4) // losses 362..409: B-norm about 2^-520 of A
+	}
+	a[k-1], b[k-1] = 1e-300, 1 // where B's mass is
+	norm := func(p []float64) {
+		s := 0.0
+		for _, v := range p {
+			s += v
+		}
+		for i := range p {
+			p[i] /= s
+		}
+	}
+	norm(a)
+	norm(b)
+	m, err := Histogram(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.(*histMech)
+	for _, tilts := range []int{1, 3} {
+		res, err := Compose(context.Background(), m, 2, Options{Buckets: 20000, Tilts: tilts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		as, bs := [][]float64{h.a, h.a}, [][]float64{h.b, h.b}
+		for _, eps := range []float64{600, 700, 720, 730, 740, 760} {
+			ref := func(e float64) (float64, float64) { return refEnumerate(as, bs, e) }
+			checkDelta(t, "balance", res, eps, ref)
+			if ex, _ := ref(eps); ex > math.Log(0.9) && res.Delta(eps).Lower < 0.5 {
+				t.Errorf("tilts=%d eps=%v: delta_low %v for an exact %v", tilts, eps, res.Delta(eps).Lower, math.Exp(ex))
+			}
+		}
+	}
+}
