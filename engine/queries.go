@@ -46,7 +46,9 @@ func (r *Result) Eps(delta float64) EpsBound {
 	up, nu := r.epsUpper(delta)
 	lo, nl := r.epsLower(delta)
 	note := nu
-	if nl != "" {
+	if nl != "" && nu != "" {
+		note += "; " + nl
+	} else if nl != "" {
 		note = nl
 	}
 	return EpsBound{Delta: delta, Upper: up, Lower: lo, Note: note}
