@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pbuckets/pbuckets/engine"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -94,7 +95,7 @@ func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manife
 	}
 	out := make([]State, len(res))
 	for i, r := range res {
-		out[i] = engineState{r}
+		out[i] = &engineState{r: r}
 	}
 	return out, nil
 }
@@ -132,26 +133,47 @@ func (Engine) DecodeState(data []byte) (State, error) {
 	if err := r.UnmarshalBinary(data); err != nil {
 		return nil, err
 	}
-	return engineState{r}, nil
+	return &engineState{r: r}, nil
 }
 
-type engineState struct{ r *engine.Result }
+// engineState is a State of the engine. It collects the notes of its
+// queries (why a bound is the trivial one) for Notes; it is not safe for
+// concurrent queries.
+type engineState struct {
+	r     *engine.Result
+	notes []string
+}
 
-func (s engineState) DeltaBounds(eps float64) (float64, float64) {
+func (s *engineState) note(n string) {
+	if n != "" && !slices.Contains(s.notes, n) {
+		s.notes = append(s.notes, n)
+	}
+}
+
+func (s *engineState) DeltaBounds(eps float64) (float64, float64) {
 	d := s.r.Delta(eps)
+	s.note(d.Note)
 	return d.Upper, d.Lower
 }
 
-func (s engineState) EpsBounds(delta float64) (float64, float64) {
-	return s.r.EpsUpper(delta), s.r.EpsLower(delta)
+func (s *engineState) EpsBounds(delta float64) (float64, float64) {
+	e := s.r.Eps(delta)
+	s.note(e.Note)
+	return e.Upper, e.Lower
 }
 
-func (s engineState) Summary() StateSummary {
+// Notes returns the engine's notes on the composition (engine.Result.Notes)
+// and those of the queries answered so far.
+func (s *engineState) Notes() []string {
+	return append(s.r.Notes(), s.notes...)
+}
+
+func (s *engineState) Summary() StateSummary {
 	info := s.r.Info()
 	return StateSummary{Buckets: info.Buckets, Factor: info.Factor, InfinityMass: s.r.Corners().Mass()}
 }
 
-func (s engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }
+func (s *engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }
 
 // RenyiUpper returns engine.Result.Renyi's upper bound on D_alpha, raised
 // to cover its floating-point error. The engine bounds the contribution of
@@ -164,13 +186,13 @@ func (s engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary(
 // to (alpha-1) D_alpha is 4e-15/(u ln f) + 1e-15 (alpha-1) n ln f (the
 // exponentials of the losses) + 1e-12. +Inf and NaN are returned as they
 // are.
-func (s engineState) RenyiUpper(alpha float64) float64 {
+func (s *engineState) RenyiUpper(alpha float64) float64 {
 	_, upper := s.r.Renyi(alpha)
 	if math.IsNaN(upper) || math.IsInf(upper, 0) {
 		return upper
 	}
 	info := s.r.Info()
-	lnf := math.Log(info.Factor)
+	lnf := info.LogFactor // ln f (Factor itself overflows past e^709)
 	pad := 1e-12 + 1e-15*(alpha-1)*float64(info.Buckets/2)*lnf
 	if ul := info.U * lnf; ul > 0 {
 		pad += 4e-15 / ul
@@ -179,7 +201,7 @@ func (s engineState) RenyiUpper(alpha float64) float64 {
 }
 
 // RenyiBounds returns engine.Result.Renyi and RenyiEstimate.
-func (s engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
+func (s *engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
 	lower, upper = s.r.Renyi(alpha)
 	return lower, upper, s.r.RenyiEstimate(alpha)
 }

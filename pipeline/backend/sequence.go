@@ -82,7 +82,7 @@ func composeSequence(ctx context.Context, s *sequence, rs []int, o engine.Option
 		if err != nil {
 			return nil, err
 		}
-		out[i] = engineState{res}
+		out[i] = &engineState{r: res}
 	}
 	return out, nil
 }

@@ -242,8 +242,8 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 	at := tb.at
 	num, integer := tb.number, tb.integer
 	if n, ok := integer("buckets", func(n int64) string {
-		if n < 8 || n%2 != 0 || n > 1<<26 {
-			return "must be an even number in [8, 2^26]"
+		if n < 8 || n%4 != 0 || n > 1<<26 {
+			return "must be a multiple of 4 in [8, 2^26] (n = buckets/2 must be even for squaring, Definition 3)"
 		}
 		return ""
 	}); ok {
