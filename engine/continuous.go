@@ -50,7 +50,17 @@ func (mp *monotonePair) embed(b *leafBuilder) {
 			return mp.tMin
 		}
 		margin := 1e-13 * math.Max(lam, math.Abs(L))
-		t := mp.inv(L - margin)
+		x := L - margin
+		if x <= lLo {
+			if mp.increasing {
+				return mp.tMin
+			}
+			return mp.tMax
+		}
+		t := mp.inv(x)
+		if math.IsNaN(t) {
+			return t // no border here: the caller merges the pieces
+		}
 		return math.Max(mp.tMin, math.Min(mp.tMax, t))
 	}
 	// piece adds the events with t between t1 and t2 (in loss order from
@@ -74,6 +84,14 @@ func (mp *monotonePair) embed(b *leafBuilder) {
 	prev := lowEnd
 	for k := kLo; k <= kHi; k++ {
 		t := border(k)
+		if math.IsNaN(t) {
+			// The inverse failed (e.g. a loss level its formula cannot
+			// reach in float64): leave the border out. The pieces on both
+			// sides become one, whose loss interval comes from its own
+			// ends (lossBounds), so it is placed soundly, only less
+			// precisely; skipping the piece would lose its mass.
+			continue
+		}
 		piece(prev, t)
 		prev = t
 	}

@@ -94,7 +94,12 @@ import "math"
 // leafGroup is a group of atomic events as given to leafBuilder.add: A-mass
 // pa and B-mass pb (each with the mechanism's relative error) and an
 // interval [lossLo, lossHi] holding the privacy loss of every event.
-type leafGroup struct{ pa, pb, lossLo, lossHi float64 }
+type leafGroup struct {
+	pa, pb, lossLo, lossHi float64
+	// tiny: a mass may have underflowed (leafBuilder.add): its true value
+	// is known only to tinyMass absolutely
+	tiny bool
+}
 
 // gridWindowCap: a leaf atom whose window would exceed it is stored without
 // a window (upper pair: both exact spread masses rounded up; lower pair:
@@ -148,7 +153,22 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	cellP := make([]float64, 2*n)
 	cellQ := make([]float64, 2*n)
 	cellN := make([]int32, 2*n)
+	var tinyLoA, tinyLoC, tinyHiA, tinyHiC, tinyErr float64
 	for _, e := range b.groups {
+		if e.tiny {
+			// an underflowed mass: the upper pair keeps the group in a
+			// corner with the allowance (counted in full), the lower pair
+			// drops it
+			if e.lossHi <= 0 {
+				tinyLoA += e.pa
+				tinyLoC += e.pb
+			} else {
+				tinyHiA += e.pa
+				tinyHiC += e.pb
+			}
+			tinyErr += tinyMass
+			continue
+		}
 		i := int(bucketOf(e.lossHi, lam))
 		j := int(gridFloor(e.lossLo, lam))
 		// loss bounds a rounding error beyond a grid point (spreadUpper)
@@ -208,19 +228,33 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	// events), and the groups that left the range at the bottom
 	rc := (rel + gamma(b.events+2)) * (1 + 2*u)
 	mk := func(v float64) val { return val{v, rc * v} }
-	l.hiA, l.hiC = mk(b.hiA), mk(b.hiC)
-	l.loA, l.loC = mk(b.loA+g.loA), mk(b.loC+g.loC)
-	l.hiA.e += b.hiAErr * (1 + 4*u)
-	l.hiC.e += b.hiCErr * (1 + 4*u)
+	l.hiA, l.hiC = mk(b.hiA+tinyHiA), mk(b.hiC+tinyHiC)
+	l.loA, l.loC = mk(b.loA+g.loA+tinyLoA), mk(b.loC+g.loC+tinyLoC)
+	l.hiA.e += b.hiAErr*(1+4*u) + tinyErr
+	l.hiC.e += b.hiCErr*(1+4*u) + tinyErr
+	l.loA.e += b.loAErr + tinyErr
+	l.loC.e += b.loCErr + tinyErr
 	l.distA, l.distB = mk(b.distA), mk(b.distB)
+	l.distA.e += b.distAErr
+	l.distB.e += b.distBErr
+	// the lower pair's distinguishing masses: lower ends count
 	l.lowDistA, l.lowDistB = mk(b.distA), mk(b.distB)
+	l.lowDistA.e += b.distAErr
+	l.lowDistB.e += b.distBErr
 
 	l.compositions = 1
 	l.names = []nameCount{{name, 1}}
 	l.lo, l.hi = 0, 2*n-1
 	l.trim()
+	// masses or spread products below 2^-1022 carry an absolute error of
+	// a few 2^-1074 (list.abs)
+	if !(l.minPositive() >= minNormal) {
+		l.abs = 0x1p-1068
+	}
 	sa, sc := l.regularMass()
 	l.l1A, l.l1C = l.relA*sa*(1+4*u), l.relC*sc*(1+4*u)
+	l.l1A += float64(2*n) * l.abs
+	l.l1C += float64(2*n) * l.abs
 	return l
 }
 

@@ -25,7 +25,8 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 		tw := cp.weights.get(x.lambda, x.tau)
 		mxA, _ := cp.moments(x, tw)
 		myA, _ := cp.moments(y, tw)
-		tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA)
+		xa, _ := x.regularMass()
+		tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA, x.abs, y.abs, xa)
 	}
 	// B-masses of the upper pair
 	bx, ebx := cp.derivedB(x, x.a, ex, x.wUp, 0)
@@ -35,6 +36,15 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 	}
 	rxB, ryB := sumVal(bx, ebx, n), sumVal(by, eby, n)
 	hiC, loC := overflow(bx, by, ebx, eby, n, cp.sufBuf)
+	// Products below 2^-1022 lose up to 2^-1075 each (at most 2n per sum;
+	// the derived B-masses may be subnormal whatever the A-masses are).
+	uf := float64(2*n) * 0x1p-1074
+	hiC.e += uf
+	loC.e += uf
+	if !(x.minPositive()*y.minPositive() >= minNormal) {
+		hiA.e += uf
+		loA.e += uf
+	}
 
 	var cs cornerSet
 	cs.distA, cs.loA, cs.hiA = cornerMix(rxA, x.hiA, x.loA, x.distA, ryA, y.hiA, y.loA, y.distA, hiA, loA)

@@ -90,8 +90,10 @@ func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
 		// (every factor f is at most 1): sum (a + d) f <= sum a f + l1
 		upAB = math.Min(upAB, upABv+l.l1A)
 		loAB = math.Max(loAB, loABv-l.l1C*g)
-		res.UpperAB = (upAB + l.distA.upper() + l.hiA.upper() + l.loA.upper()) * g
-		res.UpperBA = (upBA + l.distB.upper() + l.loC.upper() + l.hiC.upper()) * g
+		// terms that underflowed to 0 lose at most 2^-1074 each
+		uf := float64(2*n) * 0x1p-1074
+		res.UpperAB = (upAB+l.distA.upper()+l.hiA.upper()+l.loA.upper())*g + uf
+		res.UpperBA = (upBA+l.distB.upper()+l.loC.upper()+l.hiC.upper())*g + uf
 		res.LowerAB = math.Max(0, loAB+l.lowDistA.lower()) / g
 		res.LowerBA = math.Max(0, loBA+l.lowDistB.lower()) / g
 	}
@@ -122,6 +124,11 @@ func combineDelta(x, y DeltaBound) DeltaBound {
 	z.LowerBA = maxNaN(x.LowerBA, y.LowerBA)
 	z.Upper = math.Max(z.UpperAB, z.UpperBA)
 	z.Lower = math.Max(z.LowerAB, z.LowerBA)
+	if z.Upper < 1 {
+		z.Note = "" // the notes explain a trivial upper bound
+	} else if z.Note == "" {
+		z.Note = y.Note
+	}
 	return z
 }
 

@@ -23,10 +23,11 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 	return lower, upper
 }
 
-// logSum accumulates ln sum_k exp(x_k) without overflow.
-type logSum struct{ m, s float64 } // the sum is s e^m
+// lnSum accumulates ln sum_k exp(x_k) without overflow (rounding to the
+// nearest: its users round outwards themselves).
+type lnSum struct{ m, s float64 } // the sum is s e^m
 
-func (l *logSum) add(x float64) {
+func (l *lnSum) add(x float64) {
 	switch {
 	case math.IsInf(x, -1) || math.IsNaN(x):
 	case l.s == 0:
@@ -39,7 +40,7 @@ func (l *logSum) add(x float64) {
 	}
 }
 
-func (l *logSum) value() float64 {
+func (l *lnSum) value() float64 {
 	if l.s == 0 {
 		return math.Inf(-1)
 	}
@@ -57,7 +58,7 @@ func (l *logSum) value() float64 {
 func (l *list) gridRenyi(alpha float64, b bounds) (lower, upper float64) {
 	u := unitRoundoff
 	a1 := alpha - 1
-	var upAB, upBA, loAB, loBA logSum
+	var upAB, upBA, loAB, loBA lnSum
 	for o := 0; o < 2*l.n; o++ {
 		L := l.loss(o)
 		if v := l.a[o] + b.ea[o]; v > 0 {
@@ -115,7 +116,7 @@ func (l *list) gridRenyi(alpha float64, b bounds) (lower, upper float64) {
 
 // gridRenyiEstimate is RenyiEstimate from the grid list's upper pair.
 func (l *list) gridRenyiEstimate(alpha float64) float64 {
-	var ab, ba logSum
+	var ab, ba lnSum
 	for o := l.lo; o <= l.hi; o++ {
 		if v := l.a[o]; v > 0 {
 			L := l.loss(o)

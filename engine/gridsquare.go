@@ -18,7 +18,14 @@ func (l *list) gridSquare() *list {
 	z.lowDistA, z.lowDistB = l.lowDistA, l.lowDistB
 	if l.lo <= l.hi {
 		l.spreadSquare(z)
-		l.mergeSquare(z)
+		absLow := l.mergeSquare(z)
+		// Underflow allowance (list.abs, shared by both pairs): the
+		// spread's weights sum to 2 at most per new entry, the merges'
+		// realised factor is absLow; the products (at most 4 per entry)
+		// below 2^-1022 lose 2^-1075 each.
+		z.abs = math.Max(2*l.abs, absLow*l.abs)*(1+4*unitRoundoff) + 0x1p-1070
+		z.l1A += float64(2*n) * 0x1p-1070
+		z.l1C += float64(2*n) * 0x1p-1070
 		z.lo = max(0, l.index(l.lo)/2-2+n-1)
 		z.hi = min(2*n-1, l.index(l.hi)/2+2+n-1)
 		z.trim()
@@ -109,7 +116,10 @@ func envAbs(lnEnv, tau []float64, L float64) (hi, lo float64) {
 // sides' errors times (1+k) resp. (1+1/k): relative errors are kept, the
 // envelope grows by the realised factor F (computed below, at most the
 // crude factor of each tilt), the total error by the largest amplification.
-func (l *list) mergeSquare(z *list) {
+//
+// It returns the realised factor of the underflow allowance: the largest
+// sum over one new entry of its contributions' coefficients.
+func (l *list) mergeSquare(z *list) float64 {
 	n, lam := l.n, l.lambda
 	u := unitRoundoff
 	c := l.c
@@ -130,6 +140,7 @@ func (l *list) mergeSquare(z *list) {
 	copy(avail[lo:hi+1], c[lo:hi+1])
 	amp := make([]float64, 2*n) // total error amplification per input
 	babs := make([]float64, 2*n)
+	aabs := make([]float64, 2*n) // coefficients of the allowance per output
 	eo := func(o int) float64 {
 		if zeroEnv {
 			return 0
@@ -147,6 +158,7 @@ func (l *list) mergeSquare(z *list) {
 		z.c[ok] += x + y
 		f1, f2 := x/c[o1], y/c[o2]
 		babs[ok] += math.Max(k1*f1*eo(o1), k2*f2*eo(o2))
+		aabs[ok] += math.Max(k1*f1, k2*f2)
 		amp[o1] += k1 * f1
 		amp[o2] += k2 * f2
 		// never use more than the stored values (rounding down)
@@ -197,6 +209,11 @@ func (l *list) mergeSquare(z *list) {
 			return
 		}
 		k1, k2 := 1+kappa, 1+1/kappa
+		// the far partner's share times k2 is (x + y)/c[p]: at most 4 (the
+		// coefficient of its allowance and relative error)
+		if m := x * (1 + kappa) / c[p]; m > 4 {
+			x *= 4 / m * (1 - 1e-9)
+		}
 		if !zeroEnv {
 			_, et := envAbs(lnEnv, l.tau, z.loss(k+n-1))
 			c1 := k1 * x / c[o] * eo(o)
@@ -248,6 +265,7 @@ func (l *list) mergeSquare(z *list) {
 		f := avail[o] / c[o]
 		z.c[ok] += avail[o]
 		babs[ok] += f * eo(o)
+		aabs[ok] += f
 		amp[o] += f
 	}
 	// relative errors are kept by the merges (up to the balance of the two
@@ -294,4 +312,9 @@ func (l *list) mergeSquare(z *list) {
 	}
 	_, sc := l.regularMass()
 	z.l1C = (A*(1+1e-12)*l.l1C + (8*u+gamma(4))*sc*2) * (1 + 4*u)
+	fa := 0.0
+	for _, v := range aabs {
+		fa = math.Max(fa, v)
+	}
+	return fa * (1 + 1e-12)
 }

@@ -14,6 +14,7 @@ type gridWire struct {
 	HiA, HiC, LoA, LoC, DistA, DistB [2]float64
 	LowDistA, LowDistB               [2]float64
 	Compositions, Squarings          int
+	Abs                              float64
 }
 
 func gridToWire(g *list) *gridWire {
@@ -25,7 +26,7 @@ func gridToWire(g *list) *gridWire {
 		RelA: g.relA, RelC: g.relC, Tau: g.tau, EnvA: g.envA, EnvC: g.envC, L1A: g.l1A, L1C: g.l1C,
 		HiA: v(g.hiA), HiC: v(g.hiC), LoA: v(g.loA), LoC: v(g.loC), DistA: v(g.distA), DistB: v(g.distB),
 		LowDistA: v(g.lowDistA), LowDistB: v(g.lowDistB),
-		Compositions: g.compositions, Squarings: g.squarings}
+		Compositions: g.compositions, Squarings: g.squarings, Abs: g.abs}
 }
 
 // gridFromWire rebuilds a grid list; ok is false for inconsistent sizes.
@@ -42,5 +43,5 @@ func gridFromWire(w *gridWire) (g *list, ok bool) {
 		relA: w.RelA, relC: w.RelC, tau: w.Tau, envA: w.EnvA, envC: w.EnvC, l1A: w.L1A, l1C: w.L1C,
 		hiA: v(w.HiA), hiC: v(w.HiC), loA: v(w.LoA), loC: v(w.LoC), distA: v(w.DistA), distB: v(w.DistB),
 		lowDistA: v(w.LowDistA), lowDistB: v(w.LowDistB),
-		compositions: w.Compositions, squarings: w.Squarings}, true
+		compositions: w.Compositions, squarings: w.Squarings, abs: w.Abs}, true
 }
