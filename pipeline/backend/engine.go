@@ -35,8 +35,9 @@ func engineOptions(o manifest.EngineOptions) engine.Options {
 }
 
 // Mechanism builds the engine mechanism of spec with the engine's
-// constructors, which validate the parameters again.
-func (Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
+// constructors, which validate the parameters again; a sequence builds
+// those of its parts.
+func (e Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
 	p := spec.Params
 	noise := engineNoise(spec.Noise)
 	switch spec.Kind {
@@ -56,6 +57,8 @@ func (Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
 		return engine.VuvuzelaDialing(noise, p["mu"], p["scale"])
 	case manifest.KindVuvuzelaConversation:
 		return engine.VuvuzelaConversation(noise, p["mu"], p["scale"])
+	case manifest.KindSequence:
+		return e.sequenceMechanism(spec)
 	}
 	return nil, fmt.Errorf("unknown mechanism kind %q", spec.Kind)
 }
@@ -74,14 +77,18 @@ func normalized(pmf []float64) []float64 {
 	return out
 }
 
-// ComposeMany calls engine.ComposeMany.
+// ComposeMany calls engine.ComposeMany, or for a sequence
+// engine.ComposeSequence once per r.
 func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manifest.EngineOptions, progress func(done, total int)) ([]State, error) {
+	o := engineOptions(opt)
+	o.Progress = progress
+	if s, ok := m.(*sequence); ok {
+		return composeSequence(ctx, s, rs, o)
+	}
 	em, ok := m.(engine.Mechanism)
 	if !ok {
 		return nil, fmt.Errorf("mechanism %v was not built by EngineBackend", m)
 	}
-	o := engineOptions(opt)
-	o.Progress = progress
 	res, err := engine.ComposeMany(ctx, em, rs, o)
 	if err != nil {
 		return nil, err
@@ -96,7 +103,19 @@ func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manife
 // EstimateMemory returns engine.EstimateMemory of the options plus, for the
 // Vuvuzela pairs, the memory of their one-time build (the conversation's
 // FFTs reach about 1 GiB at the engine's largest length).
-func (Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
+func (e Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
+	if spec.Kind == manifest.KindSequence {
+		// The parts are built once each and kept for the composition.
+		n := engine.EstimateMemory(engineOptions(spec.Engine))
+		seen := map[string]bool{}
+		for _, p := range spec.ResolvedParts() {
+			if !seen[p.Mechanism.ID] {
+				seen[p.Mechanism.ID] = true
+				n += e.EstimateMemory(p.Mechanism) - engine.EstimateMemory(engineOptions(p.Mechanism.Engine))
+			}
+		}
+		return n
+	}
 	n := engine.EstimateMemory(engineOptions(spec.Engine))
 	p := spec.Params
 	switch spec.Kind {
