@@ -144,7 +144,7 @@ func TestEpsDeltaUsageErrors(t *testing.T) {
 		{[]string{"eps", "--kind", "eps_delta", "--eps0", "1", "--r", "8", "--delta", "1e-5"}, "--delta0: missing required key for kind eps_delta"},
 		{[]string{"eps", "--kind", "vuvuzela_dialing", "--noise", "cauchy", "--mu", "1", "--scale", "1", "--r", "8", "--delta", "1e-5"}, `noise must be "laplace" or "gauss", got "cauchy"`},
 		{[]string{"eps", "--kind", "histogram", "--file", "missing.csv", "--r", "8", "--delta", "1e-5"}, "--file: "},
-		{append([]string{"eps", "--delta", "1e-5", "--buckets", "7"}, gauss...), "--buckets: must be an even number"},
+		{append([]string{"eps", "--delta", "1e-5", "--buckets", "7"}, gauss...), "--buckets: must be a multiple of 4"},
 		{append([]string{"eps", "--delta", "1e-5", "--tilts", "4"}, gauss...), "--tilts: must be 1, 2 or 3, got 4"},
 		{append([]string{"eps", "--delta", "1e-5", "--factor", "0.5"}, gauss...), "--factor: must be 0 (automatic) or a finite number > 1"},
 		{append([]string{"eps", "--delta", "1e-5", "--methods", "bukets"}, gauss...), `--methods: unknown method "bukets" (did you mean "buckets"?)`},
