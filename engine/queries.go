@@ -71,13 +71,15 @@ func (r *Result) epsUpper(delta float64) (float64, string) {
 		return math.NaN(), ""
 	}
 	f := func(e float64) float64 { return r.Delta(e).Upper }
-	// ok is false for NaN, so the bisection never takes an unverified end.
-	ok := func(e float64) bool { return f(e) <= delta }
-	if ok(0) {
+	// ok is false for NaN, so the search never takes an unverified end.
+	okv := func(v float64) bool { return v <= delta }
+	f0 := f(0)
+	if okv(f0) {
 		return 0, ""
 	}
 	eMax := r.epsRange()
-	if !ok(eMax) {
+	fMax := f(eMax)
+	if !okv(fMax) {
 		// Above eMax only the corners and distinguishing events are left,
 		// and delta_up counts them in full at every finite eps.
 		d := r.Delta(math.Inf(1))
@@ -90,7 +92,7 @@ func (r *Result) epsUpper(delta float64) (float64, string) {
 		}
 		return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: delta_up does not fall below it at any eps (rounding-error bounds of the composed buckets)", floor)
 	}
-	_, hi := bisect(ok, 0, eMax)
+	_, hi := searchEps(f, okv, delta, 0, eMax, f0, fMax)
 	return hi, ""
 }
 
@@ -102,8 +104,9 @@ func (r *Result) epsLower(delta float64) (float64, string) {
 	f := func(e float64) float64 { return r.Delta(e).Lower }
 	// above is true only when delta_low(e) > delta is established (false
 	// for NaN): the returned end always has it.
-	above := func(e float64) bool { return f(e) > delta }
-	if !above(0) {
+	abovev := func(v float64) bool { return v > delta }
+	f0 := f(0)
+	if !abovev(f0) {
 		return 0, ""
 	}
 	if d := f(math.Inf(1)); d > delta {
@@ -112,15 +115,63 @@ func (r *Result) epsLower(delta float64) (float64, string) {
 	// delta_low(eps) is not constant beyond the bucket range (the corners'
 	// lower terms p - e^eps q fall with eps): search outwards.
 	lo, hi := 0.0, r.epsRange()
-	for above(hi) {
-		lo = hi
+	flo, fhi := f0, f(hi)
+	for abovev(fhi) {
+		lo, flo = hi, fhi
 		if hi > math.MaxFloat64/4 {
 			return lo, ""
 		}
 		hi *= 2
+		fhi = f(hi)
 	}
-	lo, _ = bisect(func(e float64) bool { return !above(e) }, lo, hi)
+	lo, _ = searchEps(f, func(v float64) bool { return !abovev(v) }, delta, lo, hi, flo, fhi)
 	return lo, ""
+}
+
+// searchEps returns a bracket [lo, hi] of relative width 1e-12 (at most
+// 200 evaluations of f) with ok(f(hi)) true and ok(f(lo)) false, given
+// both at the start (flo = f(lo), fhi = f(hi)). The ends keep their
+// verified values whatever f does, as in bisect; f is a delta bound,
+// monotone and smooth in eps, so each point is chosen by the secant
+// through the last two evaluations of ln f - ln target (a handful of
+// evaluations instead of about 45 halvings), and by halving where that is
+// undefined (f = 0 or 1), falls outside the bracket or stops shrinking it.
+func searchEps(f func(float64) float64, ok func(float64) bool, target, lo, hi, flo, fhi float64) (float64, float64) {
+	g := func(v float64) float64 {
+		if !(v > 0) || math.IsInf(v, 0) || !(target > 0) {
+			return math.NaN()
+		}
+		return math.Log(v) - math.Log(target)
+	}
+	x0, g0, x1, g1 := lo, g(flo), hi, g(fhi)
+	prevWidth := hi - lo
+	halve := false
+	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
+		x := lo + (hi-lo)/2
+		if !halve {
+			if s := x1 - g1*(x1-x0)/(g1-g0); s > lo && s < hi {
+				// never within a quarter of the target width of an end
+				// (the next step then closes the bracket from the other
+				// side)
+				tol := 0.25e-12 * hi
+				x = math.Min(math.Max(s, lo+tol), hi-tol)
+			}
+		}
+		v := f(x)
+		if ok(v) {
+			hi = x
+		} else {
+			lo = x
+		}
+		x0, g0, x1, g1 = x1, g1, x, g(v)
+		// halve when two steps did not halve the bracket
+		halve = false
+		if i%2 == 1 {
+			halve = hi-lo > prevWidth/2 && hi-lo > 1e-9*hi
+			prevWidth = hi - lo
+		}
+	}
+	return lo, hi
 }
 
 // bisect returns a bracket [lo, hi] of relative width 1e-12 (at most 200
