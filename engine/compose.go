@@ -22,6 +22,7 @@ type composer struct {
 	errBuf    [4][]float64   // scratch of errBounds
 	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
 	bBuf      [4][]float64   // scratch of derivedB (grid lists)
+	bestBuf   [2][]float64   // scratch of compose: the best bound per entry
 	// e^-L(o) of the most recent lambda (negExp)
 	negExpTab    []float64
 	negExpRel    float64
@@ -135,8 +136,12 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	z.relA, z.relC = relA, relC
 
 	// Best bound so far per output offset, for each sequence.
-	bestA := make([]float64, 2*n)
-	bestC := make([]float64, 2*n)
+	for k := range cp.bestBuf {
+		if len(cp.bestBuf[k]) < 2*n {
+			cp.bestBuf[k] = make([]float64, 2*n)
+		}
+	}
+	bestA, bestC := cp.bestBuf[0][:2*n], cp.bestBuf[1][:2*n]
 	for o := range bestA {
 		bestA[o] = math.Inf(1)
 		bestC[o] = math.Inf(1)

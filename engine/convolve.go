@@ -54,10 +54,49 @@ func weights(n int, lambda, tau float64) ([]float64, float64) {
 	return w, rel
 }
 
-// weightCache keeps the tilt weights of the most recent (lambda, tilts).
+// weightCache keeps the tilt weights of the most recent (lambda, tilts),
+// built from a cache of single-tilt weight arrays: successive compositions
+// share their final tilts and differ in the level's own, and the inverse
+// weights of a tilt t are the weights of -t (no reciprocals).
 type weightCache struct {
 	n       int
 	entries []weightEntry
+	singles []singleWeights // most recent last
+	ones    []float64       // the weights of tau = 0
+}
+
+// singleWeights are the weights exp(tau L(o)) of one (lambda, tau).
+type singleWeights struct {
+	lambda, tau float64
+	w           []float64
+	rel         float64
+}
+
+// maxSingles bounds the single-tilt arrays kept (each 2n floats).
+const maxSingles = 24
+
+// single returns the weights of (lambda, tau), computed or cached.
+func (c *weightCache) single(lambda, tau float64) ([]float64, float64) {
+	for k, e := range c.singles {
+		if e.lambda == lambda && e.tau == tau {
+			// most recent last
+			c.singles = append(append(c.singles[:k:k], c.singles[k+1:]...), e)
+			return e.w, e.rel
+		}
+	}
+	if tau == 0 {
+		// exactly 1 at every offset, whatever lambda: one shared array
+		if c.ones == nil {
+			c.ones, _ = weights(c.n, 1, 0)
+		}
+		return c.ones, 0
+	}
+	w, rel := weights(c.n, lambda, tau)
+	if len(c.singles) >= maxSingles {
+		c.singles = c.singles[1:]
+	}
+	c.singles = append(c.singles, singleWeights{lambda, tau, w, rel})
+	return w, rel
 }
 
 type weightEntry struct {
@@ -108,7 +147,14 @@ func (c *weightCache) get(lambda float64, tau []float64) *tiltWeights {
 			return e.tw
 		}
 	}
-	e := weightEntry{lambda: lambda, tau: append([]float64(nil), tau...), tw: newTiltWeights(c.n, lambda, tau)}
+	tw := &tiltWeights{w: make([][]float64, len(tau)), inv: make([][]float64, len(tau))}
+	for m, t := range tau {
+		var r1, r2 float64
+		tw.w[m], r1 = c.single(lambda, t)
+		tw.inv[m], r2 = c.single(lambda, -t)
+		tw.rel = math.Max(tw.rel, math.Max(r1, r2))
+	}
+	e := weightEntry{lambda: lambda, tau: append([]float64(nil), tau...), tw: tw}
 	if len(c.entries) >= 4 {
 		c.entries = c.entries[1:]
 	}
