@@ -65,9 +65,11 @@ type weightCache struct {
 	ones    []float64       // the weights of tau = 0
 }
 
-// singleWeights are the weights exp(tau L(o)) of one (lambda, tau).
+// singleWeights are the weights exp(tau L(o)) of one (lambda, tau), or
+// with recip their reciprocals 1/exp(tau L(o)).
 type singleWeights struct {
 	lambda, tau float64
+	recip       bool
 	w           []float64
 	rel         float64
 }
@@ -77,8 +79,13 @@ const maxSingles = 24
 
 // single returns the weights of (lambda, tau), computed or cached.
 func (c *weightCache) single(lambda, tau float64) ([]float64, float64) {
+	return c.lookup(lambda, tau, false)
+}
+
+// lookup returns the weights of (lambda, tau) or their reciprocals.
+func (c *weightCache) lookup(lambda, tau float64, recip bool) ([]float64, float64) {
 	for k, e := range c.singles {
-		if e.lambda == lambda && e.tau == tau {
+		if e.lambda == lambda && e.tau == tau && e.recip == recip {
 			// most recent last
 			c.singles = append(append(c.singles[:k:k], c.singles[k+1:]...), e)
 			return e.w, e.rel
@@ -91,11 +98,22 @@ func (c *weightCache) single(lambda, tau float64) ([]float64, float64) {
 		}
 		return c.ones, 0
 	}
-	w, rel := weights(c.n, lambda, tau)
+	var w []float64
+	var rel float64
+	if recip {
+		// a reciprocal adds at most u to the weights' relative error
+		v, r := c.lookup(lambda, tau, false)
+		w, rel = make([]float64, len(v)), r+unitRoundoff
+		for o, x := range v {
+			w[o] = 1 / x
+		}
+	} else {
+		w, rel = weights(c.n, lambda, tau)
+	}
 	if len(c.singles) >= maxSingles {
 		c.singles = c.singles[1:]
 	}
-	c.singles = append(c.singles, singleWeights{lambda, tau, w, rel})
+	c.singles = append(c.singles, singleWeights{lambda, tau, recip, w, rel})
 	return w, rel
 }
 
@@ -151,9 +169,15 @@ func (c *weightCache) get(lambda float64, tau []float64) *tiltWeights {
 	for m, t := range tau {
 		var r1, r2 float64
 		tw.w[m], r1 = c.single(lambda, t)
-		tw.inv[m], r2 = c.single(lambda, -t)
+		if slices.Contains(tau, -t) {
+			// paired tilts: the weights of -t are the inverses of t's
+			tw.inv[m], r2 = c.single(lambda, -t)
+		} else {
+			tw.inv[m], r2 = c.lookup(lambda, t, true)
+		}
 		tw.rel = math.Max(tw.rel, math.Max(r1, r2))
 	}
+	tw.rel += unitRoundoff // as newTiltWeights
 	e := weightEntry{lambda: lambda, tau: append([]float64(nil), tau...), tw: tw}
 	if len(c.entries) >= 4 {
 		c.entries = c.entries[1:]
