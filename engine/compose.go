@@ -11,7 +11,7 @@ import (
 // tilt weights and scratch buffers. It is not safe for concurrent use.
 type composer struct {
 	n         int
-	plans     map[int]*fftPlan
+	plans     *planCache
 	weights   weightCache
 	scratches []*convScratch // one per worker
 	tiltBufs  [][2][]float64 // per tilt: untilted A and B values
@@ -30,14 +30,24 @@ type composer struct {
 }
 
 func newComposer(n int) *composer {
-	return &composer{n: n, plans: map[int]*fftPlan{}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
+	return &composer{n: n, plans: &planCache{m: map[int]*fftPlan{}}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
+}
+
+// planCache holds FFT plans by length. Plans are read-only once built,
+// so the composers of one computation (the grouped and the grid lists,
+// composed at once) share one cache.
+type planCache struct {
+	mu sync.Mutex
+	m  map[int]*fftPlan
 }
 
 func (cp *composer) plan(N int) *fftPlan {
-	p := cp.plans[N]
+	cp.plans.mu.Lock()
+	defer cp.plans.mu.Unlock()
+	p := cp.plans.m[N]
 	if p == nil {
 		p = newFFTPlan(N)
-		cp.plans[N] = p
+		cp.plans.m[N] = p
 	}
 	return p
 }

@@ -144,6 +144,7 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 	}
 	p.cp = newComposer(p.n)
 	p.gcp = newComposer(p.n)
+	p.gcp.plans = p.cp.plans // FFT plans are shared (planCache)
 	return p, nil
 }
 
@@ -217,6 +218,9 @@ func (l *list) lossVariance() float64 {
 func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	b := newLeafBuilder(p.n, p.lambda, nil)
 	b.grid = p.grid && p.gridLambda == p.lambda
+	if b.grid {
+		b.groups = make([]leafGroup, 0, 2*p.n+16)
+	}
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
 		b.inexact = false
@@ -230,6 +234,7 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 		if !b.grid {
 			gb = newLeafBuilder(p.n, p.gridLambda, nil)
 			gb.grid = true
+			gb.groups = make([]leafGroup, 0, 2*p.n+16)
 			gb.inexact = b.inexact
 			if err := m.embed(gb); err != nil {
 				return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
