@@ -35,14 +35,14 @@ func BenchmarkIssue12(b *testing.B) {
 	for _, row := range issue12Rows {
 		for _, v := range []struct {
 			name  string
-			lists int
-		}{{"default", 0}, {"grid", 2}, {"grouped", 1}} {
+			lists Lists
+		}{{"default", ListsBoth}, {"grid", ListsGrid}, {"grouped", ListsGrouped}} {
 			b.Run(row.name+"/"+v.name, func(b *testing.B) {
 				var res *Result
 				var up, lo float64
 				for i := 0; i < b.N; i++ {
 					var err error
-					res, err = Compose(context.Background(), row.mech(), row.r, Options{lists: v.lists})
+					res, err = Compose(context.Background(), row.mech(), row.r, Options{Lists: v.lists})
 					if err != nil {
 						b.Fatal(err)
 					}

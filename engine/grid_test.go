@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -405,7 +406,7 @@ func TestGridNeverLooser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grouped, err := Compose(context.Background(), m, 512, Options{Buckets: 20000, lists: 1})
+	grouped, err := Compose(context.Background(), m, 512, Options{Buckets: 20000, Lists: ListsGrouped})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +462,7 @@ func TestResultRoundTripWithGrid(t *testing.T) {
 // encoding round trip.
 func TestGridOnlyResult(t *testing.T) {
 	g, _ := Gauss(30, 1, 0)
-	res, err := Compose(context.Background(), g, 300, Options{Buckets: 8000, lists: 2})
+	res, err := Compose(context.Background(), g, 300, Options{Buckets: 8000, Lists: ListsGrid})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +509,7 @@ func TestGridOnlyResult(t *testing.T) {
 		r int
 	}{{0.51, 512}, {0.6, 50}, {0.9, 3}} {
 		m, _ := RandomizedResponse(c.p)
-		res, err := Compose(context.Background(), m, c.r, Options{Buckets: 20000, lists: 2})
+		res, err := Compose(context.Background(), m, c.r, Options{Buckets: 20000, Lists: ListsGrid})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,5 +532,26 @@ func TestGridOnlyResult(t *testing.T) {
 				t.Errorf("rr p=%v r=%d e^eps=%v: [%g, %g] around %g", c.p, c.r, ee, d.Lower, d.Upper, ex)
 			}
 		}
+	}
+}
+
+// TestListsOption checks that Options.Lists selects the lists composed and
+// that an unknown value is refused as invalid input.
+func TestListsOption(t *testing.T) {
+	m, _ := Gauss(20, 1, 0)
+	for _, c := range []struct {
+		lists         Lists
+		grouped, grid bool
+	}{{ListsBoth, true, true}, {ListsGrouped, true, false}, {ListsGrid, false, true}} {
+		res, err := Compose(context.Background(), m, 16, Options{Buckets: 400, Lists: c.lists})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.l != nil) != c.grouped || (res.g != nil) != c.grid {
+			t.Errorf("%v: grouped list %v, grid list %v", c.lists, res.l != nil, res.g != nil)
+		}
+	}
+	if _, err := Compose(context.Background(), m, 16, Options{Lists: 3}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Lists(3): %v, want ErrInvalid", err)
 	}
 }

@@ -73,7 +73,7 @@ func canSquare(l *list) bool {
 // largest atom exactly on a bucket border.
 func newPlan(parts []Part, o Options) (*plan, error) {
 	p := &plan{opt: o, n: o.Buckets / 2, leaves: map[Mechanism]*list{},
-		grid: !o.DisableErrorCorrection && o.lists != 1, gridLeaves: map[Mechanism]*list{}}
+		grid: !o.DisableErrorCorrection && o.Lists != ListsGrouped, gridLeaves: map[Mechanism]*list{}}
 	if p.n%2 != 0 {
 		return nil, invalidf("buckets must be a multiple of 4 (so that n is even, Definition 3), got %d", o.Buckets)
 	}
@@ -354,7 +354,7 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 			gs, errG = p.composePowers(ctx, p.gridLeaves[m], rs)
 		}()
 	}
-	if p.opt.lists != 2 || !p.grid {
+	if p.opt.Lists != ListsGrid || !p.grid {
 		ls, errL = p.composePowers(ctx, leaf, rs)
 	}
 	wg.Wait()
@@ -392,7 +392,7 @@ func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list
 		bitsN++
 	}
 	chains := 1
-	if p.grid && p.opt.lists != 2 {
+	if p.grid && p.opt.Lists != ListsGrid {
 		chains = 2
 	}
 	p.mu.Lock()

@@ -353,14 +353,14 @@ func EstimateMemory(opt Options) int64 {
 	wts := 4 * int64(o.Tilts+2) * 2 * n * 8 // weight cache (tilts per level, 4 entries)
 	table := 10 * 2 * n * 8                 // bounds and delta table of a queried Result
 	one := lists*perList + errs + fft + tw + wts + table
-	if o.DisableErrorCorrection || o.lists == 1 {
+	if o.DisableErrorCorrection || o.Lists == ListsGrouped {
 		return one + 1<<20
 	}
 	// the grid lists are composed at once by a second composer (the same
 	// arrays again) and recorded leaf groups; a queried Result keeps the
 	// grid table (3 arrays) and bounds; grid squarings 4 arrays of scratch
 	grid := lists*perList + errs + fft + tw + wts + (5+4)*2*n*8 + 2*2*n*32
-	if o.lists == 2 {
+	if o.Lists == ListsGrid {
 		return grid + 1<<20
 	}
 	return one + grid + 1<<20
