@@ -171,14 +171,18 @@ func tightenOverflow(hi, lo *val, x *list, rx, ry float64, envX, envY, momX, mom
 			core += 0x1p-1070
 		}
 		if tau >= 0 {
-			b := core * math.Exp(-tau*float64(n+1)*x.lambda) * (1 + 1e-12)
+			// by logarithms where e^x alone leaves float64 (the tilts of
+			// grid lists may reach |tau L| of several hundred)
+			a := -tau * float64(n+1) * x.lambda
+			b := mulExp(core, a, 4*unitRoundoff*math.Abs(a), true)
 			if core > 0 {
 				b += 0x1p-1070
 			}
 			bestHi = math.Min(bestHi, b)
 		}
 		if tau <= 0 {
-			b := core * math.Exp(tau*float64(n)*x.lambda) * (1 + 1e-12)
+			a := tau * float64(n) * x.lambda
+			b := mulExp(core, a, 4*unitRoundoff*math.Abs(a), true)
 			if core > 0 {
 				b += 0x1p-1070
 			}
