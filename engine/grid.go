@@ -120,24 +120,20 @@ type gridBuilder struct {
 	loA, loC float64
 }
 
-func (g *gridBuilder) addUp(i int, v, rel float64) {
-	if v <= 0 {
-		return
-	}
-	o := i + g.l.n - 1
-	g.l.a[o] += v
-	g.addsA[o]++
-	g.relA = math.Max(g.relA, rel)
+// addUp adds the A-mass v (relative error rel) at point i of the upper
+// pair; addLow of the lower pair.
+func (g *gridBuilder) addUp(i int, v, rel float64) { addAt(g.l.a, g.addsA, &g.relA, i+g.l.n-1, v, rel) }
+func (g *gridBuilder) addLow(i int, v, rel float64) {
+	addAt(g.l.c, g.addsC, &g.relC, i+g.l.n-1, v, rel)
 }
 
-func (g *gridBuilder) addLow(i int, v, rel float64) {
+func addAt(vals []float64, adds []int32, maxRel *float64, o int, v, rel float64) {
 	if v <= 0 {
 		return
 	}
-	o := i + g.l.n - 1
-	g.l.c[o] += v
-	g.addsC[o]++
-	g.relC = math.Max(g.relC, rel)
+	vals[o] += v
+	adds[o]++
+	*maxRel = math.Max(*maxRel, rel)
 }
 
 // finishGrid returns the grid leaf of the groups recorded by add (see

@@ -117,35 +117,11 @@ func gridCase(rng *rand.Rand, trial int) (*list, []float64, []float64, string) {
 	if err != nil {
 		panic(err)
 	}
-	var acc *list
-	for i := 0; i < k; i++ {
-		leaf := p.gridLeaves[mechs[i]]
-		if rng.IntN(3) == 0 {
-			leaf = leaf.square()
-		}
-		if acc == nil {
-			acc = leaf
-			continue
-		}
-		for acc.squarings < leaf.squarings {
-			acc = acc.square()
-		}
-		for leaf.squarings < acc.squarings {
-			leaf = leaf.square()
-		}
-		if rng.IntN(3) == 0 {
-			acc, leaf = acc.square(), leaf.square()
-		}
-		if rng.IntN(2) == 0 {
-			tau := make([]float64, 1+rng.IntN(5))
-			for m := 1; m < len(tau); m++ {
-				tau[m] = (rng.Float64()*2 - 1) * 30 / (float64(acc.n+1) * acc.lambda)
-			}
-			acc, leaf = acc.retilt(tau), leaf.retilt(tau)
-		}
-		leaf = leaf.retilt(acc.tau)
-		acc = p.cp.compose(acc, leaf, nil)
+	leaves := make([]*list, k)
+	for i := range leaves {
+		leaves[i] = p.gridLeaves[mechs[i]]
 	}
+	acc := composeRandomly(rng, p.cp, leaves)
 	for s := rng.IntN(3); s > 0 && rng.IntN(2) == 0; s-- {
 		acc = acc.square()
 	}
@@ -513,9 +489,8 @@ func TestGridOnlyResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := 1 - c.p
 		for _, alpha := range []float64{1.5, 2, 8, 32} {
-			ex := float64(c.r) / (alpha - 1) * math.Log(math.Pow(c.p, alpha)*math.Pow(q, 1-alpha)+math.Pow(q, alpha)*math.Pow(c.p, 1-alpha))
+			ex := exactRRRenyi(c.p, c.r, alpha)
 			lo, hi := res.Renyi(alpha)
 			// (the upper bound is +Inf as soon as a corner may hold mass:
 			// the grid list does not bound the corners' ratios; the lower
