@@ -22,19 +22,44 @@ type monotonePair struct {
 	lossAtMin, lossAtMax float64
 }
 
-// embed adds the pair's events to b.
-func (mp *monotonePair) embed(b *leafBuilder) {
-	lam := b.l.lambda
-	n := b.l.n
+// eventSink receives groups of atomic events: A-mass pa, B-mass pb and an
+// interval [lossLo, lossHi] holding the privacy loss of every event in the
+// group (leafBuilder.add, or a transformation of it such as mirrorSink).
+type eventSink interface {
+	add(pa, pb, lossLo, lossHi float64)
+	addUnknown(aLo, aHi, cLo, cHi float64)
+	// grid returns the bucket width lambda = ln f and n of the list built.
+	grid() (lambda float64, n int)
+}
+
+// tinyMass is the mass below which a piece of a continuous pair is not
+// resolved: its computed masses may be subnormal (relative error unbounded)
+// or zero by underflow although both densities are positive on it. Such a
+// piece goes to a corner with masses in [0, computed + tinyMass], which is
+// sound whatever its privacy loss; the corners gain at most tinyMass per
+// piece.
+const tinyMass = 1e-290
+
+// embed adds the pair's events to b. Both densities must be positive on
+// (tMin, tMax): a piece whose computed mass is zero has underflowed.
+func (mp *monotonePair) embed(b eventSink) {
+	lam, n := b.grid()
 	lLo, lHi := mp.lossAtMin, mp.lossAtMax
 	if !mp.increasing {
 		lLo, lHi = mp.lossAtMax, mp.lossAtMin
 	}
 	// Bucket borders k*lambda for k = kLo..kHi (clipped to -n..n); the
-	// border of bucket k is moved down by a tiny margin so that the loss at
-	// the computed border is still <= k*lambda.
+	// border of bucket k is moved down by a margin so that the upper end of
+	// the loss interval at the computed border (loss plus its error bound)
+	// is still <= k*lambda: the piece below it then goes to bucket k, with
+	// a misplacement of about 1 (a margin below the error bound would push
+	// it to bucket k+1 and leave a misplacement of 2). The margin grows
+	// until that holds, up to lambda/4 (beyond which the piece simply goes
+	// one bucket up, which is sound). Borders never go back past the
+	// previous one, so the pieces partition the line.
 	kLo := max(-n, int(math.Floor(math.Max(lLo, -float64(n+1)*lam)/lam)))
 	kHi := min(n, int(math.Ceil(math.Min(lHi, float64(n+1)*lam)/lam)))
+	clamp := func(t float64) float64 { return math.Max(mp.tMin, math.Min(mp.tMax, t)) }
 	border := func(k int) float64 {
 		L := float64(k) * lam
 		if L <= lLo {
@@ -50,8 +75,16 @@ func (mp *monotonePair) embed(b *leafBuilder) {
 			return mp.tMin
 		}
 		margin := 1e-13 * math.Max(lam, math.Abs(L))
-		t := mp.inv(L - margin)
-		return math.Max(mp.tMin, math.Min(mp.tMax, t))
+		t := clamp(mp.inv(L - margin))
+		for it := 0; it < 8; it++ {
+			hi := mp.lossBounds(t).hi
+			if !(hi > L) || !(margin < lam/4) {
+				break
+			}
+			margin = math.Min(2*margin+2*(hi-L), lam/4)
+			t = clamp(mp.inv(L - margin))
+		}
+		return t
 	}
 	// piece adds the events with t between t1 and t2 (in loss order from
 	// low to high: for increasing L, t1 < t2).
@@ -62,6 +95,10 @@ func (mp *monotonePair) embed(b *leafBuilder) {
 		}
 		pa := mp.massA(t1, t2)
 		pb := mp.massB(t1, t2)
+		if !(pa >= tinyMass && pb >= tinyMass) {
+			b.addUnknown(0, unresolvedMass(pa), 0, unresolvedMass(pb))
+			return
+		}
 		l1, l2 := mp.lossBounds(t1), mp.lossBounds(t2)
 		lo := math.Min(l1.lo, l2.lo)
 		hi := math.Max(l1.hi, l2.hi)
@@ -74,6 +111,11 @@ func (mp *monotonePair) embed(b *leafBuilder) {
 	prev := lowEnd
 	for k := kLo; k <= kHi; k++ {
 		t := border(k)
+		if mp.increasing {
+			t = math.Max(t, prev)
+		} else {
+			t = math.Min(t, prev)
+		}
 		piece(prev, t)
 		prev = t
 	}
@@ -105,4 +147,30 @@ func (mp *monotonePair) lossBounds(t float64) lossInterval {
 	L := mp.loss(t)
 	e := mp.lossErr(t)
 	return lossInterval{L - e, L + e}
+}
+
+// unresolvedMass is an upper bound on a mass computed as p with an
+// unbounded relative error below tinyMass (1 for NaN: masses are at most 1).
+func unresolvedMass(p float64) float64 {
+	if !(p <= 1) {
+		return 1
+	}
+	return math.Max(p, 0)*(1+1e-6) + tinyMass
+}
+
+// mirrorSink adds every group of events twice: as given, and with the roles
+// of A and B exchanged (loss negated). It builds the symmetrised pairs of
+// subsampled.go from the positive-loss part of a pair.
+type mirrorSink struct{ b eventSink }
+
+func (m mirrorSink) add(pa, pb, lossLo, lossHi float64) {
+	m.b.add(pa, pb, lossLo, lossHi)
+	m.b.add(pb, pa, -lossHi, -lossLo)
+}
+
+func (m mirrorSink) grid() (float64, int) { return m.b.grid() }
+
+func (m mirrorSink) addUnknown(aLo, aHi, cLo, cHi float64) {
+	m.b.addUnknown(aLo, aHi, cLo, cHi)
+	m.b.addUnknown(cLo, cHi, aLo, aHi)
 }

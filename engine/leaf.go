@@ -30,6 +30,8 @@ func newLeafBuilder(n int, lambda float64, tau []float64) *leafBuilder {
 	return &leafBuilder{l: newList(n, lambda, tau)}
 }
 
+func (b *leafBuilder) grid() (float64, int) { return b.l.lambda, b.l.n }
+
 // bucketOf returns the smallest i with i*lambda >= loss, exactly (the sign of
 // i*lambda - loss is taken from a fused multiply-add, which rounds once).
 func bucketOf(loss, lambda float64) float64 {
