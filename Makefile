@@ -1,5 +1,6 @@
 # Build and test pbuckets. See README.md.
 GO ?= go
+BIN := bin/pbuckets
 
 .PHONY: all build test example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
 
@@ -12,14 +13,15 @@ test:
 	$(GO) vet ./...
 	$(GO) test -timeout 10m ./...
 
-# Runs the small example end to end (seconds) and prints its delta bounds.
-example:
-	$(GO) run ./cmd/pbuckets run experiments/example.toml
-	$(GO) run ./cmd/pbuckets show results/example/delta.parquet
+# Runs the small example end to end (about a second once bin/pbuckets is
+# built) and prints its delta bounds.
+example: $(BIN)
+	$(BIN) run experiments/example.toml
+	$(BIN) show results/example/delta.parquet
 
 # Fuzzes the manifest parser for a minute.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParseManifest -fuzztime 60s ./pipeline
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./pipeline/manifest
 
 clean:
 	rm -rf bin $(filter-out results/golden results/.gitkeep,$(wildcard results/*)) results/.cache
@@ -30,8 +32,7 @@ clean:
 # depends on its inputs (manifest, data files, the binary built from the Go
 # sources), so a second run with nothing changed does no work. Composed
 # states are cached in results/.cache and shared between figures.
-BIN := bin/pbuckets
-GO_SOURCES := $(shell find cmd engine pipeline plots compare -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
+GO_SOURCES := $(shell find cmd engine pipeline plots compare internal -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod go.sum
 FIGURES := 1 2 3 11 12 13 14 15 16 17 18 19 19-continuous 20 21 22
 DATA := $(wildcard experiments/data/*)
 JOBS ?= 2

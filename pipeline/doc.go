@@ -1,9 +1,34 @@
-// Package pipeline turns experiment manifests (TOML files describing
-// mechanisms, numbers of compositions, privacy queries and bounding methods)
-// into tasks, runs them concurrently within a memory budget, caches composed
-// privacy-bucket states, and writes the results as Parquet files.
+// Package pipeline holds no code: its sub-packages turn experiment
+// manifests into result files, one concern each, and data flows one way
+// through them:
 //
-// The bucket computation itself is reached through the Backend interface,
-// which EngineBackend implements with package engine; comparison methods are
-// plugged in through a Registry of MethodFuncs.
+//	manifest -> runner (tasks) -> methods -> backend -> engine
+//	                  \-> results (Parquet) -> plots
+//
+// The packages:
+//
+//   - manifest: parsing and validating manifests (TOML), with file:line:key
+//     errors; the sweep's expansion into mechanism instances; the [search]
+//     and [[figure]] tables; histogram data files.
+//   - runner: the tasks of manifests (Expand, Shard), run concurrently
+//     within a memory budget, and the result files they write.
+//   - methods: the bounding methods a manifest names: buckets and the
+//     comparison methods of package compare, behind one contract (Job,
+//     Outcome, Func).
+//   - backend: the Backend interface through which states are composed,
+//     and Engine, its implementation with package engine (the only
+//     pipeline package that imports engine).
+//   - cache: composed states on disk, keyed by everything that produced
+//     them.
+//   - memory: the memory budget jobs share and the Go soft memory limit.
+//   - results: Frame, the Parquet result files and the layout of a
+//     manifest's results folder (shards-of-N/, the current dataset, stale
+//     sets).
+//   - search: noise searches (the least noise meeting a target), a driver
+//     of its own beside runner.
+//   - pipelinetest: fakes and helpers for the tests of the packages above.
+//
+// Each package's documentation says what it may import; TestLayout checks
+// it. The engine knows nothing of manifests, files or Parquet; the
+// pipeline knows nothing of buckets beyond the Backend interface.
 package pipeline

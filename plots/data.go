@@ -7,21 +7,21 @@ package plots
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
-	"sort"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/results"
 )
 
 // Results holds the result tables of one manifest. Renyi is nil when the
 // manifest has no Renyi queries.
 type Results struct {
 	Delta, Eps, Renyi []Row
+	// Notes describe what Load found but did not read (stale sets).
+	Notes []string
+	// ManifestHash is the SHA-256 of the manifest the results were
+	// computed from.
+	ManifestHash string
 }
 
 // Row is one row of delta.parquet, epsilon.parquet or renyi.parquet, in a
@@ -38,50 +38,43 @@ type Row struct {
 	Params map[string]float64
 }
 
-// Load reads <dir>/delta.parquet, epsilon.parquet and, when present,
-// renyi.parquet. Without delta.parquet it reads the parts of a sharded run
-// (delta-part-I-of-N.parquet etc.), which must all be present.
+// Load reads the current dataset of a manifest's results folder dir
+// (results.Scan): delta.parquet, epsilon.parquet and, when present,
+// renyi.parquet of an unsharded run, or all the parts of a sharded one
+// (shards-of-N/). It refuses an incomplete or mixed set (missing or
+// interrupted parts, parts of different manifests or builds) with the
+// reason; Notes list the stale sets beside the dataset, which are not
+// read.
 func Load(dir string) (*Results, error) {
-	res := &Results{}
-	var err error
-	if res.Delta, err = readTable(dir, "delta", "eps", "delta_upper", "delta_lower", true); err != nil {
+	st, err := results.Scan(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	if err := st.Usable(); err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	res := &Results{ManifestHash: st.Current.ManifestHash}
+	for _, s := range st.Stale {
+		res.Notes = append(res.Notes, "not read: stale results "+s.Describe())
+	}
+	files := st.Current.Files
+	if res.Delta, err = readTable(files[results.TableDelta], "eps", "delta_upper", "delta_lower"); err != nil {
 		return nil, err
 	}
-	if res.Eps, err = readTable(dir, "epsilon", "delta", "eps_upper", "eps_lower", true); err != nil {
+	if res.Eps, err = readTable(files[results.TableEpsilon], "delta", "eps_upper", "eps_lower"); err != nil {
 		return nil, err
 	}
-	if res.Renyi, err = readTable(dir, "renyi", "alpha", "renyi_upper", "renyi_lower", false); err != nil {
+	if res.Renyi, err = readTable(files[results.TableRenyi], "alpha", "renyi_upper", "renyi_lower"); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// readTable reads <dir>/<name>.parquet or, when it does not exist, the
-// parts <name>-part-I-of-N.parquet. A missing optional table is nil.
-func readTable(dir, name, at, up, lo string, required bool) ([]Row, error) {
-	path := filepath.Join(dir, name+".parquet")
-	if _, err := os.Stat(path); err == nil {
-		return readRows(path, at, up, lo)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	parts, err := filepath.Glob(filepath.Join(dir, name+"-part-*-of-*.parquet"))
-	if err != nil {
-		return nil, err
-	}
-	if len(parts) == 0 {
-		if required {
-			return nil, fmt.Errorf("reading results: %s: %w", path, fs.ErrNotExist)
-		}
-		return nil, nil
-	}
-	sort.Strings(parts)
-	var n int
-	if _, err := fmt.Sscanf(filepath.Base(parts[0])[len(name):], "-part-%d-of-%d.parquet", new(int), &n); err != nil || n != len(parts) {
-		return nil, fmt.Errorf("reading results: %s: found %d of the parts of a sharded run; run the missing shards", dir, len(parts))
-	}
+// readTable reads the rows of a table's files, in part order (nil when the
+// table has no files).
+func readTable(paths []string, at, up, lo string) ([]Row, error) {
 	var rows []Row
-	for _, p := range parts {
+	for _, p := range paths {
 		r, err := readRows(p, at, up, lo)
 		if err != nil {
 			return nil, err
@@ -92,11 +85,11 @@ func readTable(dir, name, at, up, lo string, required bool) ([]Row, error) {
 }
 
 func readRows(path, at, up, lo string) ([]Row, error) {
-	f, err := pipeline.ReadParquet(path)
+	f, err := results.ReadParquet(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
-	col := func(name string) (*pipeline.Column, error) {
+	col := func(name string) (*results.Column, error) {
 		c := f.Column(name)
 		if c == nil {
 			return nil, fmt.Errorf("%s: missing column %q", path, name)
@@ -104,7 +97,7 @@ func readRows(path, at, up, lo string) ([]Row, error) {
 		return c, nil
 	}
 	names := []string{"mechanism", "mechanism_id", "method", "compositions", "params", at, up, lo}
-	cols := make([]*pipeline.Column, len(names))
+	cols := make([]*results.Column, len(names))
 	for i, n := range names {
 		if cols[i], err = col(n); err != nil {
 			return nil, err

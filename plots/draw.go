@@ -12,7 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/internal/atomicfile"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -42,19 +43,19 @@ var (
 	colorTarget  = color.NRGBA{R: 60, G: 170, B: 60, A: 70}
 	colorPoint   = color.RGBA{R: 220, G: 0, B: 0, A: 255}
 	methodColors = map[string]color.Color{
-		pipeline.MethodKOV:      color.RGBA{R: 0, G: 140, B: 70, A: 255},
-		pipeline.MethodAdvanced: color.RGBA{R: 230, G: 140, B: 0, A: 255},
-		pipeline.MethodRDP:      color.RGBA{R: 140, G: 50, B: 170, A: 255},
-		pipeline.MethodCDP:      color.RGBA{R: 0, G: 160, B: 200, A: 255},
-		pipeline.MethodExact:    color.Black,
+		manifest.MethodKOV:      color.RGBA{R: 0, G: 140, B: 70, A: 255},
+		manifest.MethodAdvanced: color.RGBA{R: 230, G: 140, B: 0, A: 255},
+		manifest.MethodRDP:      color.RGBA{R: 140, G: 50, B: 170, A: 255},
+		manifest.MethodCDP:      color.RGBA{R: 0, G: 160, B: 200, A: 255},
+		manifest.MethodExact:    color.Black,
 	}
 	methodNames = map[string]string{
-		pipeline.MethodBuckets:  "buckets",
-		pipeline.MethodKOV:      "KOV",
-		pipeline.MethodAdvanced: "advanced composition",
-		pipeline.MethodRDP:      "RDP / moments accountant",
-		pipeline.MethodCDP:      "CDP",
-		pipeline.MethodExact:    "exact",
+		manifest.MethodBuckets:  "buckets",
+		manifest.MethodKOV:      "KOV",
+		manifest.MethodAdvanced: "advanced composition",
+		manifest.MethodRDP:      "RDP / moments accountant",
+		manifest.MethodCDP:      "CDP",
+		manifest.MethodExact:    "exact",
 	}
 	// dashes distinguish mechanisms (series) within a figure.
 	dashes = [][]vg.Length{nil, {6, 3}, {1.5, 2.5}, {9, 3, 2, 3}, {14, 4}, {4, 2, 1, 2, 1, 2}}
@@ -64,26 +65,26 @@ var (
 // <id>.png, <id>.svg and <id>.pdf, or <id>.md and <id>.csv for tables. It returns the
 // files written and notes about data that could not be shown (empty
 // series, missing results).
-func Draw(m *pipeline.Manifest, f pipeline.Figure, res *Results, dir string) (files, notes []string, err error) {
+func Draw(m *manifest.Manifest, f manifest.Figure, res *Results, dir string) (files, notes []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
 	d := &drawer{m: m, f: f, res: res}
-	if f.Kind == pipeline.FigureTable {
+	if f.Kind == manifest.FigureTable {
 		files, err = d.table(dir)
 		return files, d.notes, err
 	}
 	p := d.newPlot()
 	switch f.Kind {
-	case pipeline.FigureDeltaEEps:
+	case manifest.FigureDeltaEEps:
 		d.deltaEEps(p)
-	case pipeline.FigureEEpsR:
+	case manifest.FigureEEpsR:
 		d.eepsR(p)
-	case pipeline.FigureDeltaR:
+	case manifest.FigureDeltaR:
 		d.deltaR(p)
-	case pipeline.FigureRenyi:
+	case manifest.FigureRenyi:
 		d.renyi(p)
-	case pipeline.FigureHeatmap:
+	case manifest.FigureHeatmap:
 		if err := d.heatmap(p); err != nil {
 			return nil, d.notes, err
 		}
@@ -98,8 +99,8 @@ func Draw(m *pipeline.Manifest, f pipeline.Figure, res *Results, dir string) (fi
 }
 
 type drawer struct {
-	m      *pipeline.Manifest
-	f      pipeline.Figure
+	m      *manifest.Manifest
+	f      manifest.Figure
 	res    *Results
 	notes  []string
 	legend []legendEntry
@@ -365,14 +366,14 @@ func (d *drawer) boundLines(p *plot.Plot, keys []seriesKey, xy func(k seriesKey,
 		hasLower := false
 		if d.f.Bounds != "lower" {
 			label := name
-			if k.method == pipeline.MethodBuckets && d.f.Bounds == "both" {
+			if k.method == manifest.MethodBuckets && d.f.Bounds == "both" {
 				label += " (upper)"
 			}
 			if !d.addLine(p, xy(k, true), logX, logY, cu, dash, 1.6, label) {
 				d.note("%s: no finite upper bound to draw", name)
 			}
 		}
-		if d.f.Bounds != "upper" && k.method != pipeline.MethodExact {
+		if d.f.Bounds != "upper" && k.method != manifest.MethodExact {
 			if lo := xy(k, false); hasFinite(lo) {
 				hasLower = true
 				label := name
@@ -504,7 +505,7 @@ func (d *drawer) boundLinesWithDash(p *plot.Plot, keys []seriesKey, dashIdx int,
 		}
 		if d.f.Bounds != "lower" {
 			label := name
-			if k.method == pipeline.MethodBuckets && d.f.Bounds == "both" {
+			if k.method == manifest.MethodBuckets && d.f.Bounds == "both" {
 				label += " (upper)"
 			}
 			if !d.addLine(p, xy(k, true), true, logY, cu, dash, 1.6, label) {
@@ -584,7 +585,7 @@ func (d *drawer) renyi(p *plot.Plot) {
 func (d *drawer) points(p *plot.Plot) {
 	for _, pt := range d.f.Points {
 		x, y := pt.EEps, pt.Delta
-		if d.f.Kind == pipeline.FigureDeltaR {
+		if d.f.Kind == manifest.FigureDeltaR {
 			continue
 		}
 		if pt.FromResults() {
@@ -705,11 +706,11 @@ func (d *drawer) finishAxes(p *plot.Plot, logX, logY bool) {
 func (d *drawer) target(p *plot.Plot, eMax, dMax float64) {
 	var x0, x1, y0, y1 float64
 	switch d.f.Kind {
-	case pipeline.FigureDeltaEEps:
+	case manifest.FigureDeltaEEps:
 		x0, x1, y0, y1 = p.X.Min, math.Min(eMax, p.X.Max), p.Y.Min, math.Min(dMax, p.Y.Max)
-	case pipeline.FigureEEpsR:
+	case manifest.FigureEEpsR:
 		x0, x1, y0, y1 = p.X.Min, p.X.Max, p.Y.Min, math.Min(eMax, p.Y.Max)
-	case pipeline.FigureDeltaR:
+	case manifest.FigureDeltaR:
 		x0, x1, y0, y1 = p.X.Min, p.X.Max, p.Y.Min, math.Min(dMax, p.Y.Max)
 	}
 	if !(x1 > x0 && y1 > y0) {
@@ -820,22 +821,10 @@ func (d *drawer) maxLegendWidth() vg.Length {
 }
 
 // writeAtomic writes c (a canvas, or bytes.NewReader of a file's bytes)
-// to a temporary file and renames it to path.
+// to path atomically, with the permissions of os.Create.
 func writeAtomic(path string, c io.WriterTo) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := c.WriteTo(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }

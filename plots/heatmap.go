@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -46,7 +46,7 @@ func (d *drawer) heatmap(p *plot.Plot) error {
 	f := d.f
 	id, xParam, _ := strings.Cut(f.X, ".")
 	_, yParam, _ := strings.Cut(f.Y, ".")
-	method := pipeline.MethodBuckets
+	method := manifest.MethodBuckets
 	if len(f.Methods) == 1 {
 		method = f.Methods[0]
 	}

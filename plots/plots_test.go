@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/pbuckets/pbuckets/internal/testfig"
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"gonum.org/v1/plot"
 )
 
-var manifest = testfig.Manifest("name = \"p\"\ntitle = \"plots test\"", "[1, 2, 4]", "[1e-5]") + `[[figure]]
+var testManifest = testfig.Manifest("name = \"p\"\ntitle = \"plots test\"", "[1, 2, 4]", "[1e-5]") + `[[figure]]
 id = "de"
 kind = "delta-eeps"
 r = 4
@@ -108,7 +108,7 @@ func (f labels) Labels(lo, hi float64) []string {
 
 func TestDrawEveryKind(t *testing.T) {
 	dir := t.TempDir()
-	m, err := pipeline.LoadManifest(testfig.WriteFile(t, dir, "p.toml", manifest))
+	m, err := manifest.Load(testfig.WriteFile(t, dir, "p.toml", testManifest))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestDrawEveryKind(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {
-			var fig pipeline.Figure
+			var fig manifest.Figure
 			for _, f := range m.Figures {
 				if f.ID == tc.id {
 					fig = f

@@ -26,7 +26,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/methods"
+	"github.com/pbuckets/pbuckets/pipeline/results"
+	"github.com/pbuckets/pbuckets/pipeline/runner"
 )
 
 // DefaultTolerance is the relative change of a bound that Check accepts.
@@ -102,14 +106,14 @@ func Manifests(golden string) ([]string, error) {
 
 // Run re-runs the golden manifests into work and returns the fresh tables
 // by manifest name and table name.
-func Run(ctx context.Context, golden, work string, jobs int) (map[string]map[string][]Row, []*pipeline.Manifest, error) {
+func Run(ctx context.Context, golden, work string, jobs int) (map[string]map[string][]Row, []*manifest.Manifest, error) {
 	paths, err := Manifests(golden)
 	if err != nil {
 		return nil, nil, err
 	}
-	var ms []*pipeline.Manifest
+	var ms []*manifest.Manifest
 	for _, p := range paths {
-		m, err := pipeline.LoadManifest(p)
+		m, err := manifest.Load(p)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -118,7 +122,7 @@ func Run(ctx context.Context, golden, work string, jobs int) (map[string]map[str
 	if jobs < 1 {
 		jobs = 2
 	}
-	rn := &pipeline.Runner{Backend: pipeline.EngineBackend{}, Methods: pipeline.CompareMethods(), Out: work, Jobs: jobs, Version: "regress"}
+	rn := &runner.Runner{Backend: backend.Engine{}, Methods: methods.Compare(), Out: work, Jobs: jobs, Version: "regress"}
 	rep, err := rn.Run(ctx, ms)
 	if err != nil {
 		return nil, nil, fmt.Errorf("running the golden manifests: %w", err)
@@ -130,7 +134,7 @@ func Run(ctx context.Context, golden, work string, jobs int) (map[string]map[str
 	for _, m := range ms {
 		out[m.Name] = map[string][]Row{}
 		for _, t := range tables {
-			f, err := pipeline.ReadParquet(filepath.Join(work, m.Name, t.name+".parquet"))
+			f, err := results.ReadParquet(filepath.Join(work, m.Name, t.name+".parquet"))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -144,9 +148,9 @@ func Run(ctx context.Context, golden, work string, jobs int) (map[string]map[str
 	return out, ms, nil
 }
 
-func frameRows(f *pipeline.Frame, at, up, lo string) ([]Row, error) {
+func frameRows(f *results.Frame, at, up, lo string) ([]Row, error) {
 	names := []string{"mechanism", "method", "compositions", at, up, lo}
-	cols := make([]*pipeline.Column, len(names))
+	cols := make([]*results.Column, len(names))
 	for i, n := range names {
 		if cols[i] = f.Column(n); cols[i] == nil {
 			return nil, fmt.Errorf("missing column %q", n)
@@ -286,7 +290,7 @@ type Exact struct {
 // lower bounds not above them, for the golden and the fresh rows. Exact
 // values come from the exact-method rows of the same table and from ref
 // (delta table only).
-func Sound(manifest, table string, golden, fresh []Row, ref []Exact) []Violation {
+func Sound(name, table string, golden, fresh []Row, ref []Exact) []Violation {
 	var vs []Violation
 	exact := map[string][]Exact{}
 	pointKey := func(r Row) string {
@@ -296,7 +300,7 @@ func Sound(manifest, table string, golden, fresh []Row, ref []Exact) []Violation
 	for _, rows := range [][]Row{golden, fresh} {
 		for _, r := range rows {
 			k := pointKey(r)
-			if r.Method == pipeline.MethodExact && !math.IsNaN(r.Upper) && !dup[k+"|"+strconv.FormatFloat(r.Upper, 'g', -1, 64)] {
+			if r.Method == manifest.MethodExact && !math.IsNaN(r.Upper) && !dup[k+"|"+strconv.FormatFloat(r.Upper, 'g', -1, 64)] {
 				dup[k+"|"+strconv.FormatFloat(r.Upper, 'g', -1, 64)] = true
 				exact[k] = append(exact[k], Exact{r, "method exact"})
 			}
@@ -309,16 +313,16 @@ func Sound(manifest, table string, golden, fresh []Row, ref []Exact) []Violation
 	}
 	for which, rows := range map[string][]Row{"golden": golden, "new": fresh} {
 		for _, r := range rows {
-			if r.Method != pipeline.MethodBuckets {
+			if r.Method != manifest.MethodBuckets {
 				continue
 			}
 			for _, e := range exact[pointKey(r)] {
 				slack := exactSlack * math.Abs(e.Upper)
 				if r.Upper < e.Upper-slack {
-					vs = append(vs, Violation{r.where(manifest, table), fmt.Sprintf("%s upper bound %.17g is below the exact value %.17g (%s)", which, r.Upper, e.Upper, e.Source)})
+					vs = append(vs, Violation{r.where(name, table), fmt.Sprintf("%s upper bound %.17g is below the exact value %.17g (%s)", which, r.Upper, e.Upper, e.Source)})
 				}
 				if !math.IsNaN(r.Lower) && r.Lower > e.Upper+slack {
-					vs = append(vs, Violation{r.where(manifest, table), fmt.Sprintf("%s lower bound %.17g is above the exact value %.17g (%s)", which, r.Lower, e.Upper, e.Source)})
+					vs = append(vs, Violation{r.where(name, table), fmt.Sprintf("%s lower bound %.17g is above the exact value %.17g (%s)", which, r.Lower, e.Upper, e.Source)})
 				}
 			}
 		}
@@ -431,7 +435,7 @@ func readReference(path string) ([]Exact, error) {
 		if err := errors.Join(err1, err2, err3); err != nil {
 			return nil, fmt.Errorf("%s: row %d: %w", path, i+1, err)
 		}
-		out = append(out, Exact{Row{Mechanism: rec[0], Method: pipeline.MethodExact, R: r, At: eps, Upper: d, Lower: d}, strings.TrimSpace(rec[4])})
+		out = append(out, Exact{Row{Mechanism: rec[0], Method: manifest.MethodExact, R: r, At: eps, Upper: d, Lower: d}, strings.TrimSpace(rec[4])})
 	}
 	return out, nil
 }

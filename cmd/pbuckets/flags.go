@@ -8,7 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/memory"
 )
 
 // parseArgs parses flags that may appear before, between or after the
@@ -53,7 +53,7 @@ func parseMemory(value string, stderr io.Writer) (int64, bool) {
 	if value == "" {
 		return 0, true
 	}
-	n, err := pipeline.ParseBytes(value)
+	n, err := memory.ParseBytes(value)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: --memory: %v\n", err)
 		return 0, false

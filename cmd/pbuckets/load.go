@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
 // loadManifests parses every manifest and prints every problem found.
-func loadManifests(paths []string, stderr io.Writer) ([]*pipeline.Manifest, bool) {
-	var out []*pipeline.Manifest
+func loadManifests(paths []string, stderr io.Writer) ([]*manifest.Manifest, bool) {
+	var out []*manifest.Manifest
 	ok := true
 	for _, p := range paths {
-		m, err := pipeline.LoadManifest(p)
+		m, err := manifest.Load(p)
 		if err != nil {
 			printErrors(stderr, err)
 			ok = false

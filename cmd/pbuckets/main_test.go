@@ -126,13 +126,56 @@ func TestShardedRun(t *testing.T) {
 			t.Fatalf("shard %s: exit %d\n%s", s, code, stderr)
 		}
 	}
-	a := filepath.Join(out, "example", "delta-part-1-of-2.parquet")
-	b := filepath.Join(out, "example", "delta-part-2-of-2.parquet")
+	a := filepath.Join(out, "example", "shards-of-2", "delta-part-1-of-2.parquet")
+	b := filepath.Join(out, "example", "shards-of-2", "delta-part-2-of-2.parquet")
 	code, csv, stderr := runCmd(t, "show", "--format", "csv", a, b)
 	if code != exitOK {
 		t.Fatalf("show parts: %s", stderr)
 	}
 	if n := len(strings.Split(strings.TrimSpace(csv), "\n")); n != 1+2*7*4*6 {
 		t.Errorf("parts hold %d lines, want %d", n, 1+2*7*4*6)
+	}
+	// One part alone is refused, unless --partial; a part with an unsharded
+	// run's file always.
+	if code, _, stderr := runCmd(t, "show", a); code != exitUsage || !strings.Contains(stderr, "1 of 2 parts missing (2)") {
+		t.Errorf("show one part: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "show", "--partial", a); code != exitOK {
+		t.Errorf("show --partial one part: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "run", "--quiet", "--out", out, example); code != exitOK {
+		t.Fatalf("unsharded run: exit %d\n%s", code, stderr)
+	}
+	whole := filepath.Join(out, "example", "delta.parquet")
+	if code, _, stderr := runCmd(t, "show", "--partial", whole, a, b); code != exitUsage || !strings.Contains(stderr, "mixed sets: an unsharded run with parts of 2") {
+		t.Errorf("show an unsharded run with parts: exit %d\n%s", code, stderr)
+	}
+	// parts names the current dataset (the unsharded run, completed last)
+	// and the stale one.
+	code, stdout, _ := runCmd(t, "parts", "--out", out, example)
+	if code != exitOK || !strings.Contains(stdout, "complete: an unsharded run") || !strings.Contains(stdout, "stale, never read with the dataset: shards-of-2") || !strings.Contains(stdout, "rm -r ") {
+		t.Errorf("parts: exit %d\n%s", code, stdout)
+	}
+	if code, stdout, _ := runCmd(t, "parts", "--out", out, "--shards", "2", example); code != exitFailed || !strings.Contains(stdout, "not the 2 parts expected") {
+		t.Errorf("parts --shards 2: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestUnwritableOut checks that run and search refuse an --out that cannot
+// be written before any work, with the folder and the reason (exit 2).
+func TestUnwritableOut(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(file, "results")
+	for _, args := range [][]string{
+		{"run", "--out", out, example},
+		{"search", "--out", out, "--kind", "gauss", "--sigma", "1", "--r", "8", "--e-eps", "2", "--delta", "1e-4"},
+	} {
+		code, stdout, stderr := runCmd(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "cannot write results to "+out) || !strings.Contains(stderr, "not a directory") || stdout != "" {
+			t.Errorf("%s: exit %d\n%s%s", args[0], code, stdout, stderr)
+		}
 	}
 }

@@ -30,9 +30,15 @@ func cmdPlot(args []string, stdout, stderr io.Writer) int {
 		dir := filepath.Join(*out, m.Name)
 		res, err := plots.Load(dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "error: manifest %s: %v (run `pbuckets run --out %s %s` first)\n", m.File, err, *out, m.File)
+			fmt.Fprintf(stderr, "error: manifest %s: %v (run `pbuckets run --out %s %s` first; `pbuckets parts` tells what a set lacks)\n", m.File, err, *out, m.File)
 			status = exitFailed
 			continue
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintf(stderr, "note: manifest %s: %s\n", m.File, n)
+		}
+		if res.ManifestHash != m.Hash {
+			fmt.Fprintf(stderr, "note: manifest %s: the results in %s were computed from another version of the manifest (the figures follow its current [[figure]] tables)\n", m.File, dir)
 		}
 		drawn := 0
 		for _, f := range m.Figures {

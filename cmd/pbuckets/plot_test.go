@@ -79,7 +79,7 @@ func TestPlotShards(t *testing.T) {
 	if code, _, stderr := runCmd(t, "run", "--quiet", "--out", out, "--shard", "1/2", manifest); code != exitOK {
 		t.Fatalf("shard 1: exit %d\n%s", code, stderr)
 	}
-	if code, _, stderr := runCmd(t, "plot", "--out", out, manifest); code != exitFailed || !strings.Contains(stderr, "found 1 of the parts") {
+	if code, _, stderr := runCmd(t, "plot", "--out", out, manifest); code != exitFailed || !strings.Contains(stderr, "1 of 2 parts missing (2)") {
 		t.Fatalf("plot with one part: exit %d\n%s", code, stderr)
 	}
 	if code, _, stderr := runCmd(t, "run", "--quiet", "--out", out, "--shard", "2/2", manifest); code != exitOK {

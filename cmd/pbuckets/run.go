@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/methods"
+	"github.com/pbuckets/pbuckets/pipeline/runner"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
@@ -17,7 +19,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "results", "results folder; each manifest writes to DIR/<name>/")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of jobs running at once")
 	shard := fs.String("shard", "", "run only part I of N of the task list (1 <= I <= N), e.g. $SLURM_ARRAY_TASK_ID/10")
-	memory := fs.String("memory", "", "memory budget shared by running jobs, also the Go soft memory limit while they run unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
+	memFlag := fs.String("memory", "", "memory budget shared by running jobs, also the Go soft memory limit while they run unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
 	quiet := fs.Bool("quiet", false, "no progress display and no summary")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
@@ -27,9 +29,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: --jobs must be at least 1, got %d\n", *jobs)
 		return exitUsage
 	}
-	rn := &pipeline.Runner{
-		Backend: pipeline.EngineBackend{},
-		Methods: pipeline.CompareMethods(),
+	rn := &runner.Runner{
+		Backend: backend.Engine{},
+		Methods: methods.Compare(),
 		Out:     *out,
 		Jobs:    *jobs,
 		Version: version(),
@@ -37,12 +39,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *shard != "" {
 		var err error
-		if rn.Shard, err = pipeline.ParseShard(*shard); err != nil {
+		if rn.Shard, err = runner.ParseShard(*shard); err != nil {
 			fmt.Fprintf(stderr, "error: --shard: %v\n", err)
 			return exitUsage
 		}
 	}
-	if rn.MemoryBudget, ok = parseMemory(*memory, stderr); !ok {
+	if rn.MemoryBudget, ok = parseMemory(*memFlag, stderr); !ok {
 		return exitUsage
 	}
 	manifests, ok := loadManifests(paths, stderr)
@@ -50,7 +52,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if !*quiet && isTerminal(os.Stderr) && stderr == io.Writer(os.Stderr) {
-		rn.Progress = pipeline.NewProgress(stderr)
+		rn.Progress = runner.NewProgress(stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -61,6 +63,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return exitFailed
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
 	if !*quiet {
 		fmt.Fprintf(stderr, "%d tasks: %d ok, %d skipped, %d failed, %d cancelled\n", rep.Tasks, rep.OK, rep.Skipped, rep.Failed, rep.Cancelled)

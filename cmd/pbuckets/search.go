@@ -19,7 +19,11 @@ import (
 	"text/tabwriter"
 
 	"github.com/BurntSushi/toml"
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/memory"
+	"github.com/pbuckets/pbuckets/pipeline/results"
+	"github.com/pbuckets/pbuckets/pipeline/search"
 )
 
 const searchSynopsis = `[options] MANIFEST...
@@ -42,7 +46,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "results", "results folder: cache in DIR/.cache, manifest results in DIR/<name>/")
 	noCache := fs.Bool("no-cache", false, "neither read nor write cached states")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of searches running at once")
-	memory := fs.String("memory", "", "memory budget shared by running searches, also the Go soft memory limit while they run unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
+	memFlag := fs.String("memory", "", "memory budget shared by running searches, also the Go soft memory limit while they run unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	format := fs.String("format", "table", "stdout format: table or csv")
 	parquetOut := fs.String("parquet", "", "also write the results table to this Parquet file (probes to FILE without .parquet + -probes.parquet)")
@@ -82,14 +86,14 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var budget int64
-	if *memory != "" {
-		if budget, err = pipeline.ParseBytes(*memory); err != nil {
+	if *memFlag != "" {
+		if budget, err = memory.ParseBytes(*memFlag); err != nil {
 			fmt.Fprintf(stderr, "error: --memory: %v\n", err)
 			return exitUsage
 		}
 	}
 	flagMode := set["kind"]
-	var manifests []*pipeline.Manifest
+	var manifests []*manifest.Manifest
 	switch {
 	case flagMode && len(paths) > 0:
 		fmt.Fprintln(stderr, "error: give either --kind and its flags or manifests, not both")
@@ -101,7 +105,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 			printErrors(stderr, err)
 			return exitUsage
 		}
-		manifests = []*pipeline.Manifest{m}
+		manifests = []*manifest.Manifest{m}
 	case len(paths) == 0:
 		fs.Usage()
 		return exitUsage
@@ -130,9 +134,25 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	searcher := &pipeline.Searcher{Backend: pipeline.EngineBackend{}}
+	searcher := &search.Searcher{Backend: backend.Engine{}}
 	if !*noCache {
 		searcher.CacheDir = filepath.Join(*out, ".cache")
+	}
+	// The folders written must be writable before any work.
+	dirs := []string{searcher.CacheDir}
+	for _, m := range manifests {
+		if !flagMode {
+			dirs = append(dirs, filepath.Join(*out, m.Name))
+		}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if err := results.CheckWritable(d); err != nil {
+			fmt.Fprintf(stderr, "error: --out: %v\n", err)
+			return exitUsage
+		}
 	}
 	if !*quiet {
 		var mu sync.Mutex
@@ -146,20 +166,20 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 
 	status := exitOK
-	var all []*pipeline.SearchResult
+	var all []*search.Result
 	for _, m := range manifests {
-		specs := m.Searches()
+		specs := search.Specs(m)
 		if len(specs) == 0 {
 			fmt.Fprintf(stderr, "error: %s: the [search] table selects no mechanism\n", m.File)
 			return exitUsage
 		}
-		results, errs := searcher.SearchAll(ctx, specs, *jobs, budget)
+		found, errs := searcher.SearchAll(ctx, specs, *jobs, budget)
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "error: %s: %v\n", m.File, e)
 			status = exitFailed
 		}
-		var done []*pipeline.SearchResult
-		for _, r := range results {
+		var done []*search.Result
+		for _, r := range found {
 			if r != nil {
 				done = append(done, r)
 			}
@@ -175,12 +195,12 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 				"pbuckets.version":       version(),
 				"pbuckets.complete":      fmt.Sprint(ctx.Err() == nil && len(errs) == 0),
 			}
-			for file, frame := range map[string]*pipeline.Frame{
-				"search.parquet":        pipeline.SearchFrame(done),
-				"search-probes.parquet": pipeline.SearchProbesFrame(done),
+			for file, frame := range map[string]*results.Frame{
+				"search.parquet":        search.ResultsFrame(done),
+				"search-probes.parquet": search.ProbesFrame(done),
 			} {
 				path := filepath.Join(dir, file)
-				if err := pipeline.WriteParquet(path, frame, meta); err != nil {
+				if err := results.WriteParquet(path, frame, meta); err != nil {
 					fmt.Fprintf(stderr, "error: %s: %v\n", m.File, err)
 					return exitFailed
 				}
@@ -192,19 +212,19 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	}
 	if *parquetOut != "" {
 		meta := map[string]string{"pbuckets.version": version()}
-		if err := pipeline.WriteParquet(*parquetOut, pipeline.SearchFrame(all), meta); err != nil {
+		if err := results.WriteParquet(*parquetOut, search.ResultsFrame(all), meta); err != nil {
 			fmt.Fprintf(stderr, "error: --parquet: %v\n", err)
 			return exitFailed
 		}
 		probes := strings.TrimSuffix(*parquetOut, ".parquet") + "-probes.parquet"
-		if err := pipeline.WriteParquet(probes, pipeline.SearchProbesFrame(all), meta); err != nil {
+		if err := results.WriteParquet(probes, search.ProbesFrame(all), meta); err != nil {
 			fmt.Fprintf(stderr, "error: --parquet: %v\n", err)
 			return exitFailed
 		}
 	}
 	if *csvOut != "" {
 		var buf bytes.Buffer
-		if err := writeCSV(&buf, []*pipeline.Frame{pipeline.SearchFrame(all)}); err != nil {
+		if err := writeCSV(&buf, []*results.Frame{search.ResultsFrame(all)}); err != nil {
 			fmt.Fprintf(stderr, "error: --csv: %v\n", err)
 			return exitFailed
 		}
@@ -214,7 +234,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *format == "csv" {
-		err = writeCSV(stdout, []*pipeline.Frame{pipeline.SearchFrame(all)})
+		err = writeCSV(stdout, []*results.Frame{search.ResultsFrame(all)})
 	} else {
 		err = writeSearchTable(stdout, all)
 	}
@@ -232,7 +252,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 // flagManifest builds a one-mechanism manifest with a [search] table from
 // the flags, so that flags are checked exactly like manifests.
 func flagManifest(set map[string]bool, kind, name, noise string, params map[string]*float64,
-	tie, rs string, eEps, eps, delta, relTol, minFactor, maxFactor float64, maxProbes, buckets int, factor float64, tilts int) (*pipeline.Manifest, error) {
+	tie, rs string, eEps, eps, delta, relTol, minFactor, maxFactor float64, maxProbes, buckets int, factor float64, tilts int) (*manifest.Manifest, error) {
 	var problems []error
 	num := func(flagName string, v float64) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -326,7 +346,7 @@ func flagManifest(set map[string]bool, kind, name, noise string, params map[stri
 	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
 		return nil, fmt.Errorf("encoding the flags: %w", err)
 	}
-	m, err := pipeline.ParseManifest("flags", buf.Bytes())
+	m, err := manifest.Parse("flags", buf.Bytes())
 	if err != nil {
 		// The lines are those of the generated manifest: drop them.
 		var multi interface{ Unwrap() []error }
@@ -335,7 +355,7 @@ func flagManifest(set map[string]bool, kind, name, noise string, params map[stri
 			list = multi.Unwrap()
 		}
 		for _, e := range list {
-			var me *pipeline.ManifestError
+			var me *manifest.Error
 			if errors.As(e, &me) {
 				me.Line = 0
 			}
@@ -348,14 +368,14 @@ func flagManifest(set map[string]bool, kind, name, noise string, params map[stri
 // writeSearchTable prints one line per search: target, the least noise
 // meeting it (by the upper bound) and the most noise proved insufficient
 // (by the lower bound), each with both bounds, and the bracket.
-func writeSearchTable(w io.Writer, results []*pipeline.SearchResult) error {
+func writeSearchTable(w io.Writer, results []*search.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "search\tr\te^eps\tdelta\t| meets: factor\tparams\tdelta_up\tdelta_low\t| insufficient: factor\tparams\tdelta_up\tdelta_low\t| bracket\tprobes\tstatus")
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 	for _, r := range results {
 		s := r.Spec
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s", s.Label, s.R, g(math.Exp(s.Eps)), g(s.Delta))
-		for _, p := range []*pipeline.Probe{r.Meets, r.Insufficient} {
+		for _, p := range []*search.Probe{r.Meets, r.Insufficient} {
 			if p == nil {
 				fmt.Fprint(tw, "\t| -\t-\t-\t-")
 				continue

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pbuckets/pbuckets/internal/testfig"
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/results"
 )
 
 func TestSearchFlags(t *testing.T) {
@@ -33,7 +33,7 @@ func TestSearchFlags(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "search,compositions,eps,delta,status,factor_meets") {
 		t.Errorf("csv:\n%s", csv)
 	}
-	f, err := pipeline.ReadParquet(pq)
+	f, err := results.ReadParquet(pq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ rel_tol = 0.05
 	if !strings.Contains(stdout, "lap") {
 		t.Errorf("table:\n%s", stdout)
 	}
-	f, err := pipeline.ReadParquet(filepath.Join(out, "srch", "search.parquet"))
+	f, err := results.ReadParquet(filepath.Join(out, "srch", "search.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ rel_tol = 0.05
 	if !(up <= 1e-3) || !(lo > 1e-3) {
 		t.Errorf("answers: delta_up at meets %g, delta_low at insufficient %g", up, lo)
 	}
-	if _, err := pipeline.ReadParquet(filepath.Join(out, "srch", "search-probes.parquet")); err != nil {
+	if _, err := results.ReadParquet(filepath.Join(out, "srch", "search-probes.parquet")); err != nil {
 		t.Error(err)
 	}
 }

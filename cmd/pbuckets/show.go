@@ -9,12 +9,13 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/results"
 )
 
 func cmdShow(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("show", "[--format csv|json|table] FILE.parquet...", stderr)
+	fs := newFlagSet("show", "[--format csv|json|table] [--partial] FILE.parquet...", stderr)
 	format := fs.String("format", "table", "output format: csv, json or table")
+	partial := fs.Bool("partial", false, "show the rows of an incomplete set of parts (missing or interrupted parts) too; a mixed set is always refused")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
 		return status
@@ -23,9 +24,13 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: --format must be csv, json or table, got %q\n", *format)
 		return exitUsage
 	}
-	frames := make([]*pipeline.Frame, 0, len(paths))
+	if err := results.CheckFiles(paths, *partial); err != nil {
+		printErrors(stderr, err)
+		return exitUsage
+	}
+	frames := make([]*results.Frame, 0, len(paths))
 	for _, p := range paths {
-		f, err := pipeline.ReadParquet(p)
+		f, err := results.ReadParquet(p)
 		if err != nil {
 			fmt.Fprintf(stderr, "error: %v\n", err)
 			return exitFailed
@@ -52,7 +57,7 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func sameColumns(a, b *pipeline.Frame) bool {
+func sameColumns(a, b *results.Frame) bool {
 	if len(a.Columns) != len(b.Columns) {
 		return false
 	}
@@ -65,23 +70,23 @@ func sameColumns(a, b *pipeline.Frame) bool {
 }
 
 // cell renders a value as text; null is reported separately.
-func cell(c *pipeline.Column, i int) (string, bool) {
+func cell(c *results.Column, i int) (string, bool) {
 	if c.IsNull(i) {
 		return "", true
 	}
 	switch c.Type {
-	case pipeline.String:
+	case results.String:
 		return c.Strings[i], false
-	case pipeline.Int64:
+	case results.Int64:
 		return strconv.FormatInt(c.Ints[i], 10), false
-	case pipeline.Float64:
+	case results.Float64:
 		return strconv.FormatFloat(c.Floats[i], 'g', -1, 64), false
 	default:
 		return strconv.FormatBool(c.Bools[i]), false
 	}
 }
 
-func header(f *pipeline.Frame) []string {
+func header(f *results.Frame) []string {
 	names := make([]string, len(f.Columns))
 	for i, c := range f.Columns {
 		names[i] = c.Name
@@ -89,7 +94,7 @@ func header(f *pipeline.Frame) []string {
 	return names
 }
 
-func writeCSV(w io.Writer, frames []*pipeline.Frame) error {
+func writeCSV(w io.Writer, frames []*results.Frame) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header(frames[0])); err != nil {
 		return err
@@ -113,7 +118,7 @@ func writeCSV(w io.Writer, frames []*pipeline.Frame) error {
 // print values in full.
 const maxTableCell = 48
 
-func writeTable(w io.Writer, frames []*pipeline.Frame) error {
+func writeTable(w io.Writer, frames []*results.Frame) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for j, name := range header(frames[0]) {
 		if j > 0 {
@@ -146,7 +151,7 @@ func writeTable(w io.Writer, frames []*pipeline.Frame) error {
 // writeJSON writes a JSON array with one object per row and per line.
 // Non-finite floats, which JSON cannot represent, are written as the
 // strings "NaN", "+Inf" and "-Inf"; nulls as null.
-func writeJSON(w io.Writer, frames []*pipeline.Frame) error {
+func writeJSON(w io.Writer, frames []*results.Frame) error {
 	if _, err := io.WriteString(w, "["); err != nil {
 		return err
 	}
@@ -168,11 +173,11 @@ func writeJSON(w io.Writer, frames []*pipeline.Frame) error {
 				switch {
 				case c.IsNull(i):
 					v = nil
-				case c.Type == pipeline.String:
+				case c.Type == results.String:
 					v = c.Strings[i]
-				case c.Type == pipeline.Int64:
+				case c.Type == results.Int64:
 					v = c.Ints[i]
-				case c.Type == pipeline.Bool:
+				case c.Type == results.Bool:
 					v = c.Bools[i]
 				case math.IsNaN(c.Floats[i]) || math.IsInf(c.Floats[i], 0):
 					v = strconv.FormatFloat(c.Floats[i], 'g', -1, 64)

@@ -4,18 +4,20 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pbuckets/pbuckets/pipeline"
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/runner"
 )
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", "[--memory SIZE] MANIFEST...", stderr)
-	memory := fs.String("memory", "", "memory budget, e.g. 8GiB (default: the machine's available memory)")
+	memFlag := fs.String("memory", "", "memory budget, e.g. 8GiB (default: the machine's available memory)")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
 		return status
 	}
-	rn := &pipeline.Runner{Backend: pipeline.EngineBackend{}}
-	if rn.MemoryBudget, ok = parseMemory(*memory, stderr); !ok {
+	rn := &runner.Runner{Backend: backend.Engine{}}
+	if rn.MemoryBudget, ok = parseMemory(*memFlag, stderr); !ok {
 		return exitUsage
 	}
 	manifests, ok := loadManifests(paths, stderr)
@@ -33,7 +35,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	for _, m := range manifests {
-		fmt.Fprintf(stdout, "ok: %s (%q: %d tasks)\n", m.File, m.Name, len(pipeline.Expand([]*pipeline.Manifest{m})))
+		fmt.Fprintf(stdout, "ok: %s (%q: %d tasks)\n", m.File, m.Name, len(runner.Expand([]*manifest.Manifest{m})))
 	}
 	return exitOK
 }

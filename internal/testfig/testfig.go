@@ -1,8 +1,10 @@
-// Package testfig holds what the tests of the figure code share (the
-// [[figure]] parser in pipeline, the drawing in plots, the plot command):
-// a manifest whose mechanisms, query and sweep give every figure kind
-// something to draw, and writing a manifest into a test's folder. It does
-// not import pipeline, so pipeline's own tests can use it.
+// Package testfig holds the manifests that tests of several packages share
+// (the manifest parser, the runner, the drawing in plots, the commands): a
+// manifest whose mechanisms, query and sweep give every figure kind
+// something to draw (Manifest), a small valid manifest with a sweep
+// (Valid), and writing a manifest into a test's folder. It imports no
+// package of this module, so that the tests of pipeline/manifest can use
+// it.
 package testfig
 
 import (

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pbuckets/pbuckets/internal/testfig"
+	"github.com/pbuckets/pbuckets/pipeline/pipelinetest"
+	"github.com/pbuckets/pbuckets/pipeline/results"
+)
+
+// TestMain lets the test binary act as the pbuckets command when
+// PBUCKETS_TEST_MAIN is 1, so that tests start pbuckets processes (as a
+// job array does) without building the binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("PBUCKETS_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// sweepManifest has 5 mechanism instances (a Gauss mechanism and a swept
+// DP-SGD), 2 methods, 3 numbers of compositions and Renyi orders: 30
+// tasks, a renyi table, and a figure.
+var sweepManifest = testfig.Manifest("name = \"sweep\"\n[engine]\nbuckets = 1000", "[1, 4, 16]", "[1e-3]") + `
+[[figure]]
+id = "d"
+kind = "delta-eeps"
+r = 4
+`
+
+// pbucketsCmd returns a command running pbuckets (this test binary) with
+// args in dir.
+func pbucketsCmd(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PBUCKETS_TEST_MAIN=1")
+	return cmd
+}
+
+// startAll starts the commands at once and waits for them all; it fails
+// the test if one fails, with its output.
+func startAll(t *testing.T, cmds []*exec.Cmd) []string {
+	t.Helper()
+	outputs := make([]bytes.Buffer, len(cmds))
+	for i, c := range cmds {
+		c.Stdout, c.Stderr = &outputs[i], &outputs[i]
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out []string
+	for i, c := range cmds {
+		err := c.Wait()
+		out = append(out, outputs[i].String())
+		if err != nil {
+			t.Errorf("%s: %v\n%s", strings.Join(c.Args[1:], " "), err, outputs[i].String())
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return out
+}
+
+// sameNumbers fails unless frames a and b hold the same columns and the
+// same values, floats compared bit for bit, except the columns in skip.
+func sameNumbers(t *testing.T, what string, a, b *results.Frame, skip ...string) {
+	t.Helper()
+	if a.Rows() != b.Rows() || len(a.Columns) != len(b.Columns) {
+		t.Fatalf("%s: %d rows x %d columns, want %d x %d", what, a.Rows(), len(a.Columns), b.Rows(), len(b.Columns))
+	}
+	for i, ca := range a.Columns {
+		cb := b.Columns[i]
+		if ca.Name != cb.Name || ca.Type != cb.Type {
+			t.Fatalf("%s: column %d is %s, want %s", what, i, ca.Name, cb.Name)
+		}
+		if slices.Contains(skip, ca.Name) {
+			continue
+		}
+		for r := 0; r < a.Rows(); r++ {
+			va, _ := cell(ca, r)
+			vb, _ := cell(cb, r)
+			if ca.Type == results.Float64 {
+				va, vb = strconv.FormatUint(math.Float64bits(ca.Floats[r]), 16), strconv.FormatUint(math.Float64bits(cb.Floats[r]), 16)
+			}
+			if va != vb || ca.IsNull(r) != cb.IsNull(r) {
+				t.Fatalf("%s: column %s, row %d: %s, want %s", what, ca.Name, r, va, vb)
+			}
+		}
+	}
+}
+
+// checkUnion checks that the current dataset of manifest "sweep" in out has
+// n parts whose union equals the unsharded run in whole, bit for bit in
+// every number.
+func checkUnion(t *testing.T, out, whole string, n int) {
+	t.Helper()
+	st, err := results.Scan(filepath.Join(out, "sweep"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Usable(); err != nil || st.Current.Shards != n {
+		t.Fatalf("dataset after %d shards: %v (%d parts)", n, err, st.Current.Shards)
+	}
+	for _, table := range results.Tables() {
+		want := pipelinetest.ReadFrame(t, filepath.Join(whole, "sweep", table+".parquet"))
+		got := pipelinetest.ReadParts(t, st.Current.Files[table])
+		// seconds and cached depend on timing and on which process
+		// composed a state first; shard names the part.
+		sameNumbers(t, table, got, want, "seconds", "cached", "shard")
+	}
+}
+
+// TestConcurrentShardsEqualUnsharded starts N shard processes at once on
+// one --out, as a job array does, and checks that the union of their parts
+// equals an unsharded run, bit for bit in the numbers, that the dataset is
+// complete, and that `pbuckets parts` and `pbuckets plot` accept it.
+func TestConcurrentShardsEqualUnsharded(t *testing.T) {
+	dir := t.TempDir()
+	manifest := testfig.WriteFile(t, dir, "sweep.toml", sweepManifest)
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runCmd(t, "run", "--quiet", "--out", whole, manifest); code != exitOK {
+		t.Fatalf("unsharded run: exit %d\n%s", code, stderr)
+	}
+	out := filepath.Join(dir, "out")
+	const n = 4
+	var cmds []*exec.Cmd
+	for i := 1; i <= n; i++ {
+		cmds = append(cmds, pbucketsCmd(dir, "run", "--quiet", "--jobs", "1", "--shard", fmt.Sprintf("%d/%d", i, n), "--out", out, manifest))
+	}
+	startAll(t, cmds)
+	checkUnion(t, out, whole, n)
+	if code, stdout, _ := runCmd(t, "parts", "--out", out, "--shards", strconv.Itoa(n), manifest); code != exitOK || !strings.Contains(stdout, "complete: 4 parts") {
+		t.Errorf("parts: exit %d\n%s", code, stdout)
+	}
+	if code, stdout, stderr := runCmd(t, "plot", "--out", out, manifest); code != exitOK || !strings.Contains(stdout, "d.png") {
+		t.Errorf("plot: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// sweepRoot returns a folder laid out like the repository for the sweep
+// scripts: scripts/ and experiments/ of the repository, bin/pbuckets
+// running this test binary, and the test manifest sweep.toml.
+func sweepRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"scripts", "experiments"} {
+		if err := os.Symlink(filepath.Join(repo, d), filepath.Join(root, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := fmt.Sprintf("#!/bin/sh\nPBUCKETS_TEST_MAIN=1 exec %q \"$@\"\n", os.Args[0])
+	if err := os.WriteFile(filepath.Join(root, "bin", "pbuckets"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testfig.WriteFile(t, root, "sweep.toml", sweepManifest)
+	return root
+}
+
+// fakeSbatch is an sbatch for tests: it runs the job script at once, in the
+// foreground; an array (--array=A-B) runs all its tasks at the same time,
+// each with the variables Slurm sets (SLURM_ARRAY_TASK_ID, _MIN, _MAX,
+// _COUNT, SLURM_CPUS_PER_TASK from the script's #SBATCH line), its output
+// in logs/; --export=ALL,K=V sets K. It prints a job id, as --parsable
+// does, and records its arguments in sbatch.log.
+const fakeSbatch = `#!/usr/bin/env bash
+set -u
+echo "$*" >> sbatch.log
+array= dep= 
+while [ $# -gt 0 ]; do
+	case $1 in
+	--array=*) array=${1#--array=} ;;
+	--dependency=*) dep=${1#--dependency=} ;;
+	--export=*)
+		IFS=, read -ra kvs <<< "${1#--export=}"
+		for kv in "${kvs[@]}"; do case $kv in *=*) export "$kv" ;; esac; done ;;
+	--*) ;;
+	*) break ;;
+	esac
+	shift
+done
+script=$1; shift
+cpus=$(sed -n 's/^#SBATCH --cpus-per-task=//p' "$script")
+id=$(( $(wc -l < sbatch.log) * 100 ))
+mkdir -p logs
+if [ -n "$array" ]; then
+	tasks=()
+	IFS=, read -ra items <<< "$array"
+	for item in "${items[@]}"; do tasks+=($(seq "${item%-*}" "${item#*-}")); done
+	for i in "${tasks[@]}"; do
+		SLURM_JOB_ID=$id SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_MIN=${tasks[0]} SLURM_ARRAY_TASK_MAX=${tasks[-1]} \
+			SLURM_ARRAY_TASK_COUNT=${#tasks[@]} SLURM_CPUS_PER_TASK=$cpus \
+			bash "$script" "$@" > "logs/$id-$i.out" 2>&1 &
+	done
+	wait
+else
+	SLURM_JOB_ID=$id SLURM_CPUS_PER_TASK=$cpus bash "$script" "$@" > "logs/$id.out" 2>&1
+	echo "exit $?" >> "logs/$id.out"
+fi
+echo "$id"
+`
+
+// TestSweepSlurm runs scripts/slurm/submit.sh with an sbatch that runs the
+// array's tasks at once and then the finish step (as Slurm does with
+// --dependency=afterany): every task runs its own shard of the manifest
+// with SLURM_CPUS_PER_TASK jobs, the finish step finds the dataset
+// complete and draws the figure, and the union of the parts equals an
+// unsharded run. A shard whose task failed makes the finish step fail and
+// name the missing part.
+func TestSweepSlurm(t *testing.T) {
+	root := sweepRoot(t)
+	if err := os.WriteFile(filepath.Join(root, "sbatch"), []byte(fakeSbatch), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3
+	submit := func(out string) (string, error) {
+		cmd := exec.Command("bash", "scripts/slurm/submit.sh", "sweep.toml")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS="+strconv.Itoa(n), "OUT="+out)
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	msg, err := submit("res")
+	if err != nil {
+		t.Fatalf("submit.sh: %v\n%s", err, msg)
+	}
+	log, _ := os.ReadFile(filepath.Join(root, "sbatch.log"))
+	calls := strings.Split(strings.TrimSpace(string(log)), "\n")
+	if len(calls) != 2 || !strings.Contains(calls[0], "--array=1-3") || !strings.Contains(calls[0], "scripts/slurm/shard.sbatch sweep.toml") ||
+		!strings.Contains(calls[1], "--dependency=afterany:100") || !strings.Contains(calls[1], "scripts/slurm/finish.sbatch sweep.toml") {
+		t.Errorf("sbatch calls:\n%s", log)
+	}
+	for i := 1; i <= n; i++ {
+		task, _ := os.ReadFile(filepath.Join(root, "logs", fmt.Sprintf("100-%d.out", i)))
+		if want := fmt.Sprintf("--jobs 4 --shard %d/3 sweep.toml", i); !strings.Contains(string(task), want) {
+			t.Errorf("task %d ran:\n%s\nwant %q (jobs from SLURM_CPUS_PER_TASK)", i, task, want)
+		}
+	}
+	finish, _ := os.ReadFile(filepath.Join(root, "logs", "200.out"))
+	if !strings.Contains(string(finish), "complete: 3 parts") || !strings.Contains(string(finish), "exit 0") {
+		t.Errorf("finish step:\n%s", finish)
+	}
+	if _, err := os.Stat(filepath.Join(root, "res", "sweep", "d.png")); err != nil {
+		t.Errorf("figure not drawn: %v", err)
+	}
+	whole := filepath.Join(root, "whole")
+	startAll(t, []*exec.Cmd{pbucketsCmd(root, "run", "--quiet", "--out", whole, "sweep.toml")})
+	checkUnion(t, filepath.Join(root, "res"), whole, n)
+
+	// A lost part: the finish step fails and says which.
+	os.Remove(filepath.Join(root, "sbatch.log"))
+	os.RemoveAll(filepath.Join(root, "logs"))
+	if err := os.WriteFile(filepath.Join(root, "bad.sbatch"), []byte("#!/bin/bash\n#SBATCH --cpus-per-task=1\n[ \"$SLURM_ARRAY_TASK_ID\" = 2 ] && exit 1\nexec scripts/sweep.sh shard \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-c", "sed 's#scripts/slurm/shard.sbatch#bad.sbatch#' scripts/slurm/submit.sh > submit-bad.sh && bash submit-bad.sh sweep.toml")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS=3", "OUT=res2")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("submit: %v\n%s", err, b)
+	}
+	finish, _ = os.ReadFile(filepath.Join(root, "logs", "200.out"))
+	if !strings.Contains(string(finish), "NOT COMPLETE") || !strings.Contains(string(finish), "1 of 3 parts missing (2)") || !strings.Contains(string(finish), "exit 1") {
+		t.Errorf("finish step with part 2 lost:\n%s", finish)
+	}
+	// The rerun of the lost task that experiments/README.md shows, then the
+	// finish step, complete the dataset.
+	cmd = exec.Command("bash", "-c", "sbatch --array=2 --export=ALL,SHARDS=3 scripts/slurm/shard.sbatch sweep.toml && SHARDS=3 scripts/sweep.sh finish sweep.toml")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "OUT=res2")
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "complete: 3 parts") {
+		rerun, _ := os.ReadFile(filepath.Join(root, "logs", "300-2.out"))
+		t.Errorf("rerun of task 2 and finish: %v\n%s\ntask log:\n%s", err, b, rerun)
+	}
+	checkUnion(t, filepath.Join(root, "res2"), whole, n)
+}
+
+// yamlValues returns the values of "key: value" lines of a YAML file (in
+// file order), unquoted, or of "- name: key" entries' "value:" lines when
+// key starts with "env ".
+func yamlValues(t *testing.T, path, key string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var re *regexp.Regexp
+	if name, ok := strings.CutPrefix(key, "env "); ok {
+		re = regexp.MustCompile(`(?m)^\s*- name: ` + regexp.QuoteMeta(name) + `\s*\n\s*value: "?([^"\n#]*?)"?\s*(#.*)?$`)
+	} else {
+		re = regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(key) + `: (.*?)\s*(#.*)?$`)
+	}
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestSweepKubernetes checks the Indexed Job manifests against the sweep
+// script and runs what their pods run: the sweep Job's command with
+// JOB_COMPLETION_INDEX 0 to completions-1 at once (SHARDS and OUT from
+// the manifest, the shared volume a local folder), then the finish Job's
+// command. The union of the parts equals an unsharded run.
+func TestSweepKubernetes(t *testing.T) {
+	root := sweepRoot(t)
+	k8s := filepath.Join("..", "..", "scripts", "k8s")
+	sweep, finish := filepath.Join(k8s, "sweep-job.yaml"), filepath.Join(k8s, "finish-job.yaml")
+	for _, c := range []struct {
+		path, key string
+		want      []string
+	}{
+		{sweep, "completionMode", []string{"Indexed"}},
+		{sweep, "command", []string{`["scripts/sweep.sh", "shard"]`}},
+		{finish, "command", []string{`["scripts/sweep.sh", "finish"]`}},
+		{sweep, "env OUT", []string{"/results"}},
+		{sweep, "mountPath", []string{"/results"}},
+		{finish, "env OUT", []string{"/results"}},
+		{finish, "mountPath", []string{"/results"}},
+		{sweep, "claimName", []string{"pbuckets-results"}},
+		{finish, "claimName", []string{"pbuckets-results"}},
+	} {
+		if got := yamlValues(t, c.path, c.key); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %s = %q, want %q", c.path, c.key, got, c.want)
+		}
+	}
+	completions := yamlValues(t, sweep, "completions")
+	shards := yamlValues(t, sweep, "env SHARDS")
+	if len(completions) != 1 || !slices.Equal(shards, completions) || !slices.Equal(yamlValues(t, finish, "env SHARDS"), completions) {
+		t.Fatalf("completions %q, SHARDS %q and %q must agree", completions, shards, yamlValues(t, finish, "env SHARDS"))
+	}
+	// The pods, with a small manifest and SHARDS = 3 (the manifest's 16
+	// would be slow here).
+	const n = 3
+	out := filepath.Join(root, "volume")
+	env := append(os.Environ(), "SHARDS="+strconv.Itoa(n), "OUT="+out, "JOBS=1")
+	var pods []*exec.Cmd
+	for i := 0; i < n; i++ {
+		cmd := exec.Command("scripts/sweep.sh", "shard", "sweep.toml")
+		cmd.Dir, cmd.Env = root, append(slices.Clip(env), "JOB_COMPLETION_INDEX="+strconv.Itoa(i))
+		pods = append(pods, cmd)
+	}
+	logs := startAll(t, pods)
+	for i, l := range logs {
+		if want := fmt.Sprintf("--shard %d/3 sweep.toml", i+1); !strings.Contains(l, want) {
+			t.Errorf("pod %d ran:\n%s\nwant %q", i, l, want)
+		}
+	}
+	cmd := exec.Command("scripts/sweep.sh", "finish", "sweep.toml")
+	cmd.Dir, cmd.Env = root, env
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "complete: 3 parts") {
+		t.Fatalf("finish: %v\n%s", err, b)
+	}
+	whole := filepath.Join(root, "whole")
+	startAll(t, []*exec.Cmd{pbucketsCmd(root, "run", "--quiet", "--out", whole, "sweep.toml")})
+	checkUnion(t, out, whole, n)
+	// A pod outside the job's range is refused.
+	cmd = exec.Command("scripts/sweep.sh", "shard", "sweep.toml")
+	cmd.Dir, cmd.Env = root, append(slices.Clip(env), "JOB_COMPLETION_INDEX=3")
+	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "shard 4 is not in 1..3") {
+		t.Errorf("index 3 of 3: %v\n%s", err, b)
+	}
+}

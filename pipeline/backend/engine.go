@@ -1,0 +1,166 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/pbuckets/pbuckets/engine"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+)
+
+// Engine implements Backend with package engine.
+type Engine struct{}
+
+// engineNoise converts a manifest noise name.
+func engineNoise(noise string) engine.Noise {
+	if noise == manifest.NoiseGauss {
+		return engine.NoiseGauss
+	}
+	return engine.NoiseLaplace
+}
+
+// engineOptions converts manifest options to engine options.
+func engineOptions(o manifest.EngineOptions) engine.Options {
+	return engine.Options{
+		Buckets:                o.Buckets,
+		Factor:                 o.Factor,
+		DisableErrorCorrection: !o.ErrorCorrection,
+		SquaringThreshold:      o.SquaringThreshold,
+		FreeInftyBudget:        o.FreeInftyBudget,
+		TailBudget:             o.TailBudget,
+		Tilts:                  o.Tilts,
+	}
+}
+
+// Mechanism builds the engine mechanism of spec with the engine's
+// constructors, which validate the parameters again.
+func (Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
+	p := spec.Params
+	noise := engineNoise(spec.Noise)
+	switch spec.Kind {
+	case manifest.KindLaplace:
+		return engine.Laplace(p["scale"], p["sensitivity"], p["truncate"])
+	case manifest.KindGauss:
+		return engine.Gauss(p["sigma"], p["sensitivity"], p["truncate"])
+	case manifest.KindRandomizedResponse:
+		return engine.RandomizedResponse(p["p"])
+	case manifest.KindSGD:
+		return engine.SGD(p["sigma"], p["q"])
+	case manifest.KindEpsDelta:
+		return engine.EpsDelta(p["eps"], p["delta"])
+	case manifest.KindHistogram:
+		return engine.Histogram(normalized(spec.A), normalized(spec.B))
+	case manifest.KindVuvuzelaDialing:
+		return engine.VuvuzelaDialing(noise, p["mu"], p["scale"])
+	case manifest.KindVuvuzelaConversation:
+		return engine.VuvuzelaConversation(noise, p["mu"], p["scale"])
+	}
+	return nil, fmt.Errorf("unknown mechanism kind %q", spec.Kind)
+}
+
+// normalized rescales a PMF that ReadHistogram accepted (sum within
+// histogramTolerance of 1) to sum to 1.
+func normalized(pmf []float64) []float64 {
+	total := 0.0
+	for _, v := range pmf {
+		total += v
+	}
+	out := make([]float64, len(pmf))
+	for i, v := range pmf {
+		out[i] = v / total
+	}
+	return out
+}
+
+// ComposeMany calls engine.ComposeMany.
+func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manifest.EngineOptions, progress func(done, total int)) ([]State, error) {
+	em, ok := m.(engine.Mechanism)
+	if !ok {
+		return nil, fmt.Errorf("mechanism %v was not built by EngineBackend", m)
+	}
+	o := engineOptions(opt)
+	o.Progress = progress
+	res, err := engine.ComposeMany(ctx, em, rs, o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]State, len(res))
+	for i, r := range res {
+		out[i] = engineState{r}
+	}
+	return out, nil
+}
+
+// EstimateMemory returns engine.EstimateMemory of the options plus, for the
+// Vuvuzela pairs, the memory of their one-time build (the conversation's
+// FFTs reach about 1 GiB at the engine's largest length).
+func (Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
+	n := engine.EstimateMemory(engineOptions(spec.Engine))
+	p := spec.Params
+	switch spec.Kind {
+	case manifest.KindVuvuzelaConversation:
+		n += engine.EstimateConversationMemory(engineNoise(spec.Noise), p["mu"], p["scale"])
+	case manifest.KindVuvuzelaDialing:
+		n += engine.EstimateDialingMemory(engineNoise(spec.Noise), p["mu"], p["scale"])
+	}
+	return n
+}
+
+// DecodeState restores an engine.Result.
+func (Engine) DecodeState(data []byte) (State, error) {
+	r := new(engine.Result)
+	if err := r.UnmarshalBinary(data); err != nil {
+		return nil, err
+	}
+	return engineState{r}, nil
+}
+
+type engineState struct{ r *engine.Result }
+
+func (s engineState) DeltaBounds(eps float64) (float64, float64) {
+	d := s.r.Delta(eps)
+	return d.Upper, d.Lower
+}
+
+func (s engineState) EpsBounds(delta float64) (float64, float64) {
+	return s.r.EpsUpper(delta), s.r.EpsLower(delta)
+}
+
+func (s engineState) Summary() StateSummary {
+	info := s.r.Info()
+	return StateSummary{Buckets: info.Buckets, Factor: info.Factor, InfinityMass: s.r.Corners().Mass()}
+}
+
+func (s engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }
+
+// RenyiUpper returns engine.Result.Renyi's upper bound on D_alpha, raised
+// to cover its floating-point error. The engine bounds the contribution of
+// each bucket by a chord whose slope divides by e^(-L) - e^(-L-u ln f), a
+// difference of nearby numbers: its relative error is about 2^-52/(u ln f),
+// and the engine's own margin (1e-12 relative) does not cover it for fine
+// bucket lists. Measured on randomized response (p = 0.51; 20,000 to
+// 2,000,000 buckets), the engine's bound fell below the exact
+// ln sum P^alpha Q^(1-alpha) by up to 0.6e-16/(u ln f); the pad added here
+// to (alpha-1) D_alpha is 4e-15/(u ln f) + 1e-15 (alpha-1) n ln f (the
+// exponentials of the losses) + 1e-12. +Inf and NaN are returned as they
+// are.
+func (s engineState) RenyiUpper(alpha float64) float64 {
+	_, upper := s.r.Renyi(alpha)
+	if math.IsNaN(upper) || math.IsInf(upper, 0) {
+		return upper
+	}
+	info := s.r.Info()
+	lnf := math.Log(info.Factor)
+	pad := 1e-12 + 1e-15*(alpha-1)*float64(info.Buckets/2)*lnf
+	if ul := info.U * lnf; ul > 0 {
+		pad += 4e-15 / ul
+	}
+	return upper + pad/(alpha-1)
+}
+
+// RenyiBounds returns engine.Result.Renyi and RenyiEstimate.
+func (s engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
+	lower, upper = s.r.Renyi(alpha)
+	return lower, upper, s.r.RenyiEstimate(alpha)
+}

@@ -1,0 +1,73 @@
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/pbuckets/pbuckets/internal/atomicfile"
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+)
+
+// cacheFormat changes whenever the meaning of cached states changes.
+const cacheFormat = "pbuckets-state-v1"
+
+// States keeps composed states on disk under a key derived from
+// everything that produced them.
+type States struct {
+	Dir string
+}
+
+// Key returns the cache key of the state after r compositions of
+// mech with options opt, computed by a backend of the given version (see
+// BackendVersion). basis is the largest r of the ComposeMany call when the
+// factor is automatic (the engine picks the factor for it), else 0.
+func Key(version string, mech backend.Mechanism, spec manifest.MechanismSpec, opt manifest.EngineOptions, r, basis int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nbackend=%s\nmechanism=%s\ndata=%s\nengine=%+v\nr=%d\nbasis=%d\n", cacheFormat, version, mech.String(), spec.DataHash, opt, r, basis)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// versioned is implemented by backends whose results depend on their
+// build (backend.Engine): states cached by another build are not reused.
+type versioned interface{ Version() string }
+
+// BackendVersion returns b's version, or "" for backends without one.
+func BackendVersion(b backend.Backend) string {
+	if v, ok := b.(versioned); ok {
+		return v.Version()
+	}
+	return ""
+}
+
+func (c States) path(key string) string {
+	return filepath.Join(c.Dir, key[:2], key+".state")
+}
+
+// load returns the cached bytes of key, if present.
+func (c States) Load(key string) ([]byte, bool) {
+	if c.Dir == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(c.path(key))
+	if err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// store writes data under key atomically.
+func (c States) Store(key string, data []byte) error {
+	if c.Dir == "" {
+		return nil
+	}
+	return atomicfile.Write(c.path(key), func(w io.Writer) error {
+		_, err := io.Copy(w, bytes.NewReader(data))
+		return err
+	})
+}

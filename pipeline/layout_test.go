@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"go/build"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pbuckets/pbuckets/"
+
+// TestLayout checks that every package under pipeline/ (and
+// internal/atomicfile) says in its documentation what it holds and, in a
+// "May import:" sentence, which packages of this module it imports, and
+// that its non-test code imports exactly those: the one-way flow of the
+// package documentation of pipeline.
+func TestLayout(t *testing.T) {
+	dirs := []string{filepath.Join("..", "internal", "atomicfile")}
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "testdata" {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	if len(dirs) < 9 {
+		t.Fatalf("found %d packages, want at least 9: %v", len(dirs), dirs)
+	}
+	for _, dir := range dirs {
+		pkg, err := build.ImportDir(dir, build.ImportComment)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		if !strings.HasPrefix(pkg.Doc, "Package "+pkg.Name+" ") {
+			t.Errorf("%s: no package documentation (got %q)", dir, pkg.Doc)
+			continue
+		}
+		want, ok := mayImport(t, dir)
+		if !ok {
+			t.Errorf("%s: the package documentation has no \"May import:\" sentence", dir)
+			continue
+		}
+		var got []string
+		for _, p := range pkg.Imports {
+			if rel, ok := strings.CutPrefix(p, module); ok {
+				got = append(got, rel)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s imports %v, its documentation says it may import %v", dir, got, want)
+		}
+	}
+}
+
+// mayImport returns the module-relative paths that the "May import:"
+// sentence of dir's package documentation lists, sorted.
+func mayImport(t *testing.T, dir string) ([]string, bool) {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, parser.PackageClauseOnly|parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc string
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			if f.Doc != nil {
+				doc += f.Doc.Text()
+			}
+		}
+	}
+	_, after, ok := strings.Cut(strings.Join(strings.Fields(doc), " "), "May import: ")
+	if !ok {
+		return nil, false
+	}
+	sentence, _, _ := strings.Cut(after, ".")
+	if sentence == "no package of this module" {
+		return nil, true
+	}
+	var out []string
+	for _, item := range strings.Split(sentence, ",") {
+		out = append(out, strings.TrimSpace(item))
+	}
+	slices.Sort(out)
+	return out, true
+}

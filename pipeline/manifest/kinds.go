@@ -1,0 +1,134 @@
+package manifest
+
+import (
+	"fmt"
+	"math"
+)
+
+// Mechanism kinds understood in manifests.
+const (
+	KindLaplace              = "laplace"
+	KindGauss                = "gauss"
+	KindRandomizedResponse   = "randomized_response"
+	KindSGD                  = "sgd"
+	KindEpsDelta             = "eps_delta"
+	KindHistogram            = "histogram"
+	KindVuvuzelaDialing      = "vuvuzela_dialing"
+	KindVuvuzelaConversation = "vuvuzela_conversation"
+)
+
+// Kinds returns the mechanism kinds in documentation order.
+func Kinds() []string {
+	return []string{KindLaplace, KindGauss, KindRandomizedResponse, KindSGD, KindEpsDelta,
+		KindHistogram, KindVuvuzelaDialing, KindVuvuzelaConversation}
+}
+
+// paramSpec describes one numeric parameter of a mechanism kind.
+type paramSpec struct {
+	name     string
+	required bool
+	def      float64
+	// check returns a description of the valid range when v is outside it.
+	check func(v float64) string
+}
+
+// kindSchema lists the parameters of a mechanism kind. Numeric parameters
+// are in params; histogram has the string key "file", Vuvuzela the string
+// key "noise".
+type kindSchema struct {
+	params  []paramSpec
+	strings []string
+}
+
+func (s kindSchema) keys() []string {
+	keys := []string{"id", "kind", "engine"}
+	for _, p := range s.params {
+		keys = append(keys, p.name)
+	}
+	return append(keys, s.strings...)
+}
+
+func (s kindSchema) param(name string) (paramSpec, bool) {
+	for _, p := range s.params {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return paramSpec{}, false
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func positive(v float64) string {
+	if v > 0 && finite(v) {
+		return ""
+	}
+	return "must be positive and finite"
+}
+
+func nonNegative(v float64) string {
+	if v >= 0 && finite(v) {
+		return ""
+	}
+	return "must be non-negative and finite"
+}
+
+func openUnit(v float64) string {
+	if v > 0 && v < 1 {
+		return ""
+	}
+	return "must be in (0, 1)"
+}
+
+func halfOpenUnit(v float64) string {
+	if v > 0 && v <= 1 {
+		return ""
+	}
+	return "must be in (0, 1]"
+}
+
+func closedUnit(v float64) string {
+	if v >= 0 && v <= 1 {
+		return ""
+	}
+	return "must be in [0, 1]"
+}
+
+// schemaFor returns the parameter schema of a mechanism kind.
+func schemaFor(kind string) (kindSchema, bool) {
+	sens := paramSpec{name: "sensitivity", def: 1, check: positive}
+	trunc := paramSpec{name: "truncate", def: 0, check: nonNegative}
+	switch kind {
+	case KindLaplace:
+		return kindSchema{params: []paramSpec{{name: "scale", required: true, check: positive}, sens, trunc}}, true
+	case KindGauss:
+		return kindSchema{params: []paramSpec{{name: "sigma", required: true, check: positive}, sens, trunc}}, true
+	case KindRandomizedResponse:
+		return kindSchema{params: []paramSpec{{name: "p", required: true, check: openUnit}}}, true
+	case KindSGD:
+		return kindSchema{params: []paramSpec{{name: "sigma", required: true, check: positive}, {name: "q", required: true, check: halfOpenUnit}}}, true
+	case KindEpsDelta:
+		return kindSchema{params: []paramSpec{{name: "eps", required: true, check: nonNegative}, {name: "delta", required: true, check: closedUnit}}}, true
+	case KindHistogram:
+		return kindSchema{strings: []string{"file"}}, true
+	case KindVuvuzelaDialing, KindVuvuzelaConversation:
+		return kindSchema{
+			params:  []paramSpec{{name: "mu", required: true, check: positive}, {name: "scale", required: true, check: positive}},
+			strings: []string{"noise"},
+		}, true
+	}
+	return kindSchema{}, false
+}
+
+// Noise distributions of the Vuvuzela mechanisms.
+const (
+	NoiseLaplace = "laplace"
+	NoiseGauss   = "gauss"
+)
+
+func checkNoise(s string) error {
+	if s == NoiseLaplace || s == NoiseGauss {
+		return nil
+	}
+	return fmt.Errorf("noise must be %q or %q, got %q", NoiseLaplace, NoiseGauss, s)
+}

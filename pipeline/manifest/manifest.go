@@ -1,0 +1,529 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Manifest is a parsed and validated experiment description.
+type Manifest struct {
+	// File is the path the manifest was read from.
+	File string
+	// Hash is the SHA-256 of the manifest bytes (hex).
+	Hash string
+	// Name names the result folder <out>/<Name>/.
+	Name string
+	// Title is an optional caption for plots.
+	Title string
+	// Engine holds the manifest-wide engine options.
+	Engine EngineOptions
+	// Mechanisms are the mechanisms in manifest order, before the sweep.
+	Mechanisms []MechanismSpec
+	// Query says what to compute for each mechanism.
+	Query Query
+	// Sweep lists the grid axes over mechanism parameters.
+	Sweep []SweepAxis
+	// Search is the [search] table (noise searches), nil if absent.
+	Search *SearchConfig
+	// Figures are the [[figure]] tables: what `pbuckets plot` draws.
+	Figures []Figure
+}
+
+// EngineOptions are the bucket-engine settings of a manifest or mechanism.
+// Zero values of the float and Tilts fields select the engine's defaults.
+type EngineOptions struct {
+	Buckets           int     `json:"buckets"`
+	Factor            float64 `json:"factor"`
+	ErrorCorrection   bool    `json:"error_correction"`
+	SquaringThreshold float64 `json:"squaring_threshold"`
+	FreeInftyBudget   float64 `json:"free_infty_budget"`
+	TailBudget        float64 `json:"tail_budget"`
+	Tilts             int     `json:"tilts"`
+}
+
+// DefaultEngineOptions are used where a manifest sets nothing.
+func DefaultEngineOptions() EngineOptions {
+	return EngineOptions{Buckets: 100000, ErrorCorrection: true}
+}
+
+// MechanismSpec is one [[mechanism]] entry (or one point of its sweep).
+type MechanismSpec struct {
+	ID   string
+	Kind string
+	// Params holds the numeric parameters with defaults filled in.
+	Params map[string]float64
+	// Noise is the noise of the Vuvuzela kinds ("laplace" or "gauss").
+	Noise string
+	// File is the histogram file (resolved against the manifest's folder);
+	// A and B are its two PMFs and DataHash their SHA-256.
+	File     string
+	A, B     []float64
+	DataHash string
+	// Engine holds the effective engine options.
+	Engine EngineOptions
+	// Line is the line of the [[mechanism]] header.
+	Line int
+}
+
+// SweepAxis is one key of the [sweep] table: the values a parameter of a
+// mechanism takes.
+type SweepAxis struct {
+	Mechanism string
+	Param     string
+	Values    []float64
+	Line      int
+}
+
+// Query lists what is computed for every mechanism.
+type Query struct {
+	// Compositions holds the numbers of compositions r, sorted, unique.
+	Compositions []int
+	// Eps holds the eps values of delta(eps) queries (natural log scale,
+	// converted from e_eps when the manifest gives e_eps).
+	Eps []float64
+	// Delta holds the delta values of eps(delta) queries.
+	Delta []float64
+	// Methods names the bounding methods, in manifest order.
+	Methods []string
+	// Alpha holds the Renyi orders of D_alpha queries (buckets only),
+	// sorted.
+	Alpha []float64
+}
+
+// Method names understood in manifests.
+const (
+	MethodBuckets  = "buckets"
+	MethodKOV      = "kov"
+	MethodAdvanced = "advanced"
+	MethodRDP      = "rdp"
+	MethodCDP      = "cdp"
+	MethodExact    = "exact"
+)
+
+// MethodNames returns the method names a manifest may use.
+func MethodNames() []string {
+	return []string{MethodBuckets, MethodKOV, MethodAdvanced, MethodRDP, MethodCDP, MethodExact}
+}
+
+var (
+	namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	idPattern   = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+)
+
+// Load reads and parses a manifest file.
+func Load(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses and validates a manifest. file names it in errors
+// and anchors relative histogram paths. Every problem found is reported,
+// each as a *Error with its line; nothing is computed.
+func Parse(file string, data []byte) (*Manifest, error) {
+	el := &errorList{file: file}
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			el.add(pe.Position.Line, pe.LastKey, "%s", pe.Message)
+		} else {
+			el.addErr(0, "", err)
+		}
+		return nil, el.err()
+	}
+	sum := sha256.Sum256(data)
+	p := &parser{el: el, lines: scanKeyLines(string(data)), dir: filepath.Dir(file)}
+	m := &Manifest{File: file, Hash: hex.EncodeToString(sum[:])}
+	p.parse(raw, m)
+	if err := el.err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+type parser struct {
+	el    *errorList
+	lines keyLines
+	dir   string
+}
+
+func (p *parser) line(path ...string) int { return p.lines.line(path...) }
+
+func (p *parser) parse(raw map[string]any, m *Manifest) {
+	top := []string{"name", "title", "engine", "mechanism", "query", "sweep", "figure", "search"}
+	p.table(raw, nil, "").unknown(top, "key", false)
+	switch v := raw["name"].(type) {
+	case nil:
+		p.el.add(0, "name", "missing required key (the results go to <out>/<name>/)")
+	case string:
+		if !namePattern.MatchString(v) || strings.Contains(v, "..") {
+			p.el.add(p.line("name"), "name", "%q is not a valid folder name (letters, digits, '.', '_', '-'; not starting with '.')", v)
+		}
+		m.Name = v
+	default:
+		p.el.add(p.line("name"), "name", "must be a string, got %s", typeName(v))
+	}
+	if v, ok := raw["title"]; ok {
+		if s, ok := v.(string); ok {
+			m.Title = s
+		} else {
+			p.el.add(p.line("title"), "title", "must be a string, got %s", typeName(v))
+		}
+	}
+	m.Engine = DefaultEngineOptions()
+	if v, ok := raw["engine"]; ok {
+		m.Engine = p.engine(v, m.Engine, []string{"engine"}, "engine")
+	}
+	p.mechanisms(raw["mechanism"], m)
+	if raw["query"] != nil || raw["search"] == nil {
+		p.query(raw["query"], m) // a manifest with [search] may have no [query]
+	}
+	if v, ok := raw["sweep"]; ok {
+		p.sweep(v, m)
+	}
+	if v, ok := raw["figure"]; ok {
+		p.figures(v, m)
+	}
+	if v, ok := raw["search"]; ok {
+		p.search(v, m)
+	}
+	p.checkSize(m)
+}
+
+// maxTasks bounds the number of tasks a manifest may expand to.
+const maxTasks = 1000000
+
+// checkSize refuses manifests whose sweep and query expand to more than
+// maxTasks tasks.
+func (p *parser) checkSize(m *Manifest) {
+	tasks := m.instanceCount(nil) * float64(len(m.Query.Compositions)) * float64(max(1, len(m.Query.Methods)))
+	if tasks > maxTasks {
+		p.el.add(p.line("sweep"), "sweep", "the manifest expands to %.3g tasks, more than %d; split it", tasks, maxTasks)
+	}
+}
+
+func (p *parser) engine(v any, base EngineOptions, path []string, display string) EngineOptions {
+	t, ok := v.(map[string]any)
+	if !ok {
+		p.el.add(p.line(path...), display, "must be a table, got %s", typeName(v))
+		return base
+	}
+	keys := []string{"buckets", "factor", "error_correction", "squaring_threshold", "free_infty_budget", "tail_budget", "tilts"}
+	tb := p.table(t, path, display+".")
+	tb.unknown(keys, "engine option", false)
+	o := base
+	at := tb.at
+	num, integer := tb.number, tb.integer
+	if n, ok := integer("buckets", func(n int64) string {
+		if n < 8 || n%2 != 0 || n > 1<<26 {
+			return "must be an even number in [8, 2^26]"
+		}
+		return ""
+	}); ok {
+		o.Buckets = n
+	}
+	if f, ok := num("factor", func(f float64) string {
+		if f == 0 || f > 1 && finite(f) {
+			return ""
+		}
+		return "must be 0 (automatic) or a finite number > 1"
+	}); ok {
+		o.Factor = f
+	}
+	if x, present := t["error_correction"]; present {
+		if b, ok := x.(bool); ok {
+			o.ErrorCorrection = b
+		} else {
+			l, d := at("error_correction")
+			p.el.add(l, d, "must be true or false, got %s", typeName(x))
+		}
+	}
+	if f, ok := num("squaring_threshold", func(f float64) string {
+		if f > 1 && finite(f) {
+			return ""
+		}
+		return "must be a finite number > 1"
+	}); ok {
+		o.SquaringThreshold = f
+	}
+	if f, ok := num("free_infty_budget", nonNegative); ok {
+		o.FreeInftyBudget = f
+		if f == 0 {
+			o.FreeInftyBudget = -1 // the engine reads a negative budget as 0
+		}
+	}
+	if f, ok := num("tail_budget", openUnit); ok {
+		o.TailBudget = f
+	}
+	if n, ok := integer("tilts", func(n int64) string {
+		if n >= 1 && n <= 3 {
+			return ""
+		}
+		return "must be 1, 2 or 3"
+	}); ok {
+		o.Tilts = n
+	}
+	return o
+}
+
+func (p *parser) mechanisms(v any, m *Manifest) {
+	var list []map[string]any
+	switch x := v.(type) {
+	case nil:
+		p.el.add(0, "mechanism", "missing: at least one [[mechanism]] table is required")
+		return
+	case []map[string]any:
+		list = x
+	case map[string]any:
+		p.el.add(p.line("mechanism"), "mechanism", "must be an array of tables: write [[mechanism]], not [mechanism]")
+		return
+	default:
+		p.el.add(p.line("mechanism"), "mechanism", "must be an array of tables ([[mechanism]]), got %s", typeName(v))
+		return
+	}
+	seen := map[string]int{}
+	for i, t := range list {
+		idx := strconv.Itoa(i)
+		spec := MechanismSpec{Params: map[string]float64{}, Engine: m.Engine, Line: p.line("mechanism", idx)}
+		disp := fmt.Sprintf("mechanism[%d]", i)
+		at := func(k string) (int, string) { return p.line("mechanism", idx, k), disp + ": " + k }
+		switch id := t["id"].(type) {
+		case nil:
+			p.el.add(spec.Line, disp+": id", "missing required key")
+		case string:
+			if !idPattern.MatchString(id) {
+				l, d := at("id")
+				p.el.add(l, d, "%q is not a valid id (letters, digits, '_', '-')", id)
+			}
+			if j, dup := seen[id]; dup {
+				l, d := at("id")
+				p.el.add(l, d, "duplicate id %q (also mechanism[%d])", id, j)
+			}
+			seen[id] = i
+			spec.ID = id
+			disp = fmt.Sprintf("mechanism %q", id)
+		default:
+			l, d := at("id")
+			p.el.add(l, d, "must be a string, got %s", typeName(id))
+		}
+		kind, ok := t["kind"].(string)
+		if !ok {
+			l, d := at("kind")
+			if t["kind"] == nil {
+				p.el.add(spec.Line, d, "missing required key (one of %s)", quoteList(Kinds()))
+			} else {
+				p.el.add(l, d, "must be a string, got %s", typeName(t["kind"]))
+			}
+			continue
+		}
+		schema, known := schemaFor(kind)
+		if !known {
+			l, d := at("kind")
+			p.el.add(l, d, "unknown kind %q%s (one of %s)", kind, suggest(kind, Kinds()), quoteList(Kinds()))
+			continue
+		}
+		spec.Kind = kind
+		for _, k := range unknownKeys(t, schema.keys()...) {
+			l, d := at(k)
+			p.el.add(l, d, "unknown key for kind %s%s (known: %s)", kind, suggest(k, schema.keys()), quoteList(schema.keys()))
+		}
+		tb := table{p: p, t: t, at: at}
+		for _, ps := range schema.params {
+			if _, present := t[ps.name]; !present {
+				if ps.required {
+					p.el.add(spec.Line, disp+": "+ps.name, "missing required key for kind %s", kind)
+				} else {
+					spec.Params[ps.name] = ps.def
+				}
+				continue
+			}
+			if f, ok := tb.number(ps.name, ps.check); ok {
+				spec.Params[ps.name] = f
+			}
+		}
+		for _, k := range schema.strings {
+			x, present := t[k]
+			l, d := at(k)
+			s, isStr := x.(string)
+			switch {
+			case !present && k == "noise":
+				spec.Noise = NoiseLaplace
+			case !present:
+				p.el.add(spec.Line, d, "missing required key for kind %s", kind)
+			case !isStr:
+				p.el.add(l, d, "must be a string, got %s", typeName(x))
+			case k == "noise":
+				if err := checkNoise(s); err != nil {
+					p.el.addErr(l, d, err)
+				}
+				spec.Noise = s
+			case k == "file":
+				p.histogram(&spec, s, l, d)
+			}
+		}
+		if x, ok := t["engine"]; ok {
+			spec.Engine = p.engine(x, m.Engine, []string{"mechanism", idx, "engine"}, disp+": engine")
+		}
+		m.Mechanisms = append(m.Mechanisms, spec)
+	}
+}
+
+func (p *parser) histogram(spec *MechanismSpec, file string, line int, disp string) {
+	path := file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(p.dir, path)
+	}
+	spec.File = path
+	a, b, hash, err := ReadHistogram(path)
+	if err != nil {
+		p.el.addErr(line, disp, err)
+		return
+	}
+	spec.A, spec.B, spec.DataHash = a, b, hash
+}
+
+func (p *parser) query(v any, m *Manifest) {
+	t, ok := v.(map[string]any)
+	if !ok {
+		if v == nil {
+			p.el.add(0, "query", "missing: a [query] table with compositions is required")
+		} else {
+			p.el.add(p.line("query"), "query", "must be a table, got %s", typeName(v))
+		}
+		return
+	}
+	keys := []string{"compositions", "e_eps", "eps", "delta", "methods", "alpha"}
+	tb := p.table(t, []string{"query"}, "query.")
+	tb.unknown(keys, "key", false)
+	at := tb.at
+	q := &m.Query
+	p.queryAlpha(t, q)
+	var hasR, hasEps, hasDelta bool
+	if q.Compositions, hasR = tb.compositions(); !hasR {
+		p.el.add(p.line("query"), "query.compositions", "missing required key")
+	}
+	q.Eps, hasEps = tb.eps()
+	q.Delta, hasDelta = tb.delta()
+	if !hasEps && !hasDelta {
+		p.el.add(p.line("query"), "query", "nothing to compute: give e_eps (or eps) and/or delta")
+	}
+	q.Methods = []string{MethodBuckets}
+	if _, present := t["methods"]; present {
+		names, ok := tb.strs("methods", true, " ("+quoteList(MethodNames())+")")
+		if !ok {
+			return
+		}
+		l, d := at("methods")
+		q.Methods = nil
+		seen := map[string]bool{}
+		for _, s := range names {
+			if !slices.Contains(MethodNames(), s) {
+				p.el.add(l, d, "unknown method %q%s (one of %s)", s, suggest(s, MethodNames()), quoteList(MethodNames()))
+				continue
+			}
+			if seen[s] {
+				p.el.add(l, d, "method %q listed twice", s)
+				continue
+			}
+			seen[s] = true
+			q.Methods = append(q.Methods, s)
+		}
+	}
+}
+
+func (p *parser) sweep(v any, m *Manifest) {
+	t, ok := v.(map[string]any)
+	if !ok {
+		p.el.add(p.line("sweep"), "sweep", "must be a table, got %s", typeName(v))
+		return
+	}
+	type entry struct {
+		id, param string
+		val       any
+		path      []string
+	}
+	var entries []entry
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		val := t[k]
+		if id, param, ok := strings.Cut(k, "."); ok {
+			entries = append(entries, entry{id, param, val, []string{"sweep", k}})
+			continue
+		}
+		// Unquoted dotted keys (gauss.sigma = [...]) arrive as nested tables.
+		if sub, isTable := val.(map[string]any); isTable && m.mechanism(k) != nil {
+			subKeys := make([]string, 0, len(sub))
+			for sk := range sub {
+				subKeys = append(subKeys, sk)
+			}
+			sort.Strings(subKeys)
+			for _, sk := range subKeys {
+				entries = append(entries, entry{k, sk, sub[sk], []string{"sweep", k, sk}})
+			}
+			continue
+		}
+		p.el.add(p.line("sweep", k), "sweep."+k, `sweep keys are "<mechanism id>.<parameter>", e.g. "gauss.sigma"`)
+	}
+	for _, e := range entries {
+		l := p.line(e.path...)
+		d := fmt.Sprintf("sweep.%q", e.id+"."+e.param)
+		spec := m.mechanism(e.id)
+		if spec == nil {
+			p.el.add(l, d, "no mechanism with id %q", e.id)
+			continue
+		}
+		schema, _ := schemaFor(spec.Kind)
+		ps, ok := schema.param(e.param)
+		if !ok {
+			var names []string
+			for _, q := range schema.params {
+				names = append(names, q.name)
+			}
+			p.el.add(l, d, "mechanism %q (kind %s) has no numeric parameter %q%s (sweepable: %s)", e.id, spec.Kind, e.param, suggest(e.param, names), quoteList(names))
+			continue
+		}
+		vals, err := floatGrid(e.val)
+		if err != nil {
+			p.el.addErr(l, d, err)
+			continue
+		}
+		bad := false
+		for _, f := range vals {
+			if msg := ps.check(f); msg != "" {
+				p.el.add(l, d, "%s %s, got %v", e.param, msg, f)
+				bad = true
+				break
+			}
+		}
+		if !bad {
+			m.Sweep = append(m.Sweep, SweepAxis{Mechanism: e.id, Param: e.param, Values: vals, Line: l})
+		}
+	}
+}
+
+func (m *Manifest) mechanism(id string) *MechanismSpec {
+	for i := range m.Mechanisms {
+		if m.Mechanisms[i].ID == id {
+			return &m.Mechanisms[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/cache"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"golang.org/x/sync/semaphore"
+)
+
+// Buckets computes the privacy-buckets bounds through a Backend,
+// reusing cached states and sharing a memory budget between jobs.
+type Buckets struct {
+	Backend backend.Backend
+	Cache   cache.States
+	Mem     *semaphore.Weighted
+	Budget  int64
+}
+
+// memoryNeed returns the bytes a job of spec reserves from the budget.
+func (b *Buckets) MemoryNeed(spec manifest.MechanismSpec) int64 {
+	n := b.Backend.EstimateMemory(spec)
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
+	spec := job.Instance.Spec
+	mech, err := b.Backend.Mechanism(spec)
+	if err != nil {
+		return nil, fmt.Errorf("mechanism %q: %w", job.Instance.Label, err)
+	}
+	opt := spec.Engine
+	rs := job.Compositions
+	basis := 0
+	if opt.Factor == 0 {
+		// The automatic factor depends on the largest r: take the largest
+		// of the whole query, so that every shard of a manifest computes
+		// the same states (and the same table) as the unsplit run.
+		basis = slices.Max(rs)
+		if job.Manifest != nil && len(job.Manifest.Query.Compositions) > 0 {
+			basis = max(basis, slices.Max(job.Manifest.Query.Compositions))
+		}
+	}
+	version := cache.BackendVersion(b.Backend)
+	states := make([]backend.State, len(rs))
+	cached := make([]bool, len(rs))
+	var missing []int
+	for i, r := range rs {
+		data, ok := b.Cache.Load(cache.Key(version, mech, spec, opt, r, basis))
+		if ok {
+			if st, err := b.Backend.DecodeState(data); err == nil {
+				states[i], cached[i] = st, true
+				continue
+			}
+		}
+		missing = append(missing, r)
+	}
+	if len(missing) > 0 {
+		compute := missing
+		if basis > 0 && !slices.Contains(compute, basis) {
+			// The automatic factor depends on the largest r: include it so
+			// the recomputed states match those of an uninterrupted run.
+			compute = append(slices.Clone(missing), basis)
+		}
+		need := min(b.MemoryNeed(spec), b.Budget)
+		if err := b.Mem.Acquire(ctx, need); err != nil {
+			return nil, err
+		}
+		got, err := b.Backend.ComposeMany(ctx, mech, compute, opt, job.Progress)
+		b.Mem.Release(need)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) != len(compute) {
+			return nil, fmt.Errorf("backend returned %d states for %d compositions", len(got), len(compute))
+		}
+		byR := make(map[int]backend.State, len(compute))
+		for i, r := range compute {
+			byR[r] = got[i]
+			if data, err := got[i].MarshalBinary(); err == nil {
+				if err := b.Cache.Store(cache.Key(version, mech, spec, opt, r, basis), data); err != nil {
+					return nil, fmt.Errorf("caching state: %w", err)
+				}
+			}
+		}
+		for i, r := range rs {
+			if states[i] == nil {
+				states[i] = byR[r]
+			}
+		}
+	}
+	out := make([]Outcome, len(rs))
+	for i, r := range rs {
+		st := states[i]
+		sum := st.Summary()
+		o := Outcome{R: r, Buckets: sum.Buckets, Factor: sum.Factor, InfinityMass: sum.InfinityMass, Cached: cached[i]}
+		for _, eps := range job.Eps {
+			up, lo := st.DeltaBounds(eps)
+			o.Delta = append(o.Delta, Bound{Upper: up, Lower: lo})
+		}
+		for _, d := range job.Delta {
+			up, lo := st.EpsBounds(d)
+			o.Eps = append(o.Eps, Bound{Upper: up, Lower: lo})
+		}
+		o.Renyi = renyiBounds(st, spec, r, job.Alpha)
+		if !spec.Engine.ErrorCorrection {
+			o.Note = "error correction disabled: no lower bounds"
+		}
+		if math.IsNaN(sum.InfinityMass) {
+			o.Err = fmt.Errorf("corner mass is NaN")
+		}
+		out[i] = o
+	}
+	return out, nil
+}

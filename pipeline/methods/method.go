@@ -1,0 +1,78 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+)
+
+// ErrNotApplicable is wrapped by method errors meaning the method has no
+// answer for the mechanism (e.g. no closed form): the task is skipped with a
+// note, not failed.
+var ErrNotApplicable = errors.New("method not applicable")
+
+// ErrNotAvailable is wrapped by method errors meaning the method is not part
+// of this build; the task is skipped with a note.
+var ErrNotAvailable = errors.New("method not available in this build")
+
+// Job is the work of one method on one mechanism instance: every number
+// of compositions of a batch, with the manifest's eps and delta grids.
+type Job struct {
+	Manifest     *manifest.Manifest
+	Instance     *manifest.Instance
+	Compositions []int
+	// Eps holds the eps values of delta(eps) queries; Delta the delta
+	// values of eps(delta) queries.
+	Eps, Delta []float64
+	// Progress, if not nil, receives the method's own progress steps.
+	Progress func(done, total int)
+	// Alpha holds the Renyi orders of D_alpha queries (answered by the
+	// buckets method only).
+	Alpha []float64
+}
+
+// Bound is an upper and a lower bound at one query point; Lower is NaN when
+// the method has no lower bound.
+type Bound struct {
+	Upper, Lower float64
+}
+
+// Outcome is what a method found for one number of compositions.
+type Outcome struct {
+	R int
+	// Delta holds delta(eps) for each of Job.Eps; Eps holds eps(delta) for
+	// each of Job.Delta.
+	Delta, Eps []Bound
+	// Renyi holds D_alpha for each of Job.Alpha (buckets method only).
+	Renyi []RenyiBound
+	// Buckets, Factor and InfinityMass describe a bucket computation (zero
+	// for other methods).
+	Buckets      int
+	Factor       float64
+	InfinityMass float64
+	// Cached is true when the state came from the cache.
+	Cached bool
+	// Note is a remark for runs.parquet.
+	Note string
+	// Err, if not nil, fails this task alone (or skips it, when it wraps
+	// ErrNotApplicable or ErrNotAvailable).
+	Err error
+}
+
+// Func computes a method for a job and returns one Outcome per
+// number of compositions, in the order of Job.Compositions. An error
+// wrapping ErrNotApplicable or ErrNotAvailable skips the job's tasks with
+// the error as note; any other error fails them.
+type Func func(ctx context.Context, job Job) ([]Outcome, error)
+
+// Registry maps method names to their implementations.
+type Registry map[string]Func
+
+// Unavailable is the Func of a method that this build lacks.
+func Unavailable(name string) Func {
+	return func(context.Context, Job) ([]Outcome, error) {
+		return nil, fmt.Errorf("%w: %s (package compare is not wired in)", ErrNotAvailable, name)
+	}
+}

@@ -1,0 +1,210 @@
+package runner
+
+import (
+	"math"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/methods"
+	"github.com/pbuckets/pbuckets/pipeline/results"
+)
+
+// Task status values of runs.parquet.
+const (
+	StatusOK        = "ok"
+	StatusSkipped   = "skipped"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+)
+
+// sortKey orders rows deterministically: instance, method, r, query point.
+type sortKey struct {
+	instance, method, r, point int
+}
+
+func (a sortKey) less(b sortKey) bool {
+	if a.instance != b.instance {
+		return a.instance < b.instance
+	}
+	if a.method != b.method {
+		return a.method < b.method
+	}
+	if a.r != b.r {
+		return a.r < b.r
+	}
+	return a.point < b.point
+}
+
+type boundRow struct {
+	key       sortKey
+	mechanism string
+	id, kind  string
+	params    string
+	r         int
+	method    string
+	at        float64
+	bound     methods.Bound
+}
+
+type runRow struct {
+	key          sortKey
+	task         Task
+	params       string
+	buckets      int
+	factor       float64
+	infinityMass float64
+	seconds      float64
+	cached       bool
+	status       string
+	note         string
+	err          string
+}
+
+// collector gathers the rows of one manifest from concurrent jobs.
+type collector struct {
+	mu    sync.Mutex
+	delta []boundRow
+	eps   []boundRow
+	runs  []runRow
+	renyi []renyiRow
+}
+
+func methodIndex(m *manifest.Manifest, method string) int {
+	for i, x := range m.Query.Methods {
+		if x == method {
+			return i
+		}
+	}
+	return len(m.Query.Methods)
+}
+
+func (c *collector) addRun(row runRow) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.runs = append(c.runs, row)
+}
+
+// addOutcome records the rows of one successful task.
+func (c *collector) addOutcome(t Task, o methods.Outcome, eps, delta []float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	base := boundRow{
+		mechanism: t.Instance.Label, id: t.Instance.Spec.ID, kind: t.Instance.Spec.Kind,
+		params: t.Instance.ParamsJSON(), r: t.R, method: t.Method,
+	}
+	key := sortKey{instance: t.Instance.Order, method: methodIndex(t.Manifest, t.Method), r: t.R}
+	for i, b := range o.Delta {
+		row := base
+		row.key, row.key.point = key, i
+		row.at, row.bound = eps[i], b
+		c.delta = append(c.delta, row)
+	}
+	for i, b := range o.Eps {
+		row := base
+		row.key, row.key.point = key, i
+		row.at, row.bound = delta[i], b
+		c.eps = append(c.eps, row)
+	}
+	for i, b := range o.Renyi {
+		row := base
+		row.key, row.key.point = key, i
+		c.renyi = append(c.renyi, renyiRow{boundRow: row, b: b})
+	}
+}
+
+func sortRows(rows []boundRow) {
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].key.less(rows[j].key) })
+}
+
+func boundFrame(rows []boundRow, atName, upName, loName string, withEEps bool) *results.Frame {
+	sortRows(rows)
+	n := len(rows)
+	mech := &results.Column{Name: "mechanism", Type: results.String, Strings: make([]string, n)}
+	comp := &results.Column{Name: "compositions", Type: results.Int64, Ints: make([]int64, n)}
+	meth := &results.Column{Name: "method", Type: results.String, Strings: make([]string, n)}
+	at := &results.Column{Name: atName, Type: results.Float64, Floats: make([]float64, n)}
+	up := &results.Column{Name: upName, Type: results.Float64, Floats: make([]float64, n)}
+	lo := &results.Column{Name: loName, Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
+	eeps := &results.Column{Name: "e_eps", Type: results.Float64, Floats: make([]float64, n)}
+	id := &results.Column{Name: "mechanism_id", Type: results.String, Strings: make([]string, n)}
+	kind := &results.Column{Name: "kind", Type: results.String, Strings: make([]string, n)}
+	params := &results.Column{Name: "params", Type: results.String, Strings: make([]string, n)}
+	for i, r := range rows {
+		mech.Strings[i], comp.Ints[i], meth.Strings[i] = r.mechanism, int64(r.r), r.method
+		at.Floats[i], up.Floats[i], lo.Floats[i] = r.at, r.bound.Upper, r.bound.Lower
+		id.Strings[i], kind.Strings[i], params.Strings[i] = r.id, r.kind, r.params
+		if withEEps {
+			eeps.Floats[i] = math.Exp(r.at)
+		} else {
+			eeps.Floats[i] = math.Exp(r.bound.Upper)
+		}
+	}
+	if !withEEps {
+		eeps.Name = "e_eps_upper"
+	}
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, at, up, lo, eeps, id, kind, params}}
+}
+
+func (c *collector) runsFrame(version, shard string) *results.Frame {
+	rows := c.runs
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].key.less(rows[j].key) })
+	n := len(rows)
+	str := func(name string) *results.Column {
+		return &results.Column{Name: name, Type: results.String, Strings: make([]string, n)}
+	}
+	mech, meth, params, note := str("mechanism"), str("method"), str("params"), str("note")
+	hash, ver, status, errc := str("manifest_hash"), str("program_version"), str("status"), str("error")
+	id, kind, file, shardc := str("mechanism_id"), str("kind"), str("manifest"), str("shard")
+	comp := &results.Column{Name: "compositions", Type: results.Int64, Ints: make([]int64, n)}
+	buckets := &results.Column{Name: "buckets", Type: results.Int64, Ints: make([]int64, n)}
+	factor := &results.Column{Name: "factor", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
+	inf := &results.Column{Name: "infinity_mass", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
+	secs := &results.Column{Name: "seconds", Type: results.Float64, Floats: make([]float64, n)}
+	cached := &results.Column{Name: "cached", Type: results.Bool, Bools: make([]bool, n)}
+	for i, r := range rows {
+		mech.Strings[i], comp.Ints[i], meth.Strings[i] = r.task.Instance.Label, int64(r.task.R), r.task.Method
+		params.Strings[i], note.Strings[i] = r.params, r.note
+		hash.Strings[i], ver.Strings[i], status.Strings[i], errc.Strings[i] = r.task.Manifest.Hash, version, r.status, r.err
+		id.Strings[i], kind.Strings[i], file.Strings[i], shardc.Strings[i] = r.task.Instance.Spec.ID, r.task.Instance.Spec.Kind, filepath.ToSlash(r.task.Manifest.File), shard
+		buckets.Ints[i], secs.Floats[i], cached.Bools[i] = int64(r.buckets), r.seconds, r.cached
+		factor.Floats[i], inf.Floats[i] = math.NaN(), math.NaN()
+		if r.buckets > 0 {
+			factor.Floats[i], inf.Floats[i] = r.factor, r.infinityMass
+		}
+	}
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, params, buckets, factor, inf, secs, note, hash, ver, status, cached, errc, id, kind, file, shardc}}
+}
+
+// renyiFrame builds renyi.parquet: one row per mechanism instance x r x
+// alpha of the buckets method.
+func renyiFrame(rows []renyiRow) *results.Frame {
+	sortRenyi(rows)
+	n := len(rows)
+	str := func(name string) *results.Column {
+		return &results.Column{Name: name, Type: results.String, Strings: make([]string, n)}
+	}
+	flt := func(name string, nullable bool) *results.Column {
+		return &results.Column{Name: name, Type: results.Float64, Nullable: nullable, Floats: make([]float64, n)}
+	}
+	mech, meth, id, kind, params := str("mechanism"), str("method"), str("mechanism_id"), str("kind"), str("params")
+	comp := &results.Column{Name: "compositions", Type: results.Int64, Ints: make([]int64, n)}
+	alpha, lo, up, est, an := flt("alpha", false), flt("renyi_lower", true), flt("renyi_upper", true), flt("renyi_estimate", true), flt("renyi_analytic", true)
+	for i, r := range rows {
+		mech.Strings[i], comp.Ints[i], meth.Strings[i] = r.mechanism, int64(r.r), r.method
+		id.Strings[i], kind.Strings[i], params.Strings[i] = r.id, r.kind, r.params
+		alpha.Floats[i], lo.Floats[i], up.Floats[i] = r.b.Alpha, r.b.Lower, r.b.Upper
+		est.Floats[i], an.Floats[i] = r.b.Estimate, r.b.Analytic
+	}
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, alpha, lo, up, est, an, id, kind, params}}
+}
+
+type renyiRow struct {
+	boundRow
+	b methods.RenyiBound
+}
+
+func sortRenyi(rows []renyiRow) {
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].key.less(rows[j].key) })
+}

@@ -1,0 +1,10 @@
+// Package search runs noise searches: for a mechanism family with one free
+// factor on its noise, the least factor whose buckets upper bound meets a
+// target (eps, delta) and the largest whose lower bound proves it missed
+// (Searcher, Spec, Result), expanded from a manifest's [search] table
+// (Specs), and their result frames. It composes through a Backend and
+// shares the state cache and the memory budget with the runner.
+//
+// May import: pipeline/backend, pipeline/cache, pipeline/manifest,
+// pipeline/memory, pipeline/results.
+package search
