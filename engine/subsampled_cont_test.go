@@ -395,3 +395,113 @@ func TestSymmetrisedEqualsRemoveDirection(t *testing.T) {
 		}
 	}
 }
+
+// hockeyMix1D returns H_alpha(P||Q) for P = (1-q) N(0,1) + q N(a,1) and Q =
+// (1-q) N(0,1) + q N(b,1). p - alpha q is phi(t) times a sum of three
+// exponentials in t, so it changes sign at most twice (Descartes' rule for
+// exponential sums); the sign changes are found on a grid and refined by
+// bisection, and the positive intervals are integrated with distribution
+// functions.
+func hockeyMix1D(q, a, b, alpha float64) float64 {
+	// ln of the positive and of the negative terms of g(t) = p/phi - alpha q/phi
+	type term struct{ c, e float64 } // c e^(e t - e^2/2), c > 0 or < 0
+	terms := []term{{(1 - q) * (1 - alpha), 0}, {q, a}, {-alpha * q, b}}
+	sign := func(t float64) int {
+		lp, ln := math.Inf(-1), math.Inf(-1)
+		add := func(x *float64, v float64) {
+			if *x == math.Inf(-1) {
+				*x = v
+			} else {
+				m := math.Max(*x, v)
+				*x = m + math.Log(math.Exp(*x-m)+math.Exp(v-m))
+			}
+		}
+		for _, tm := range terms {
+			if tm.c == 0 {
+				continue
+			}
+			v := math.Log(math.Abs(tm.c)) + tm.e*t - tm.e*tm.e/2
+			if tm.c > 0 {
+				add(&lp, v)
+			} else {
+				add(&ln, v)
+			}
+		}
+		switch {
+		case lp > ln:
+			return 1
+		case lp < ln:
+			return -1
+		}
+		return 0
+	}
+	const T = 60.0
+	var cuts []float64
+	prev := sign(-T)
+	const steps = 480
+	for k := 1; k <= steps; k++ {
+		t := -T + float64(k)*2*T/steps
+		s := sign(t)
+		if s != prev && s != 0 && prev != 0 {
+			x, y := t-2*T/steps, t
+			for i := 0; i < 100; i++ {
+				m := (x + y) / 2
+				if sign(m) == prev {
+					x = m
+				} else {
+					y = m
+				}
+			}
+			cuts = append(cuts, (x+y)/2)
+		}
+		if s != 0 {
+			prev = s
+		}
+	}
+	edges := append([]float64{math.Inf(-1)}, cuts...)
+	edges = append(edges, math.Inf(1))
+	h := 0.0
+	for i := 0; i+1 < len(edges); i++ {
+		t1, t2 := edges[i], edges[i+1]
+		mid := (math.Max(t1, -T) + math.Min(t2, T)) / 2
+		if sign(mid) <= 0 {
+			continue
+		}
+		pm := (1-q)*refGaussMass(t1, t2) + q*refGaussMass(t1-a, t2-a)
+		qm := (1-q)*refGaussMass(t1, t2) + q*refGaussMass(t1-b, t2-b)
+		h += pm - alpha*qm
+	}
+	return math.Max(h, 0)
+}
+
+// TestReplaceOneAntipodal checks, in one dimension, the claim behind the
+// Poisson replace-one pair P(q, m) (dp_accounting's REPLACE_ONE): for every
+// pair of contributions a, b in [-m, m] of the replaced record and its
+// replacement, and every alpha >= 0 (so also the other order and every
+// composition), H_alpha((1-q) N(0) + q N(a) || (1-q) N(0) + q N(b)) <=
+// H_alpha(P(q, m)).
+func TestReplaceOneAntipodal(t *testing.T) {
+	for _, q := range []float64{0.01, 0.1, 0.5, 0.9} {
+		for _, m := range []float64{0.3, 1, 3} {
+			var alphas []float64
+			for k := -12; k <= 12; k++ {
+				alphas = append(alphas, math.Exp(float64(k)*0.4))
+			}
+			bound := make([]float64, len(alphas))
+			for i, al := range alphas {
+				bound[i] = hockeyMix1D(q, -m, m, al)
+			}
+			for i := 0; i <= 8; i++ {
+				for j := 0; j <= 8; j++ {
+					a, b := -m+2*m*float64(i)/8, -m+2*m*float64(j)/8
+					for k, al := range alphas {
+						h := hockeyMix1D(q, a, b, al)
+						if h > bound[k]+1e-12 {
+							t.Errorf("q=%v m=%v a=%v b=%v alpha=%.4g: H %.15g > antipodal %.15g", q, m, a, b, al, h, bound[k])
+						}
+					}
+				}
+			}
+		}
+	}
+}
