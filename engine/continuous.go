@@ -20,6 +20,12 @@ type monotonePair struct {
 	massB      func(t1, t2 float64) float64
 	// lossAtMin, lossAtMax: limits of L at tMin and tMax (may be infinite).
 	lossAtMin, lossAtMax float64
+	// bothSides cuts every bucket border twice, below and above the loss
+	// error, for pairs whose events are also added mirrored (mirrorSink):
+	// a piece within [(k-1) lambda, k lambda] and its mirror image then
+	// both have a misplacement of at most 1 (u of the leaf stays about 1
+	// instead of 2), at the cost of a thin piece straddling each border.
+	bothSides bool
 }
 
 // eventSink receives groups of atomic events: A-mass pa, B-mass pb and an
@@ -55,34 +61,47 @@ func (mp *monotonePair) embed(b eventSink) {
 	// a misplacement of about 1 (a margin below the error bound would push
 	// it to bucket k+1 and leave a misplacement of 2). The margin grows
 	// until that holds, up to lambda/4 (beyond which the piece simply goes
-	// one bucket up, which is sound). Borders never go back past the
-	// previous one, so the pieces partition the line.
+	// one bucket up, which is sound). Cuts never go back past the previous
+	// one, so the pieces partition the line.
 	kLo := max(-n, int(math.Floor(math.Max(lLo, -float64(n+1)*lam)/lam)))
 	kHi := min(n, int(math.Ceil(math.Min(lHi, float64(n+1)*lam)/lam)))
 	clamp := func(t float64) float64 { return math.Max(mp.tMin, math.Min(mp.tMax, t)) }
-	border := func(k int) float64 {
+	// border returns the cut at loss level k*lambda moved down (side = -1:
+	// the loss interval at the cut ends at or below k*lambda) or up (side =
+	// +1: it starts at or above k*lambda), by a margin grown until that
+	// holds, up to lambda/4.
+	border := func(k int, side float64) float64 {
 		L := float64(k) * lam
-		if L <= lLo {
+		if L < lLo || (side < 0 && L == lLo) {
 			if mp.increasing {
 				return mp.tMin
 			}
 			return mp.tMax
 		}
-		if L >= lHi {
+		if L > lHi || (side > 0 && L == lHi) {
 			if mp.increasing {
 				return mp.tMax
 			}
 			return mp.tMin
 		}
+		ok := func(t float64) bool {
+			// the test of bucketOf, exactly: hi <= k*lambda (or lo >= k*lambda)
+			b := mp.lossBounds(t)
+			if side < 0 {
+				return math.FMA(float64(k), lam, -b.hi) >= 0
+			}
+			return math.FMA(float64(k), lam, -b.lo) <= 0
+		}
 		margin := 1e-13 * math.Max(lam, math.Abs(L))
-		t := clamp(mp.inv(L - margin))
-		for it := 0; it < 8; it++ {
-			hi := mp.lossBounds(t).hi
-			if !(hi > L) || !(margin < lam/4) {
+		t := clamp(mp.inv(L + side*margin))
+		for it := 0; it < 8 && !ok(t) && margin < lam/4; it++ {
+			b := mp.lossBounds(t)
+			miss := math.Max(b.hi-L, L-b.lo)
+			if math.IsNaN(miss) {
 				break
 			}
-			margin = math.Min(2*margin+2*(hi-L), lam/4)
-			t = clamp(mp.inv(L - margin))
+			margin = math.Min(2*margin+2*miss, lam/4)
+			t = clamp(mp.inv(L + side*margin))
 		}
 		return t
 	}
@@ -109,8 +128,7 @@ func (mp *monotonePair) embed(b eventSink) {
 		lowEnd = mp.tMax
 	}
 	prev := lowEnd
-	for k := kLo; k <= kHi; k++ {
-		t := border(k)
+	cut := func(t float64) {
 		if mp.increasing {
 			t = math.Max(t, prev)
 		} else {
@@ -118,6 +136,14 @@ func (mp *monotonePair) embed(b eventSink) {
 		}
 		piece(prev, t)
 		prev = t
+	}
+	for k := kLo; k <= kHi; k++ {
+		cut(border(k, -1))
+		if mp.bothSides {
+			// a thin piece straddling k*lambda (bucket k+1, misplacement
+			// about 1), so that the next piece starts at or above k*lambda
+			cut(border(k, +1))
+		}
 	}
 	highEnd := mp.tMax
 	if !mp.increasing {

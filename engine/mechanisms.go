@@ -148,7 +148,15 @@ func (l *laplaceMech) String() string {
 
 func (l *laplaceMech) mu() float64               { return l.sens / l.scale }
 func (l *laplaceMech) lossRange(float64) float64 { return l.mu() * (1 + 1e-12) }
-func (l *laplaceMech) atomLoss() float64         { return l.mu() }
+
+// atomErr bounds the rounding error of the loss mu of the atom t <= 0 (and
+// of the middle's loss at t = 0).
+func (l *laplaceMech) atomErr() float64 { return 4 * unitRoundoff * (l.mu() + 1e-300) }
+
+// atomLoss is the upper end of the atom's loss interval: the factor puts a
+// bucket border at or above it, so the atom (and the piece next to it) stay
+// in one bucket (misplacement about 0 instead of 1).
+func (l *laplaceMech) atomLoss() float64 { return l.mu() + l.atomErr() }
 
 // lapMass returns P(t1 < X <= t2) for a standard Laplace X, accurately.
 func lapMass(t1, t2 float64) float64 {
@@ -167,7 +175,7 @@ func lapMass(t1, t2 float64) float64 {
 
 func (l *laplaceMech) embed(b *leafBuilder) error {
 	mu := l.mu()
-	e := 4 * unitRoundoff * (mu + 1e-300)
+	e := l.atomErr()
 	z := 1.0
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if l.trunc > 0 {

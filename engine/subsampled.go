@@ -276,21 +276,21 @@ func (m *subsampledMech) relErr() float64 {
 	return 64*unitRoundoff + 4*unitRoundoff*a
 }
 
-// atomLoss is the largest atom of a Laplace pair (the constant loss beyond
-// the shift), 0 for the Gaussian (no atoms).
+// atomLoss is the upper end of the loss interval of the largest atom of a
+// Laplace pair (the constant loss beyond the shift; the factor puts a
+// bucket border at or above it), 0 for the Gaussian (no atoms).
 func (m *subsampledMech) atomLoss() float64 {
 	if m.noise != laplaceNoise {
 		return 0
 	}
-	L, e := logMix(m.rc.rate, m.rc.shift)
-	return L + e
+	r := newLapRemove(m.rc.rate, m.rc.shift)
+	return r.lp + r.ep
 }
 
 func (m *subsampledMech) lossRange(p float64) float64 {
 	rc := m.rc
 	if m.noise == laplaceNoise {
-		L, e := logMix(rc.rate, rc.shift)
-		return (L + e) * (1 + 1e-12)
+		return m.atomLoss() * (1 + 1e-12)
 	}
 	// tail(l) bounds P_A(L > l) + P_B(L < -l) (and the mirror-image events
 	// of the other direction) for l >= 0.

@@ -128,6 +128,7 @@ func gaussSymmetric(q, a float64, b eventSink) {
 	t0 := a / 2 // L(t0) = logMix(q, a*(a/2) - a*a/2) = 0 exactly
 	mp.tMin = t0
 	mp.lossAtMin = 0
+	mp.bothSides = true
 	mp.embed(mirrorSink{b})
 	z := (1 - q) * math.Erf(t0/math.Sqrt2)
 	b.add(z, z, 0, 0)

@@ -17,13 +17,19 @@ type lapRemove struct {
 
 func newLapRemove(q, a float64) *lapRemove {
 	r := &lapRemove{q: q, a: a}
-	// x = -a or a exactly; the rounding of a itself moves x by u a.
+	// x = -a or a exactly; the error bound is the middle's at t = 0 and
+	// t = a (lapXErr), so that the atoms and the pieces next to them end
+	// on the same side of a bucket border.
 	r.lm, r.em = logMix(q, -a)
 	r.lp, r.ep = logMix(q, a)
-	r.em += 2 * unitRoundoff * a
-	r.ep += 2 * unitRoundoff * a
+	r.em += lapXErr(-a, a)
+	r.ep += lapXErr(a, a)
 	return r
 }
+
+// lapXErr bounds the error of x = 2t - a (the doubling is exact) and the
+// effect of the rounding of a itself (relative u, dx/da = -1).
+func lapXErr(x, a float64) float64 { return 2 * unitRoundoff * (math.Abs(x) + a) }
 
 // middle is the pair on [t1, a] (t1 >= 0) where the loss increases from
 // L(t1) to lp.
@@ -39,7 +45,7 @@ func (r *lapRemove) middle(t1, lossAt1 float64) *monotonePair {
 		lossErr: func(t float64) float64 {
 			x := 2*t - a
 			_, e := logMix(q, x)
-			return e + 2*unitRoundoff*(math.Abs(x)+a)
+			return e + lapXErr(x, a)
 		},
 		inv: func(L float64) float64 { return (logMixInv(q, L) + a) / 2 },
 		massA: func(t1, t2 float64) float64 {
@@ -69,7 +75,9 @@ func (r *lapRemove) embed(b eventSink) {
 func (r *lapRemove) embedSymmetric(b eventSink) {
 	t0 := r.a / 2
 	m := mirrorSink{b}
-	r.middle(t0, 0).embed(m)
+	mid := r.middle(t0, 0)
+	mid.bothSides = true
+	mid.embed(m)
 	r.rightAtom(m)
 	z := -(1 - r.q) * math.Expm1(-t0)
 	b.add(z, z, 0, 0)
