@@ -13,7 +13,8 @@ import (
 type Options struct {
 	// Buckets is the number of buckets 2n of Definition 4 (the list holds
 	// indices -n..n plus the infinity bucket, as the authors' code counts
-	// them). Zero means 100,000. It must be even and at least 8.
+	// them). Zero means 100,000. It must be a multiple of 4 (n even, for
+	// squaring) and at least 8.
 	Buckets int
 
 	// Factor is the bucket factor f > 1 of the leaves. Zero selects it
@@ -68,7 +69,7 @@ type Part struct {
 // Version identifies the engine's numerical behaviour: it changes whenever
 // the bounds computed for the same mechanism, options and r may change
 // (result caches include it in their keys).
-const Version = "engine-2026-11-23.2"
+const Version = "engine-2026-11-23.3"
 
 // ErrInvalid is wrapped by every error caused by invalid parameters or
 // options, so callers can tell bad input from internal failures.
@@ -82,8 +83,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Buckets == 0 {
 		o.Buckets = 100000
 	}
-	if o.Buckets < 8 || o.Buckets%2 != 0 {
-		return o, invalidf("buckets must be an even number >= 8, got %d", o.Buckets)
+	if o.Buckets < 8 || o.Buckets%4 != 0 {
+		return o, invalidf("buckets must be a multiple of 4 (so that n is even, Definition 3) and at least 8, got %d", o.Buckets)
 	}
 	if o.Buckets > 1<<26 {
 		return o, invalidf("buckets must be at most %d, got %d", 1<<26, o.Buckets)

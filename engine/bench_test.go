@@ -145,11 +145,11 @@ func BenchmarkEpsQueries(b *testing.B) {
 		}
 	})
 	b.Run("direct", func(b *testing.B) {
-		up := func(e float64) float64 { return res.l.deltaDirect(e, res.b, res.ec).Upper }
-		lo := func(e float64) float64 { return res.l.deltaDirect(e, res.b, res.ec).Lower }
+		up := func(e float64) bool { return res.l.deltaDirect(e, res.b, res.ec).Upper <= 1e-5 }
+		lo := func(e float64) bool { return !(res.l.deltaDirect(e, res.b, res.ec).Lower > 1e-5) }
 		for i := 0; i < b.N; i++ {
-			res.invert(1e-5, up)
-			res.invertLow(1e-5, lo)
+			bisect(up, 0, res.epsRange())
+			bisect(lo, 0, res.epsRange())
 		}
 	})
 }

@@ -144,6 +144,7 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		chA[o], chC[o] = noTilt, noTilt
 	}
 	var sumFA, sumFC float64
+	fftNonzero := false
 
 	haveRegular := x.lo <= x.hi && y.lo <= y.hi
 	w0, w1 := 0, -1
@@ -210,6 +211,11 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 				}
 			}
 		}
+		for m := range outs {
+			if !(outs[m].fftA <= 0 && outs[m].fftC <= 0) {
+				fftNonzero = true
+			}
+		}
 		sumFA = fftL1(chA, outs, tw, w0, w1, true)
 		sumFC = fftL1(chC, outs, tw, w0, w1, false)
 	} else {
@@ -248,8 +254,28 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	if y != x {
 		ya, yc = y.regularMass()
 	}
-	z.l1A = l1Compose(x.l1A, y.l1A, xa, ya, drel, sumFA, zeroA, n)
-	z.l1C = l1Compose(x.l1C, y.l1C, xc, yc, drel, sumFC, zeroC, n)
+	// Underflow allowance (list.abs). With x_true = x + dx, |dx| <= (the
+	// rel and envelope model) + x.abs, the output error is dx*y_true +
+	// x*dy: the allowances contribute x.abs (the true regular mass of y is
+	// at most 1) and y.abs (1+rel) |x|_1 (the rel part of dx times y.abs
+	// included); the envelope parts times the other's allowance are in the
+	// moments (list.moment). New: products of the direct part below 2^-1022
+	// (possible only when the smallest positive entries multiply below it;
+	// at most 96 products per entry) and the untilting products of a
+	// non-zero FFT part.
+	newAbs := 0.0
+	if len(sx.idx)+len(sy.idx) > 0 && !(x.minPositive()*y.minPositive() >= minNormal) {
+		newAbs += tinyMass
+	}
+	if fftNonzero {
+		newAbs += 0x1p-1070
+	}
+	if x.abs > 0 || y.abs > 0 || newAbs > 0 {
+		rx := math.Max(x.relA, x.relC)
+		z.abs = (x.abs + y.abs*(1+rx)*math.Max(xa, xc) + newAbs) * (1 + 4*unitRoundoff)
+	}
+	z.l1A = l1Compose(x.l1A, y.l1A, xa, ya, drel, sumFA, zeroA, n) + float64(2*n)*newAbs
+	z.l1C = l1Compose(x.l1C, y.l1C, xc, yc, drel, sumFC, zeroC, n) + float64(2*n)*newAbs
 
 	if cs == nil {
 		c := cp.corners(x, y)
@@ -366,6 +392,14 @@ func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
 	spectralProduct(s, j.N, y == x)
 	j.fp.inverseBR(s.reX, s.imX)
 	epsFFT := convErrBound(j.fp.kappa, j.N, nx, ny) // per entry, tilted+scaled domain
+	if nx.l1a+nx.l1c > 0 && ny.l1a+ny.l1c > 0 {
+		// Underflow (Higham's bound assumes none): inputs and the
+		// transforms' intermediate results below 2^-1022 are off by up to
+		// 2^-1075 each; through the convolution that is at most
+		// N 2^-1075 times the other input's 1-norm per input entry, and
+		// N log2(N) operations carried with growth at most N.
+		epsFFT += 0x1p-1070 * float64(j.N) * (64 + nx.l1a + nx.l1c + ny.l1a + ny.l1c)
+	}
 	invN := 1 / float64(j.N)
 	sC2 := 1 / (sC * sC)
 	// Envelope coefficients for this tilt.
@@ -385,17 +419,25 @@ func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
 const noiseRatio = 64
 
 // propagate returns the envelope coefficient contributed by the input errors:
-// (1+rx) ey Mx + (1+ry) ex My + 2n ex ey (see list.go).
+// (1+rx) ey Mx + (1+ry) ex My + 2n ex ey (see list.go), rounded up also
+// through underflow (2^-1070 when an input envelope is non-zero). An
+// infinite envelope times a zero moment stays 0 (the moment is an upper
+// bound of a sum of non-negative terms: zero means no mass to carry it).
 func propagate(rx, ry, ex, ey, mx, my float64, n int) float64 {
 	g := 1 + gamma(2*n+2)
-	v := g * ((1+rx)*ey*mx + (1+ry)*ex*my + float64(2*n)*ex*ey)
-	if math.IsNaN(v) { // an infinite envelope times a zero moment
+	v := g * ((1+rx)*mulNN(ey, mx) + (1+ry)*mulNN(ex, my) + float64(2*n)*mulNN(ex, ey))
+	if math.IsNaN(v) {
 		return math.Inf(1)
+	}
+	if ex > 0 || ey > 0 {
+		v += 0x1p-1070
 	}
 	return v
 }
 
-// moment returns sum_o v[o] w[o] over the support of l.
+// moment returns an upper bound on sum_o v[o] w[o] over the support of l
+// (rounded up through underflow), plus abs times the sum of all weights:
+// the moment of the largest values the underflow allowance admits.
 func (l *list) moment(w []float64, aSide bool) float64 {
 	v := l.c
 	if aSide {
@@ -404,6 +446,19 @@ func (l *list) moment(w []float64, aSide bool) float64 {
 	s := 0.0
 	for o := l.lo; o <= l.hi; o++ {
 		s += v[o] * w[o]
+	}
+	if l.lo <= l.hi {
+		// products below 2^-1022 lose up to 2^-1075 each
+		s += float64(l.hi-l.lo+1) * 0x1p-1074
+	}
+	if l.abs > 0 {
+		// the underflow allowance of every offset (list.abs), so that
+		// envelopes times the other operand's allowance are covered
+		sw := 0.0
+		for _, x := range w {
+			sw += x
+		}
+		s += l.abs * sw * (1 + gamma(len(w)+2))
 	}
 	return s
 }
@@ -448,11 +503,31 @@ func (l *list) errBoundsInto(tw *tiltWeights, ea, ec []float64) ([]float64, []fl
 	slack := (1 + 1e-12) * (1 + 2*tw.rel)
 	a, c := l.a[:n2], l.c[:n2]
 	ra, rc := l.relA*(1+2*unitRoundoff), l.relC*(1+2*unitRoundoff)
+	// The underflow allowance of the entries (list.abs) and, when an
+	// envelope is non-zero, of the products env*inv, which round to 0 or a
+	// subnormal below 2^-1022 (a few units of 2^-1074 each).
+	absA, absC := l.abs, l.abs
+	if anyPositive(l.envA) {
+		absA += 0x1p-1070
+	}
+	if anyPositive(l.envC) {
+		absC += 0x1p-1070
+	}
 	for o := range ea {
-		ea[o] = ea[o]*slack + ra*a[o]
-		ec[o] = ec[o]*slack + rc*c[o]
+		ea[o] = ea[o]*slack + ra*a[o] + absA
+		ec[o] = ec[o]*slack + rc*c[o] + absC
 	}
 	return ea, ec
+}
+
+// anyPositive reports whether some entry of v is > 0 (or NaN).
+func anyPositive(v []float64) bool {
+	for _, x := range v {
+		if !(x <= 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // fillEnvBounds sets e[o] = env[m] inv[m][o] for the tilt m minimising it
@@ -462,7 +537,7 @@ func fillEnvBounds(e, env, tau []float64, inv [][]float64, n int, lambda float64
 	// ln of each term: lnEnv[m] - tau_m L(o), L(o) = (o - n + 1) lambda.
 	lnEnv := make([]float64, K)
 	for m, v := range env {
-		lnEnv[m] = math.Log(v) // -Inf for 0, +Inf for +Inf
+		lnEnv[m] = ln(v) // -Inf for 0, +Inf for +Inf
 	}
 	at := func(m int, o float64) float64 { return lnEnv[m] - tau[m]*(o-float64(n)+1)*lambda }
 	// Breakpoints: offsets where two finite lines cross.

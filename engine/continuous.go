@@ -38,16 +38,9 @@ type eventSink interface {
 	grid() (lambda float64, n int)
 }
 
-// tinyMass is the mass below which a piece of a continuous pair is not
-// resolved: its computed masses may be subnormal (relative error unbounded)
-// or zero by underflow although both densities are positive on it. Such a
-// piece goes to a corner with masses in [0, computed + tinyMass], which is
-// sound whatever its privacy loss; the corners gain at most tinyMass per
-// piece.
-const tinyMass = 1e-290
-
-// embed adds the pair's events to b. Both densities must be positive on
-// (tMin, tMax): a piece whose computed mass is zero has underflowed.
+// embed adds the pair's events to b. Both densities are positive on (tMin,
+// tMax): a piece whose computed mass is 0 or subnormal has underflowed, and
+// the leaf builder keeps it with its underflow allowance (tinyMass).
 func (mp *monotonePair) embed(b eventSink) {
 	lam, n := b.grid()
 	lLo, lHi := mp.lossAtMin, mp.lossAtMax
@@ -92,16 +85,41 @@ func (mp *monotonePair) embed(b eventSink) {
 			}
 			return math.FMA(float64(k), lam, -b.lo) <= 0
 		}
+		// at returns the cut for the loss level x, NaN where the inverse
+		// fails (no border there: cut merges the pieces on both sides).
+		at := func(x float64) float64 {
+			switch {
+			case x <= lLo:
+				if mp.increasing {
+					return mp.tMin
+				}
+				return mp.tMax
+			case x >= lHi:
+				if mp.increasing {
+					return mp.tMax
+				}
+				return mp.tMin
+			}
+			t := mp.inv(x)
+			if math.IsNaN(t) {
+				return t
+			}
+			return clamp(t)
+		}
 		margin := 1e-13 * math.Max(lam, math.Abs(L))
-		t := clamp(mp.inv(L + side*margin))
-		for it := 0; it < 8 && !ok(t) && margin < lam/4; it++ {
+		t := at(L + side*margin)
+		for it := 0; it < 8 && !math.IsNaN(t) && !ok(t) && margin < lam/4; it++ {
 			b := mp.lossBounds(t)
 			miss := math.Max(b.hi-L, L-b.lo)
 			if math.IsNaN(miss) {
 				break
 			}
 			margin = math.Min(2*margin+2*miss, lam/4)
-			t = clamp(mp.inv(L + side*margin))
+			if t2 := at(L + side*margin); !math.IsNaN(t2) {
+				t = t2
+			} else {
+				break
+			}
 		}
 		return t
 	}
@@ -114,10 +132,6 @@ func (mp *monotonePair) embed(b eventSink) {
 		}
 		pa := mp.massA(t1, t2)
 		pb := mp.massB(t1, t2)
-		if !(pa >= tinyMass && pb >= tinyMass) {
-			b.addUnknown(0, unresolvedMass(pa), 0, unresolvedMass(pb))
-			return
-		}
 		l1, l2 := mp.lossBounds(t1), mp.lossBounds(t2)
 		lo := math.Min(l1.lo, l2.lo)
 		hi := math.Max(l1.hi, l2.hi)
@@ -129,6 +143,14 @@ func (mp *monotonePair) embed(b eventSink) {
 	}
 	prev := lowEnd
 	cut := func(t float64) {
+		if math.IsNaN(t) {
+			// The inverse failed (e.g. a loss level its formula cannot
+			// reach in float64): leave the border out. The pieces on both
+			// sides become one, whose loss interval comes from its own
+			// ends (lossBounds), so it is placed soundly, only less
+			// precisely; skipping the piece would lose its mass.
+			return
+		}
 		if mp.increasing {
 			t = math.Max(t, prev)
 		} else {
@@ -173,15 +195,6 @@ func (mp *monotonePair) lossBounds(t float64) lossInterval {
 	L := mp.loss(t)
 	e := mp.lossErr(t)
 	return lossInterval{L - e, L + e}
-}
-
-// unresolvedMass is an upper bound on a mass computed as p with an
-// unbounded relative error below tinyMass (1 for NaN: masses are at most 1).
-func unresolvedMass(p float64) float64 {
-	if !(p <= 1) {
-		return 1
-	}
-	return math.Max(p, 0)*(1+1e-6) + tinyMass
 }
 
 // mirrorSink adds every group of events twice: as given, and with the roles

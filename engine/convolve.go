@@ -209,12 +209,15 @@ func finishNorms(n *seqNorms) {
 // (2^26 buckets at most, see Options.Buckets).
 const len64 = 1 << 27
 
-// pow2Balance returns a power of two s with s*b close to a (1 if either is 0).
+// pow2Balance returns a power of two s with s*b close to a (1 if either is
+// 0), between 2^-500 and 2^500: the convolution is unscaled by 1/s^2,
+// which must stay a normal float64 (at 2^900, s^2 overflowed and 1/s^2 was
+// 0, which zeroed the B-side results and their error bounds).
 func pow2Balance(a, b float64) float64 {
 	if a == 0 || b == 0 {
 		return 1
 	}
 	e := math.Round(math.Log2(a / b))
-	e = math.Max(-900, math.Min(900, e))
+	e = math.Max(-500, math.Min(500, e))
 	return math.Ldexp(1, int(e))
 }

@@ -49,8 +49,19 @@ func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) corne
 		tw := cp.weights.get(x.lambda, x.tau)
 		mxA, mxC := cp.moments(x, tw)
 		myA, myC := cp.moments(y, tw)
-		tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA)
-		tightenOverflow(&hiC, &loC, x, x.relC, y.relC, x.envC, y.envC, mxC, myC)
+		xa, xc := x.regularMass()
+		tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA, x.abs, y.abs, xa)
+		tightenOverflow(&hiC, &loC, x, x.relC, y.relC, x.envC, y.envC, mxC, myC, x.abs, y.abs, xc)
+	}
+	// Products below 2^-1022 (possible only when the smallest positive
+	// entries multiply below it) lose up to 2^-1075 each: at most 2n
+	// products per sum.
+	if !(x.minPositive()*y.minPositive() >= minNormal) {
+		uf := float64(2*n) * 0x1p-1074
+		hiA.e += uf
+		loA.e += uf
+		hiC.e += uf
+		loC.e += uf
 	}
 	var cs cornerSet
 	cs.distA, cs.loA, cs.hiA = cornerMix(rxA, x.hiA, x.loA, x.distA, ryA, y.hiA, y.loA, y.distA, hiA, loA)
@@ -94,7 +105,7 @@ func overflow(x, y, ex, ey []float64, n int, buf []float64) (hi, lo val) {
 	for ox := n; ox < m; ox++ { // partner offsets oy >= 3n-1-ox
 		k := 3*n - 1 - ox
 		hv += x[ox] * suf[k]
-		he += ex[ox]*(suf[k]+sufE[k]) + x[ox]*sufE[k]
+		he += mulUp(ex[ox], suf[k]+sufE[k]) + mulUp(x[ox], sufE[k])
 	}
 	// Prefix sums: pre[k] = sum_{o <= k} = total - suf[k+1].
 	var lv, le float64
@@ -109,7 +120,7 @@ func overflow(x, y, ex, ey []float64, n int, buf []float64) (hi, lo val) {
 			preE += ey[k]
 		}
 		lv += x[ox] * pre
-		le += ex[ox]*(pre+preE) + x[ox]*preE
+		le += mulUp(ex[ox], pre+preE) + mulUp(x[ox], preE)
 	}
 	g := gamma(4*n + 4)
 	hi = val{hv, he*(1+g) + g*hv}
@@ -131,28 +142,48 @@ func overflow(x, y, ex, ey []float64, n int, buf []float64) (hi, lo val) {
 // (r_x + r_y + r_x r_y) times the overflow itself. Summing per-entry bounds
 // instead, as overflow does, counts the tilt-0 envelope of every bucket and
 // dominated the corners.
-func tightenOverflow(hi, lo *val, x *list, rx, ry float64, envX, envY, momX, momY []float64) {
+//
+// The underflow allowances absX, absY of the entries (list.abs) add at
+// most 2n (absX + absY (1+rx) |x|_1) (each of the 2n offsets j of x pairs
+// with a part of y of true mass at most 1; massX is an upper bound on
+// |x|_1); the moments include the allowances for the cross terms. A
+// product of an exactly zero envelope or moment is 0, whatever the other
+// factor; an envelope term that underflows is rounded up.
+func tightenOverflow(hi, lo *val, x *list, rx, ry float64, envX, envY, momX, momY []float64, absX, absY, massX float64) {
 	n := x.n
 	n2 := float64(2 * n)
 	g := (1 + gamma(4*n+8)) * (1 + 1e-12)
 	bestHi, bestLo := math.Inf(1), math.Inf(1)
 	for m, tau := range x.tau {
 		mx, my := momX[m]*g, momY[m]*g
-		core := (envX[m]*n2*my + envY[m]*n2*mx + envX[m]*envY[m]*n2*n2) * (1 + rx + ry) * g
+		core := (mulUp(envX[m], n2*my) + mulUp(envY[m], n2*mx) + mulUp(envX[m], envY[m])*n2*n2) * (1 + rx + ry) * g
+		if math.IsNaN(core) {
+			continue
+		}
+		if core > 0 {
+			core += 0x1p-1070
+		}
 		if tau >= 0 {
 			b := core * math.Exp(-tau*float64(n+1)*x.lambda) * (1 + 1e-12)
+			if core > 0 {
+				b += 0x1p-1070
+			}
 			bestHi = math.Min(bestHi, b)
 		}
 		if tau <= 0 {
 			b := core * math.Exp(tau*float64(n)*x.lambda) * (1 + 1e-12)
+			if core > 0 {
+				b += 0x1p-1070
+			}
 			bestLo = math.Min(bestLo, b)
 		}
 	}
 	rel := (rx + ry + rx*ry) * g
-	if e := rel*hi.v + bestHi; e < hi.e {
+	abs := n2 * (absX + absY*(1+rx)*massX) * g
+	if e := rel*hi.v + bestHi + abs; e < hi.e {
 		hi.e = e
 	}
-	if e := rel*lo.v + bestLo; e < lo.e {
+	if e := rel*lo.v + bestLo + abs; e < lo.e {
 		lo.e = e
 	}
 }

@@ -80,9 +80,9 @@ func (m *countMech) addRest(ta, tb, rel float64) {
 func (m *countMech) lossInterval(k int) (lo, hi float64) {
 	aLo, aHi := m.pa[k]-m.ea[k], m.pa[k]+m.ea[k]
 	bLo, bHi := m.pb[k]-m.eb[k], m.pb[k]+m.eb[k]
-	lo = math.Log(aLo) - math.Log(bHi)
-	hi = math.Log(aHi) - math.Log(bLo)
-	e := 4*unitRoundoff*(math.Abs(math.Log(aHi))+math.Abs(math.Log(bHi))+2) + 1e-300
+	lo = ln(aLo) - ln(bHi)
+	hi = ln(aHi) - ln(bLo)
+	e := 4*unitRoundoff*(math.Abs(ln(aHi))+math.Abs(ln(bHi))+2) + 1e-300
 	return lo - e, hi + e
 }
 

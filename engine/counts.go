@@ -39,7 +39,7 @@ func tailWidth(noise Noise, tail float64) float64 {
 	if noise == NoiseGauss {
 		return qInv(tail) * (1 + 1e-9)
 	}
-	return -math.Log(2*tail) * (1 + 1e-9)
+	return -ln(2*tail) * (1 + 1e-9)
 }
 
 // newCountDist returns the PMF of ceil(max(0, mu + scale*Z)) on the counts

@@ -61,7 +61,7 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 				v[j] = math.Inf(-1)
 				continue
 			}
-			v[j] = math.Log(d.at(lo + j)) // -Inf for 0
+			v[j] = ln(d.at(lo + j)) // -Inf for 0
 		}
 		return v
 	}
@@ -270,7 +270,7 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 			reach[side] = -1
 			continue
 		}
-		slope := (math.Log(s.a[in]) - math.Log(s.a[out])) / float64(in-out)
+		slope := (ln(s.a[in]) - ln(s.a[out])) / float64(in-out)
 		tauF := -slope
 		tau := tauF + reach[side]*(tauF-lastTau[side])
 		apply(tau)

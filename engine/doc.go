@@ -74,6 +74,18 @@
 // Tests check the bounds against brute-force enumeration, the Gauss closed
 // form and the binomial sum of randomized response.
 //
+// The bounds stay sound at every eps in [0, +Inf] and every privacy loss
+// (issue 11; delta.go): e^eps and e^-L are never formed apart (above eps =
+// 600 each term is e^(eps - lLo) times the bucket's B-mass times e^lLo,
+// computed in log space), every bucket's B-mass is also enclosed by its
+// A-mass through Lemma 6 (P e^-lHi <= Q <= P e^-lLo), which keeps the
+// bounds meaningful where Q has underflowed, and values below the smallest
+// normal float64 carry an absolute allowance (list.abs) so that no error
+// bound underflows to 0. Where the method cannot do better (corner mass,
+// a window u ln f wider than the losses, rounding-error bounds that exceed
+// the masses) the bounds are the trivial ones, with a note
+// (DeltaBound.Note, EpsBound.Note, Result.Notes).
+//
 // # Factor
 //
 // Options.Factor = 0 chooses f automatically (see newPlan): the leaf range

@@ -58,3 +58,24 @@ func ExampleSubsampledGauss() {
 	// fixed_size add_remove  eps in [9.81, 11.07]
 	// fixed_size replace_one eps in [10.96, 12.94]
 }
+
+// Ask for eps at a delta below the distinguishing mass of M_{eps,delta}
+// (its delta, 0.05, after one observation): no finite eps reaches it, and
+// the note says why.
+func ExampleResult_Eps() {
+	m, err := engine.EpsDelta(1, 0.05)
+	if err != nil {
+		panic(err)
+	}
+	res, err := engine.Compose(context.Background(), m, 1, engine.Options{Buckets: 2000})
+	if err != nil {
+		panic(err)
+	}
+	e := res.Eps(0.1)
+	fmt.Printf("eps(0.1) in [%.4f, %.4f]\n", e.Lower, e.Upper)
+	e = res.Eps(0.01)
+	fmt.Printf("eps(0.01) in [%v, %v]: %s\n", e.Lower, e.Upper, e.Note)
+	// Output:
+	// eps(0.1) in [0.9253, 0.9253]
+	// eps(0.01) in [+Inf, +Inf]: eps_up is +Inf for delta below 0.05: the distinguishing events (impossible under the other distribution) hold up to that mass; eps_low is +Inf for delta below 0.05: the distinguishing events hold at least that mass (not (eps, delta)-DP for any finite eps)
+}

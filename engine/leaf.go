@@ -15,6 +15,12 @@ type leafBuilder struct {
 	l      *list
 	uMax   float64
 	events int
+	// inexact: the masses come from distribution functions whose results
+	// below 2^-1022 (or 0) may be off by up to tinyMass (see exactMasses);
+	// each such mass adds tinyMass to the error of its bucket or corner.
+	inexact bool
+	tiny    []int32 // per regular bucket: masses added with that allowance
+	maxTiny int32
 	// adds counts the masses summed into each regular bucket: a bucket's
 	// rounding error is that of its own sum (gamma of its count), not of
 	// all events'.
@@ -22,9 +28,21 @@ type leafBuilder struct {
 	maxAdds int32
 	// sums of corner masses
 	hiA, hiC, loA, loC, distA, distB float64
-	// extra absolute errors of hiA and hiC (addUnknown)
-	hiAErr, hiCErr float64
+	// extra absolute errors of the corners (addUnknown, underflowed masses)
+	hiAErr, hiCErr, loAErr, loCErr, distAErr, distBErr float64
 }
+
+// tinyOf returns tinyMass if tiny, else 0.
+func tinyOf(tiny bool) float64 {
+	if tiny {
+		return tinyMass
+	}
+	return 0
+}
+
+// exactMasses is implemented by mechanisms whose event masses are exact
+// float64 numbers (histograms as given): no underflow allowance is needed.
+type exactMasses interface{ exactMasses() bool }
 
 func newLeafBuilder(n int, lambda float64, tau []float64) *leafBuilder {
 	return &leafBuilder{l: newList(n, lambda, tau)}
@@ -46,53 +64,68 @@ func bucketOf(loss, lambda float64) float64 {
 }
 
 // add records events with A-mass pa and B-mass pb whose log-ratios lie in
-// [lossLo, lossHi]. pa, pb >= 0; lossHi may be +Inf only with pb == 0.
+// [lossLo, lossHi]. pa, pb >= 0. The events are distinguishing exactly
+// when the interval says so: lossLo = +Inf (P_B = 0) or lossHi = -Inf
+// (P_A = 0). A mass computed as 0 with a finite loss has underflowed (its
+// true value is positive) and is kept with its events, not taken for a
+// distinguishing event: that would put it into delta_low at every eps.
 func (b *leafBuilder) add(pa, pb, lossLo, lossHi float64) {
-	if pa == 0 && pb == 0 {
+	tinyA := b.inexact && pa < minNormal
+	tinyB := b.inexact && pb < minNormal
+	if pa == 0 && pb == 0 && !(tinyA || tinyB) {
 		return
 	}
 	b.events++
 	l := b.l
 	n := l.n
-	if pb == 0 {
+	if math.IsInf(lossLo, 1) {
 		b.distA += pa
+		if tinyA {
+			b.distAErr += tinyMass
+		}
 		return
 	}
-	if pa == 0 {
+	if math.IsInf(lossHi, -1) {
 		b.distB += pb
+		if tinyB {
+			b.distBErr += tinyMass
+		}
 		return
+	}
+	toCorner := func(hi bool) {
+		if hi {
+			b.hiA += pa
+			b.hiC += pb
+			b.hiAErr += tinyOf(tinyA)
+			b.hiCErr += tinyOf(tinyB)
+		} else {
+			b.loA += pa
+			b.loC += pb
+			b.loAErr += tinyOf(tinyA)
+			b.loCErr += tinyOf(tinyB)
+		}
 	}
 	if lossHi > float64(n)*l.lambda*(1+1e-12)+l.lambda {
-		b.hiA += pa
-		b.hiC += pb
+		toCorner(true)
 		return
 	}
 	if lossHi < -float64(n+2)*l.lambda {
-		b.loA += pa
-		b.loC += pb
+		toCorner(false)
 		return
 	}
 	if math.IsInf(lossLo, -1) || math.IsNaN(lossLo) || math.IsNaN(lossHi) {
 		// No lower bound on the ratio: keep the group in a corner (counted
 		// in full in both directions, which is always sound).
-		if lossHi <= 0 {
-			b.loA += pa
-			b.loC += pb
-		} else {
-			b.hiA += pa
-			b.hiC += pb
-		}
+		toCorner(!(lossHi <= 0))
 		return
 	}
 	i := bucketOf(lossHi, l.lambda)
 	if i > float64(n) {
-		b.hiA += pa
-		b.hiC += pb
+		toCorner(true)
 		return
 	}
 	if i <= float64(-n) {
-		b.loA += pa
-		b.loC += pb
+		toCorner(false)
 		return
 	}
 	o := int(i) + n - 1
@@ -103,6 +136,13 @@ func (b *leafBuilder) add(pa, pb, lossLo, lossHi float64) {
 	}
 	b.adds[o]++
 	b.maxAdds = max(b.maxAdds, b.adds[o])
+	if tinyA || tinyB {
+		if b.tiny == nil {
+			b.tiny = make([]int32, 2*n)
+		}
+		b.tiny[o]++
+		b.maxTiny = max(b.maxTiny, b.tiny[o])
+	}
 	// misplacement i - lossLo/lambda, rounded up.
 	mis := (math.FMA(i, l.lambda, -lossLo) / l.lambda) * (1 + 4*unitRoundoff)
 	if mis > b.uMax {
@@ -138,7 +178,12 @@ func (b *leafBuilder) finish(rel float64, name string) *list {
 	l.hiA, l.hiC, l.loA, l.loC = mk(b.hiA), mk(b.hiC), mk(b.loA), mk(b.loC)
 	l.hiA.e += b.hiAErr * (1 + 4*unitRoundoff)
 	l.hiC.e += b.hiCErr * (1 + 4*unitRoundoff)
+	l.loA.e += b.loAErr
+	l.loC.e += b.loCErr
 	l.distA, l.distB = mk(b.distA), mk(b.distB)
+	l.distA.e += b.distAErr
+	l.distB.e += b.distBErr
+	l.abs = float64(b.maxTiny) * tinyMass
 	l.u = b.uMax
 	l.compositions = 1
 	l.names = []nameCount{{name, 1}}
@@ -147,5 +192,9 @@ func (b *leafBuilder) finish(rel float64, name string) *list {
 	// every regular entry is within r of its value (no envelope yet)
 	sa, sc := l.regularMass()
 	l.l1A, l.l1C = rReg*sa*(1+4*unitRoundoff), rReg*sc*(1+4*unitRoundoff)
+	if l.abs > 0 {
+		l.l1A += float64(2*l.n) * l.abs
+		l.l1C += float64(2*l.n) * l.abs
+	}
 	return l
 }

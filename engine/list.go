@@ -50,7 +50,19 @@ type list struct {
 	// its pointwise bound, so this is far smaller than the sum of the
 	// pointwise bounds after a long composition; delta uses it for the
 	// buckets wholly on one side of eps (delta.go). +Inf when unknown.
+	// They include the underflow allowance abs of every bucket.
 	l1A, l1C float64
+
+	// abs is an absolute allowance for underflow, added to the error bound
+	// of every regular entry of a and c on top of the model above: a mass
+	// or product below the smallest normal float64 (2^-1022) loses its
+	// relative accuracy (a true 1e-400 is stored as 0), which neither rel
+	// nor the envelopes cover. It is 0 while no such value can have arisen
+	// (histograms with normal masses, their products while they stay
+	// normal) and of the order of 2^-1060 otherwise: invisible in delta
+	// except through e^eps at eps near 700, where it keeps the lower bound
+	// sound (see delta.go and tinyMass).
+	abs float64
 
 	hiA, hiC, loA, loC, distA, distB val
 
@@ -105,10 +117,17 @@ func (x val) sub(y val) val {
 	return val{math.Max(s, 0), x.e + y.e + 2*unitRoundoff*math.Abs(s)}
 }
 
-// mul returns x*y with first- and second-order error terms and rounding.
+// mul returns x*y with first- and second-order error terms and rounding
+// (including underflow: a product below 2^-1022 may be off by 2^-1075).
+// An exact zero times an infinite error bound is an exact zero.
 func (x val) mul(y val) val {
 	p := x.v * y.v
-	return val{p, math.Abs(x.v)*y.e + math.Abs(y.v)*x.e + x.e*y.e + 2*unitRoundoff*math.Abs(p)}
+	e := (mulUp(math.Abs(x.v), y.e) + mulUp(math.Abs(y.v), x.e) + mulUp(x.e, y.e)) * (1 + 4*unitRoundoff)
+	e += 2 * unitRoundoff * math.Abs(p)
+	if p < minNormal && x.v != 0 && y.v != 0 {
+		e += 0x1p-1074
+	}
+	return val{p, e}
 }
 
 func newList(n int, lambda float64, tau []float64) *list {
@@ -213,4 +232,20 @@ func (l *list) clone() *list {
 	m.tau = append([]float64(nil), l.tau...)
 	m.names = append([]nameCount(nil), l.names...)
 	return &m
+}
+
+// minPositive returns the smallest positive entry of a and c on [lo, hi]
+// (+Inf when there is none): products of entries of two lists whose
+// minPositive multiply to at least minNormal cannot underflow.
+func (l *list) minPositive() float64 {
+	m := math.Inf(1)
+	for o := l.lo; o <= l.hi; o++ {
+		if v := l.a[o]; v > 0 && v < m {
+			m = v
+		}
+		if v := l.c[o]; v > 0 && v < m {
+			m = v
+		}
+	}
+	return m
 }

@@ -38,4 +38,16 @@ func checkNonNegative(name string, v float64) error {
 	return nil
 }
 
+// checkRatio refuses a standardised sensitivity mu (sensitivity over the
+// noise's scale) outside [1e-100, 1e100]: beyond it the privacy loss (of
+// order mu^2 for Gauss) and its inverse leave the float64 range, so the
+// pair could not be embedded (mu = 1e-100 already gives delta below
+// 1e-100 at every eps, mu = 1e100 delta = 1 below eps = 1e200).
+func checkRatio(name string, v float64) error {
+	if !(v >= 1e-100 && v <= 1e100) {
+		return invalidf("%s = %v is outside [1e-100, 1e100], where the privacy loss is computable in float64", name, v)
+	}
+	return nil
+}
+
 func fmtFloat(v float64) string { return fmt.Sprintf("%.17g", v) }

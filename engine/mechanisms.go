@@ -26,6 +26,9 @@ func Gauss(sigma, sensitivity, truncate float64) (Mechanism, error) {
 	if truncate > 0 && sensitivity >= 2*truncate {
 		return nil, invalidf("gauss: truncate %v must exceed half the sensitivity %v", truncate, sensitivity)
 	}
+	if err := checkRatio("gauss: sensitivity/sigma", sensitivity/sigma); err != nil {
+		return nil, err
+	}
 	return &gaussMech{sigma, sensitivity, truncate}, nil
 }
 
@@ -100,11 +103,11 @@ func qInv(p float64) float64 {
 		return math.Sqrt2 * math.Erfcinv(2*p)
 	}
 	// Newton's method on ln Q(t) = ln p (math.Erfcinv saturates near 0).
-	lp := math.Log(p)
+	lp := ln(p)
 	t := math.Sqrt(-2 * lp)
 	for i := 0; i < 50; i++ {
 		q := normQ(t)
-		f := math.Log(q) - lp
+		f := ln(q) - lp
 		d := -phiAccurate(t) / q
 		step := f / d
 		t -= step
@@ -134,6 +137,9 @@ func Laplace(scale, sensitivity, truncate float64) (Mechanism, error) {
 	}
 	if truncate > 0 && sensitivity > truncate {
 		return nil, invalidf("laplace: truncate %v must be at least the sensitivity %v", truncate, sensitivity)
+	}
+	if err := checkRatio("laplace: sensitivity/scale", sensitivity/scale); err != nil {
+		return nil, err
 	}
 	return &laplaceMech{scale, sensitivity, truncate}, nil
 }
@@ -285,8 +291,19 @@ func hashFloats(xs ...[]float64) uint64 {
 
 func (h *histMech) String() string { return h.name }
 
+// exactMasses: the PMFs are the pair itself, exact as stored.
+func (h *histMech) exactMasses() bool { return true }
+
+// eventLoss returns an interval holding ln(pa/pb) (+-Inf for
+// distinguishing events: pb = 0 or pa = 0).
 func eventLoss(pa, pb float64) (lo, hi float64) {
-	la, lb := math.Log(pa), math.Log(pb)
+	if pb == 0 {
+		return math.Inf(1), math.Inf(1)
+	}
+	if pa == 0 {
+		return math.Inf(-1), math.Inf(-1)
+	}
+	la, lb := ln(pa), ln(pb)
 	L := la - lb
 	e := 4*unitRoundoff*(math.Abs(la)+math.Abs(lb)+1) + 1e-300
 	return L - e, L + e
@@ -334,7 +351,11 @@ func RandomizedResponse(p float64) (Mechanism, error) {
 // EpsDelta returns the worst-case pair M_{eps,delta} of Kairouz et al.
 // (Section 2.1): every (eps, delta)-DP mechanism is a post-processing of it,
 // so its r-fold bounds hold for any r-fold adaptive composition of
-// (eps, delta)-DP mechanisms.
+// (eps, delta)-DP mechanisms. Its four events are A = (delta,
+// (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0) and B the reverse;
+// their privacy losses are +Inf, eps, -eps and -Inf exactly, which the
+// embedding uses as given (for eps beyond about 745 the smaller masses
+// underflow to 0, but the events are not distinguishing).
 func EpsDelta(eps, delta float64) (Mechanism, error) {
 	if err := checkNonNegative("eps_delta: eps", eps); err != nil {
 		return nil, err
@@ -342,12 +363,38 @@ func EpsDelta(eps, delta float64) (Mechanism, error) {
 	if !(delta >= 0 && delta < 1) {
 		return nil, invalidf("eps_delta: delta must be in [0, 1), got %v", delta)
 	}
-	e := math.Exp(eps)
-	hiP := (1 - delta) * e / (1 + e)
-	loP := (1 - delta) / (1 + e)
-	return &histMech{
-		name: fmt.Sprintf("eps_delta(eps=%s, delta=%s)", fmtFloat(eps), fmtFloat(delta)),
-		a:    []float64{delta, hiP, loP, 0},
-		b:    []float64{0, loP, hiP, delta},
-	}, nil
+	return &epsDeltaMech{eps: eps, delta: delta}, nil
 }
+
+type epsDeltaMech struct{ eps, delta float64 }
+
+func (m *epsDeltaMech) String() string {
+	return fmt.Sprintf("eps_delta(eps=%s, delta=%s)", fmtFloat(m.eps), fmtFloat(m.delta))
+}
+
+// masses returns (1-delta) e^eps/(1+e^eps) and (1-delta)/(1+e^eps), formed
+// with e^-eps (no overflow).
+func (m *epsDeltaMech) masses() (hiP, loP float64) {
+	e := math.Exp(-m.eps)
+	hiP = (1 - m.delta) / (1 + e)
+	loP = (1 - m.delta) * e / (1 + e)
+	return hiP, loP
+}
+
+func (m *epsDeltaMech) embed(b *leafBuilder) error {
+	hiP, loP := m.masses()
+	b.add(m.delta, 0, math.Inf(1), math.Inf(1))
+	b.add(hiP, loP, m.eps, m.eps)
+	b.add(loP, hiP, -m.eps, -m.eps)
+	b.add(0, m.delta, math.Inf(-1), math.Inf(-1))
+	return nil
+}
+
+func (m *epsDeltaMech) lossRange(float64) float64 {
+	if m.eps == 0 {
+		return 1e-9
+	}
+	return m.eps
+}
+
+func (m *epsDeltaMech) atomLoss() float64 { return m.eps }

@@ -20,6 +20,33 @@ type plan struct {
 	leaves  map[Mechanism]*list
 	steps   int
 	done    int
+	// notes say where the computation fell back from the method's
+	// settings (Result.Notes), each once.
+	notes []string
+}
+
+// maxRange is the largest bucket range (n+1) lambda, in units of privacy
+// loss, that squaring goes to and that the automatic factor chooses: the
+// losses i*lambda, the window u*lambda and the eps queries' search range
+// stay far from the float64 limits, and losses beyond it are of no use
+// (every delta below them is 1 to double precision: e^-(2^30)). Mass
+// beyond the range stays in the corners (sound, looser; see
+// Result.Notes).
+const maxRange = 1 << 30
+
+// note records a note once.
+func (p *plan) note(s string) {
+	for _, t := range p.notes {
+		if t == s {
+			return
+		}
+	}
+	p.notes = append(p.notes, s)
+}
+
+// canSquare reports whether squaring l keeps its range within maxRange.
+func canSquare(l *list) bool {
+	return float64(l.n+1)*2*l.lambda <= maxRange
 }
 
 // newPlan resolves the options for composing parts.
@@ -55,8 +82,12 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 				atom = math.Max(atom, am.atomLoss())
 			}
 		}
-		if !(t > 0) || math.IsInf(t, 0) {
-			return nil, fmt.Errorf("engine: cannot choose a factor automatically (loss range %v); set Options.Factor", t)
+		if !(t > 0) {
+			return nil, invalidf("cannot choose a factor automatically (loss range %v); set Options.Factor", t)
+		}
+		if t > maxRange/2 {
+			p.note(fmt.Sprintf("the privacy loss reaches %.3g, beyond the bucket range the engine uses (%.3g): the mass beyond it stays in the corner buckets", t, float64(maxRange/2)))
+			t = maxRange / 2
 		}
 		p.lambda = t / float64(p.n)
 		if atom > 0 && atom <= t {
@@ -153,6 +184,10 @@ func (l *list) lossVariance() float64 {
 // leafUntilted embeds m without tilts (used to choose them).
 func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	b := newLeafBuilder(p.n, p.lambda, nil)
+	b.inexact = true
+	if em, ok := m.(exactMasses); ok && em.exactMasses() {
+		b.inexact = false
+	}
 	if err := m.embed(b); err != nil {
 		return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
 	}
@@ -219,6 +254,11 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 		}
 		cs := p.cp.corners(xr, yr)
 		if i < 8 && p.needSquare(x, y, cs.value()) {
+			if !canSquare(x) {
+				p.note(fmt.Sprintf("squaring stopped at the bucket range %.3g (the largest the engine squares to): corner mass grows instead", float64(x.n+1)*x.lambda))
+				z := p.cp.compose(xr, yr, &cs)
+				return z, p.step(ctx)
+			}
 			x = x.square()
 			if self {
 				y = x
@@ -277,6 +317,7 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 			}
 		}
 		out[idx] = newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda)
+		out[idx].addNotes(p.notes)
 	}
 	return out, nil
 }
@@ -298,7 +339,9 @@ func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, erro
 			return nil, err
 		}
 	}
-	return newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda), nil
+	res := newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda)
+	res.addNotes(p.notes)
+	return res, nil
 }
 
 func popcount(r int) int {

@@ -7,72 +7,136 @@ import (
 	"math"
 )
 
-// EpsUpper returns the smallest eps >= 0 with delta_up(eps) <= delta: the
-// mechanism is (EpsUpper(delta), delta)-DP (a sound upper bound on the tight
-// eps). It returns +Inf when no eps within the bucket range reaches delta
-// (the corners or distinguishing events hold more than delta).
+// EpsBound is the answer to an eps(delta) query.
+type EpsBound struct {
+	Delta float64
+	// Upper is an eps found with delta_up(eps) <= Delta (bisection to a
+	// relative precision of 1e-12, the bracket's verified end): the
+	// mechanism is (Upper, Delta)-DP. +Inf when delta_up stays above Delta
+	// at every eps (the distinguishing events or the corner buckets hold
+	// more than Delta).
+	Upper float64
+	// Lower is an eps with delta_low(Lower) > Delta (the bracket's verified
+	// end; 0 when delta_low(0) <= Delta): for every eps below it the
+	// mechanism is not (eps, Delta)-DP. +Inf when delta_low(+Inf), the
+	// lower bound on the distinguishing mass, exceeds Delta. NaN when
+	// error correction is disabled.
+	Lower float64
+	// Note says why Upper (or Lower) is +Inf; empty otherwise.
+	Note string
+}
+
+// EpsUpper returns EpsBound.Upper: a sound upper bound on the tight eps for
+// delta (the mechanism is (EpsUpper(delta), delta)-DP).
 func (r *Result) EpsUpper(delta float64) float64 {
-	return r.invert(delta, func(e float64) float64 { return r.Delta(e).Upper })
+	up, _ := r.epsUpper(delta)
+	return up
 }
 
-// EpsLower returns a lower bound on the tight eps for delta: for every eps
-// below it, delta_low(eps) > delta, so the mechanism is not (eps, delta)-DP.
-// NaN when error correction is disabled.
+// EpsLower returns EpsBound.Lower: a lower bound on the tight eps for
+// delta. NaN when error correction is disabled.
 func (r *Result) EpsLower(delta float64) float64 {
-	if !r.ec {
-		return math.NaN()
-	}
-	// sup{eps: delta_low(eps) > delta}: the first eps where delta_low <= delta.
-	return r.invertLow(delta, func(e float64) float64 { return r.Delta(e).Lower })
-}
-
-// invertLow returns the largest eps found with f(eps) > delta (0 if none):
-// the lower end of the bisection bracket, so it never exceeds sup{eps: f > delta}.
-func (r *Result) invertLow(delta float64, f func(float64) float64) float64 {
-	if math.IsNaN(delta) {
-		return math.NaN()
-	}
-	if f(0) <= delta {
-		return 0
-	}
-	eMax := (float64(r.l.n) + r.l.u + 2) * r.l.lambda
-	if f(eMax) > delta {
-		return eMax
-	}
-	lo, _ := bisect(f, delta, eMax)
+	lo, _ := r.epsLower(delta)
 	return lo
 }
 
-// bisect returns a bracket [lo, hi] of relative width 1e-12 with
-// f(lo) > delta >= f(hi), for a non-increasing f with f(0) > delta >= f(eMax).
-func bisect(f func(float64) float64, delta, eMax float64) (lo, hi float64) {
-	lo, hi = 0.0, eMax
+// Eps returns both bounds on the tight eps for delta, with a note when one
+// of them is infinite.
+func (r *Result) Eps(delta float64) EpsBound {
+	up, nu := r.epsUpper(delta)
+	lo, nl := r.epsLower(delta)
+	note := nu
+	if nl != "" && nu != "" {
+		note += "; " + nl
+	} else if nl != "" {
+		note = nl
+	}
+	return EpsBound{Delta: delta, Upper: up, Lower: lo, Note: note}
+}
+
+// epsRange returns an eps beyond every bucket's log-ratios, (n+u+2)
+// lambda: delta_up and delta_low are constant above it except for the
+// lower terms of the corners.
+func (r *Result) epsRange() float64 {
+	e := (float64(r.l.n) + r.l.u + 2) * r.l.lambda
+	if !(e < math.MaxFloat64/4) {
+		e = math.MaxFloat64 / 4
+	}
+	return e
+}
+
+// epsUpper returns EpsBound.Upper and its note.
+func (r *Result) epsUpper(delta float64) (float64, string) {
+	if math.IsNaN(delta) {
+		return math.NaN(), ""
+	}
+	f := func(e float64) float64 { return r.Delta(e).Upper }
+	// ok is false for NaN, so the bisection never takes an unverified end.
+	ok := func(e float64) bool { return f(e) <= delta }
+	if ok(0) {
+		return 0, ""
+	}
+	eMax := r.epsRange()
+	if !ok(eMax) {
+		// Above eMax only the corners and distinguishing events are left,
+		// and delta_up counts them in full at every finite eps.
+		d := r.Delta(math.Inf(1))
+		if d.Upper > delta {
+			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the distinguishing events (impossible under the other distribution) hold up to that mass", d.Upper)
+		}
+		floor := r.Delta(eMax).Upper
+		if cv := r.l.cornerValue(); cv > delta/2 {
+			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the corner buckets (privacy loss beyond the bucket range %.4g) hold mass %.3g; more buckets or a larger factor would help", floor, r.l.lambda*float64(r.l.n), cv)
+		}
+		return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: delta_up does not fall below it at any eps (rounding-error bounds of the composed buckets)", floor)
+	}
+	_, hi := bisect(ok, 0, eMax)
+	return hi, ""
+}
+
+// epsLower returns EpsBound.Lower and its note.
+func (r *Result) epsLower(delta float64) (float64, string) {
+	if !r.ec || math.IsNaN(delta) {
+		return math.NaN(), ""
+	}
+	f := func(e float64) float64 { return r.Delta(e).Lower }
+	// above is true only when delta_low(e) > delta is established (false
+	// for NaN): the returned end always has it.
+	above := func(e float64) bool { return f(e) > delta }
+	if !above(0) {
+		return 0, ""
+	}
+	if d := f(math.Inf(1)); d > delta {
+		return math.Inf(1), fmt.Sprintf("eps_low is +Inf for delta below %.3g: the distinguishing events hold at least that mass (not (eps, delta)-DP for any finite eps)", d)
+	}
+	// delta_low(eps) is not constant beyond the bucket range (the corners'
+	// lower terms p - e^eps q fall with eps): search outwards.
+	lo, hi := 0.0, r.epsRange()
+	for above(hi) {
+		lo = hi
+		if hi > math.MaxFloat64/4 {
+			return lo, ""
+		}
+		hi *= 2
+	}
+	lo, _ = bisect(func(e float64) bool { return !above(e) }, lo, hi)
+	return lo, ""
+}
+
+// bisect returns a bracket [lo, hi] of relative width 1e-12 (at most 200
+// halvings) with ok(hi) true and ok(lo) false, given ok(hi0) true and
+// ok(lo0) false; ok must be monotone for the bracket to be narrow, but the
+// returned ends keep their verified values whatever ok does.
+func bisect(ok func(float64) bool, lo, hi float64) (float64, float64) {
 	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
-		m := (lo + hi) / 2
-		if f(m) <= delta {
+		m := lo + (hi-lo)/2
+		if ok(m) {
 			hi = m
 		} else {
 			lo = m
 		}
 	}
 	return lo, hi
-}
-
-// invert returns the smallest eps in [0, eMax] with f(eps) <= delta for a
-// non-increasing f, by bisection to a relative precision of 1e-12.
-func (r *Result) invert(delta float64, f func(float64) float64) float64 {
-	if math.IsNaN(delta) {
-		return math.NaN()
-	}
-	if f(0) <= delta {
-		return 0
-	}
-	eMax := (float64(r.l.n) + r.l.u + 2) * r.l.lambda
-	if f(eMax) > delta {
-		return math.Inf(1)
-	}
-	_, hi := bisect(f, delta, eMax)
-	return hi
 }
 
 // Renyi returns lower and upper bounds on the Renyi divergence D_alpha of
@@ -92,16 +156,19 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 	// direction; it adds at most its mass times f^(-n(alpha-1)).
 	u := unitRoundoff
 	g := 1 + gamma(2*l.n+8) // the sums over all offsets
+	// dir returns ln of the lower bound (in log space: the terms may
+	// exceed the float64 range) and the upper bound of one direction.
 	dir := func(p, q []float64, ep, eq []float64, sign float64, cornerP, far val, dist val) (float64, float64) {
-		var lo, hi float64
+		var lo logSum
+		var hi float64
 		for o := 0; o < 2*l.n; o++ { // all offsets: see list.delta
 			pl, ph := math.Max(0, p[o]-ep[o]), p[o]+ep[o]
 			ql, qh := math.Max(0, q[o]-eq[o]), q[o]+eq[o]
 			if pl > 0 && qh > 0 {
-				lp, lq := math.Log(pl), math.Log(qh)
+				lp, lq := ln(pl), ln(qh)
 				// exp of a sum with absolute error of a few u of its parts
 				eps := 4 * u * (2 + alpha*(math.Abs(lp)+math.Abs(lq)))
-				lo += math.Exp(alpha*lp+(1-alpha)*lq) * (1 - eps)
+				lo.add(alpha*lp + (1-alpha)*lq + math.Log1p(-eps))
 			}
 			if ph == 0 {
 				continue
@@ -135,22 +202,62 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 			c := (h1*(ph*y2-ql) + h2*(ql-ph*y1)) / den
 			mag := (h1*(ph*y2+ql) + h2*(ql+ph*y1)) / den
 			c += 16 * u * (4 + alpha*math.Abs(lHi) + alpha*d) * mag
-			hi += math.Min(math.Max(c, 0), capv)
+			if !(c < capv) { // also NaN (overflowed chord): the cap holds
+				c = capv
+			}
+			hi += math.Max(c, 0)
 		}
-		hi += far.upper() * math.Exp(-(alpha-1)*float64(l.n)*l.lambda) * (1 + 4*u*(2+(alpha-1)*float64(l.n)*l.lambda))
-		if cornerP.v > 0 || dist.v > 0 {
+		if fu := far.upper(); fu > 0 {
+			hi += fu * math.Exp(-(alpha-1)*float64(l.n)*l.lambda) * (1 + 4*u*(2+(alpha-1)*float64(l.n)*l.lambda))
+		}
+		if cornerP.v > 0 || dist.v > 0 || math.IsNaN(hi) {
 			hi = math.Inf(1)
 		}
-		return lo / g, hi * g
+		return lo.log() - math.Log1p(g-1)*(1+4*u), hi * g
 	}
-	loAB, hiAB := dir(l.a, l.c, b.ea, b.ec, 1, l.hiA, l.loA, l.distA)
-	loBA, hiBA := dir(l.c, l.a, b.ec, b.ea, -1, l.loC, l.hiC, l.distB)
+	lnLoAB, hiAB := dir(l.a, l.c, b.ea, b.ec, 1, l.hiA, l.loA, l.distA)
+	lnLoBA, hiBA := dir(l.c, l.a, b.ec, b.ea, -1, l.loC, l.hiC, l.distB)
 	// ln is accurate to an ulp of its result; divide, then round outwards.
-	lower = math.Log(math.Max(loAB, loBA)) / (alpha - 1)
-	upper = math.Log(math.Max(hiAB, hiBA)) / (alpha - 1)
+	lower = math.Max(lnLoAB, lnLoBA) / (alpha - 1)
+	upper = ln(math.Max(hiAB, hiBA)) / (alpha - 1)
 	lower = math.Nextafter(math.Nextafter(lower, math.Inf(-1)), math.Inf(-1))
 	upper = math.Nextafter(math.Nextafter(upper, math.Inf(1)), math.Inf(1))
 	return math.Max(lower, 0), upper
+}
+
+// logSum accumulates ln sum_k e^(x_k) without overflow, rounded down by a
+// few units of roundoff of its magnitude (it serves a lower bound).
+type logSum struct {
+	m, s float64 // sum = e^m s, s >= 1 once a term was added
+	n    int
+}
+
+func (ls *logSum) add(x float64) {
+	if math.IsInf(x, -1) || math.IsNaN(x) {
+		return
+	}
+	ls.n++
+	if ls.n == 1 {
+		ls.m, ls.s = x, 1
+		return
+	}
+	if x <= ls.m {
+		ls.s += math.Exp(x - ls.m)
+	} else {
+		ls.s = ls.s*math.Exp(ls.m-x) + 1
+		ls.m = x
+	}
+}
+
+// log returns a lower bound on ln of the sum (-Inf when empty): each
+// exponential and addition rounds by at most 2u relatively, and the
+// exponents carry absolute errors of a few u of m.
+func (ls *logSum) log() float64 {
+	if ls.n == 0 {
+		return math.Inf(-1)
+	}
+	v := ls.m + ln(ls.s)
+	return v - math.Log1p(gamma(2*ls.n+4)) - 8*unitRoundoff*(math.Abs(ls.m)+math.Abs(v)+1)
 }
 
 // RenyiEstimate returns the paper's approximation of D_alpha from the
@@ -160,12 +267,12 @@ func (r *Result) RenyiEstimate(alpha float64) float64 {
 	var sAB, sBA float64
 	for o := l.lo; o <= l.hi; o++ {
 		if l.a[o] > 0 && l.c[o] > 0 {
-			la, lc := math.Log(l.a[o]), math.Log(l.c[o])
+			la, lc := ln(l.a[o]), ln(l.c[o])
 			sAB += math.Exp(alpha*la + (1-alpha)*lc)
 			sBA += math.Exp(alpha*lc + (1-alpha)*la)
 		}
 	}
-	return math.Log(math.Max(sAB, sBA)) / (alpha - 1)
+	return ln(math.Max(sAB, sBA)) / (alpha - 1)
 }
 
 // EstimateMemory returns an estimate in bytes of the peak live memory of one
@@ -281,6 +388,8 @@ type resultWire struct {
 	Counts                           []int
 	EC                               bool
 	Info                             Info
+	Abs                              float64
+	Notes                            []string
 }
 
 // MarshalBinary encodes the result (the composed bucket list and how it was
@@ -293,7 +402,8 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
 		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
-		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info}
+		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info,
+		Abs: l.abs, Notes: r.notes}
 	for _, nc := range l.names {
 		w.Names = append(w.Names, nc.name)
 		w.Counts = append(w.Counts, nc.count)
@@ -319,7 +429,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		hiA: val{w.HiA[0], w.HiA[1]}, hiC: val{w.HiC[0], w.HiC[1]},
 		loA: val{w.LoA[0], w.LoA[1]}, loC: val{w.LoC[0], w.LoC[1]},
 		distA: val{w.DistA[0], w.DistA[1]}, distB: val{w.DistB[0], w.DistB[1]},
-		compositions: w.Compositions, squarings: w.Squarings}
+		compositions: w.Compositions, squarings: w.Squarings, abs: w.Abs}
 	l.l1A, l.l1C = math.Inf(1), math.Inf(1) // unknown: pointwise bounds only
 	if w.HasL1 {
 		l.l1A, l.l1C = w.L1A, w.L1C
@@ -327,6 +437,6 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	for i := range w.Names {
 		l.names = append(l.names, nameCount{w.Names[i], w.Counts[i]})
 	}
-	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info}
+	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes}
 	return nil
 }

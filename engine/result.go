@@ -1,34 +1,59 @@
 package engine
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
 // Result holds a composed bucket list and answers privacy queries about it.
 // It is immutable and safe for concurrent use.
 type Result struct {
-	l    *list
-	b    bounds
-	ec   bool
-	info Info
+	l     *list
+	b     bounds
+	ec    bool
+	info  Info
+	notes []string
 
 	tableOnce sync.Once
 	table     *deltaTable // built on the first query
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
-	return &Result{l: l, b: l.bounds(), ec: ec, info: Info{
-		Buckets:      2 * l.n,
-		LeafFactor:   math.Exp(leafLambda),
-		Factor:       math.Exp(l.lambda),
-		Compositions: l.compositions,
-		Squarings:    l.squarings,
-		U:            l.u,
-		Tilts:        tilts,
-		Mechanisms:   compactNames(l.names),
+	r := &Result{l: l, b: l.bounds(), ec: ec, info: Info{
+		Buckets:       2 * l.n,
+		LeafFactor:    math.Exp(leafLambda),
+		Factor:        math.Exp(l.lambda),
+		LogLeafFactor: leafLambda,
+		LogFactor:     l.lambda,
+		Compositions:  l.compositions,
+		Squarings:     l.squarings,
+		U:             l.u,
+		Tilts:         tilts,
+		Mechanisms:    compactNames(l.names),
 	}}
+	if e := math.Max(l.l1A, l.l1C); !(e <= 1e-3) {
+		r.addNotes([]string{fmt.Sprintf("the rounding-error bound of the composed buckets is %.3g in total (it grows about 2x per composition and per squaring): the bounds are loose where it matters", e)})
+	}
+	return r
 }
+
+// addNotes appends the notes not yet present.
+func (r *Result) addNotes(notes []string) {
+	for _, n := range notes {
+		if !slices.Contains(r.notes, n) {
+			r.notes = append(r.notes, n)
+		}
+	}
+}
+
+// Notes returns what made this result's bounds looser than the method
+// allows, if anything: the privacy loss beyond the bucket range the engine
+// uses, squarings stopped at that range, rounding-error bounds that are not
+// small. Empty for most results. The notes of individual queries are in
+// DeltaBound.Note and EpsBound.Note.
+func (r *Result) Notes() []string { return slices.Clone(r.notes) }
 
 // Info describes how a Result was computed.
 type Info struct {
@@ -37,6 +62,10 @@ type Info struct {
 	// LeafFactor is the factor f of the leaves; Factor is f_T of the
 	// composed tree (LeafFactor^(2^Squarings)).
 	LeafFactor, Factor float64
+	// LogLeafFactor and LogFactor are ln LeafFactor and ln Factor, the
+	// bucket widths in units of privacy loss (finite where Factor has
+	// overflowed to +Inf, past e^709.78).
+	LogLeafFactor, LogFactor float64
 	// Compositions is the number of observations composed (r).
 	Compositions int
 	// Squarings is the number of squaring nodes on the path of the tree.
@@ -90,6 +119,9 @@ type DeltaBound struct {
 	UpperAB, UpperBA, LowerAB, LowerBA float64
 	// Corners is the corner mass behind these numbers.
 	Corners Corners
+	// Note says why Upper is the trivial bound 1 when the engine could
+	// not do better (corner mass, rounding-error bounds); empty otherwise.
+	Note string
 }
 
 // Info returns how the result was computed.

@@ -100,7 +100,7 @@ func retiltCandidates(lnEnv, from []float64, n int, lambda float64) []int {
 func retiltEnv(env, from, to []float64, n int, lambda float64) []float64 {
 	lnEnv := make([]float64, len(env))
 	for m, e := range env {
-		lnEnv[m] = math.Log(e) // -Inf for 0
+		lnEnv[m] = ln(e) // -Inf for 0
 	}
 	// E(o) + tau'_k L(o) is concave and piecewise linear in o (a minimum of
 	// lines plus a line), with corners only where two of the old lines
@@ -125,6 +125,11 @@ func retiltEnv(env, from, to []float64, n int, lambda float64) []float64 {
 	out := make([]float64, len(to))
 	for k, v := range best {
 		out[k] = math.Exp(v) * slack // exp(-Inf) = 0; +Inf stays +Inf
+		if math.IsNaN(out[k]) {
+			out[k] = math.Inf(1)
+		} else if !math.IsInf(v, -1) && out[k] < minNormal {
+			out[k] += 0x1p-1070 // exp(v) underflowed: round up
+		}
 	}
 	return out
 }

@@ -9,15 +9,24 @@ import (
 
 // randomPMF returns a random probability vector of length k, with a chance
 // of exact zeros (distinguishing events) and of tiny masses.
-func randomPMF(rng *rand.Rand, k int) []float64 {
+func randomPMF(rng *rand.Rand, k int) []float64 { return randomPMFWith(rng, k, false) }
+
+// randomPMFWith is randomPMF, with masses down to 1e-300 as well if tiny.
+func randomPMFWith(rng *rand.Rand, k int, tiny bool) []float64 {
 	p := make([]float64, k)
 	s := 0.0
+	choices := 6
+	if tiny {
+		choices = 7
+	}
 	for i := range p {
-		switch rng.IntN(6) {
+		switch rng.IntN(choices) {
 		case 0:
 			p[i] = 0
 		case 1:
 			p[i] = math.Exp(-30 * rng.Float64())
+		case 6:
+			p[i] = math.Pow(10, -300*rng.Float64())
 		default:
 			p[i] = rng.Float64()
 		}

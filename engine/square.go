@@ -19,6 +19,7 @@ func (l *list) square() *list {
 	z.names = append([]nameCount(nil), l.names...)
 	z.hiA, z.hiC, z.loA, z.loC, z.distA, z.distB = l.hiA, l.hiC, l.loA, l.loC, l.distA, l.distB
 	u := unitRoundoff
+	z.abs = 2 * l.abs // each new entry sums two old ones (exactly when subnormal)
 	z.relA = (l.relA + u) * (1 + 2*u)
 	z.relC = (l.relC + u) * (1 + 2*u)
 	for m, t := range l.tau {

@@ -167,11 +167,7 @@ func checkSubsampled(kind string, scaleName string, scale, sens, q float64, s Sa
 	if !r.valid() {
 		return invalidf("%s: unknown relation %d", kind, int(r))
 	}
-	m := sens / scale
-	if !(m >= 1e-100 && m <= 1e100) {
-		return invalidf("%s: sensitivity/%s = %v is outside [1e-100, 1e100]", kind, scaleName, m)
-	}
-	return nil
+	return checkRatio(kind+": sensitivity/"+scaleName, sens/scale)
 }
 
 // SubsampledGauss returns a pair of distributions whose r-fold composition

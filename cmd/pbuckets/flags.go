@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sync"
 
 	"github.com/pbuckets/pbuckets/pipeline/memory"
 )
@@ -79,6 +80,17 @@ func usageStatus(err error) int {
 		return exitOK
 	}
 	return exitUsage
+}
+
+// lineLogger returns a function printing lines to w, safe for concurrent
+// use (the probes of searches running at once).
+func lineLogger(w io.Writer) func(line string) {
+	var mu sync.Mutex
+	return func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(w, line)
+	}
 }
 
 // isTerminal reports whether f is a character device (a terminal).

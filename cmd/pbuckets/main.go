@@ -11,6 +11,9 @@
 //	pbuckets plot [--out DIR] [--figure ID] MANIFEST...
 //	pbuckets search [OPTIONS] MANIFEST...
 //	pbuckets search [OPTIONS] --kind KIND [PARAMS] --r R (--e-eps X | --eps X) --delta X
+//	pbuckets eps --kind KIND [PARAMS] --r R[,R...] --delta D[,D...] [OPTIONS]
+//	pbuckets delta --kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [OPTIONS]
+//	pbuckets calibrate --kind KIND [PARAMS] --r R (--eps E | --e-eps X) --delta D [OPTIONS]
 //	pbuckets version
 //
 // Exit status: 0 when everything succeeded, 1 when a task failed, 2 for
@@ -41,6 +44,9 @@ Usage:
   pbuckets plot [--out DIR] [--figure ID] MANIFEST...
   pbuckets search [OPTIONS] MANIFEST...
   pbuckets search [OPTIONS] --kind KIND [PARAMS] --r R (--e-eps X | --eps X) --delta X
+  pbuckets eps --kind KIND [PARAMS] --r R[,R...] --delta D[,D...] [OPTIONS]
+  pbuckets delta --kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [OPTIONS]
+  pbuckets calibrate --kind KIND [PARAMS] --r R (--eps E | --e-eps X) --delta D [OPTIONS]
   pbuckets version
 
 Manifests are described in experiments/README.md.
@@ -69,6 +75,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdPlot(args[1:], stdout, stderr)
 	case "search":
 		return cmdSearch(args[1:], stdout, stderr)
+	case "eps":
+		return cmdEps(args[1:], stdout, stderr)
+	case "delta":
+		return cmdDelta(args[1:], stdout, stderr)
+	case "calibrate":
+		return cmdCalibrate(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version())
 		return exitOK

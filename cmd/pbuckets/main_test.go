@@ -161,7 +161,7 @@ func TestShardedRun(t *testing.T) {
 	}
 }
 
-// TestUnwritableOut checks that run and search refuse an --out that cannot
+// TestUnwritableOut checks that run, search and the one-line commands refuse an --out that cannot
 // be written before any work, with the folder and the reason (exit 2).
 func TestUnwritableOut(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "afile")
@@ -172,6 +172,9 @@ func TestUnwritableOut(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "--out", out, example},
 		{"search", "--out", out, "--kind", "gauss", "--sigma", "1", "--r", "8", "--e-eps", "2", "--delta", "1e-4"},
+		{"eps", "--out", out, "--kind", "gauss", "--sigma", "1", "--r", "8", "--delta", "1e-4"},
+		{"delta", "--cache", out, "--kind", "gauss", "--sigma", "1", "--r", "8", "--eps", "1"},
+		{"calibrate", "--out", out, "--kind", "gauss", "--r", "8", "--e-eps", "2", "--delta", "1e-4"},
 	} {
 		code, stdout, stderr := runCmd(t, args...)
 		if code != exitUsage || !strings.Contains(stderr, "cannot write results to "+out) || !strings.Contains(stderr, "not a directory") || stdout != "" {

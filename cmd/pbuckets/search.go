@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,11 +13,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/BurntSushi/toml"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/memory"
@@ -38,9 +35,6 @@ bisection in log space over a factor t that multiplies the tied parameters
 cached in OUT/.cache. With manifests, the [search] table says what to search
 and the results go to OUT/<name>/search.parquet and search-probes.parquet.`
 
-// searchFlagParams are the mechanism parameters settable by flags.
-var searchFlagParams = []string{"mu", "scale", "sigma", "q", "sensitivity", "truncate"}
-
 func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("search", searchSynopsis, stderr)
 	out := fs.String("out", "results", "results folder: cache in DIR/.cache, manifest results in DIR/<name>/")
@@ -52,25 +46,8 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	parquetOut := fs.String("parquet", "", "also write the results table to this Parquet file (probes to FILE without .parquet + -probes.parquet)")
 	csvOut := fs.String("csv", "", "also write the results table to this CSV file")
 	// Flag mode.
-	kind := fs.String("kind", "", "mechanism kind: laplace, gauss, sgd, vuvuzela_dialing, vuvuzela_conversation")
-	name := fs.String("name", "", "label of the search (default: the kind)")
-	noise := fs.String("noise", "", `noise of the Vuvuzela kinds: "laplace" or "gauss"`)
-	params := map[string]*float64{}
-	for _, p := range searchFlagParams {
-		params[p] = fs.Float64(p, 0, "mechanism parameter "+p+" (at factor 1)")
-	}
-	tie := fs.String("tie", "", "comma-separated parameters multiplied by the factor (default: scale/sigma; mu,scale for Vuvuzela)")
-	rs := fs.String("r", "", "number(s) of observations, comma-separated")
-	eEps := fs.Float64("e-eps", 0, "target e^eps (>= 1)")
-	eps := fs.Float64("eps", 0, "target eps (natural log, >= 0)")
-	delta := fs.Float64("delta", 0, "target delta, in (0, 1)")
-	relTol := fs.Float64("rel-tol", 0, "stop bisecting when hi/lo <= 1 + rel-tol (default 0.01)")
-	minFactor := fs.Float64("min-factor", 0, "smallest factor probed (default 1/1024)")
-	maxFactor := fs.Float64("max-factor", 0, "largest factor probed (default 1024)")
-	maxProbes := fs.Int("max-probes", 0, "largest number of probes per search (default 60)")
-	buckets := fs.Int("buckets", 0, "number of buckets (default 100000)")
-	factor := fs.Float64("factor", 0, "bucket factor (default automatic)")
-	tilts := fs.Int("tilts", 0, "exponential tilts per convolution, 1-3 (default engine)")
+	mf := addMechFlags(fs)
+	sf := addSearchFlags(fs)
 	paths, err := parseArgs(fs, args)
 	if err != nil {
 		return usageStatus(err)
@@ -99,8 +76,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "error: give either --kind and its flags or manifests, not both")
 		return exitUsage
 	case flagMode:
-		m, err := flagManifest(set, *kind, *name, *noise, params, *tie, *rs, *eEps, *eps, *delta,
-			*relTol, *minFactor, *maxFactor, *maxProbes, *buckets, *factor, *tilts)
+		m, err := searchFlagManifest(set, mf, sf, false)
 		if err != nil {
 			printErrors(stderr, err)
 			return exitUsage
@@ -110,15 +86,9 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	default:
-		for _, f := range []string{"name", "noise", "tie", "r", "e-eps", "eps", "delta", "rel-tol", "min-factor", "max-factor", "max-probes", "buckets", "factor", "tilts"} {
+		for _, f := range append(mechFlagNames(), searchFlagNames...) {
 			if set[f] {
 				fmt.Fprintf(stderr, "error: --%s needs --kind; with manifests, set it in the manifest\n", f)
-				return exitUsage
-			}
-		}
-		for _, p := range searchFlagParams {
-			if set[p] {
-				fmt.Fprintf(stderr, "error: --%s needs --kind; with manifests, set it in the manifest\n", p)
 				return exitUsage
 			}
 		}
@@ -155,12 +125,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !*quiet {
-		var mu sync.Mutex
-		searcher.Log = func(line string) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintln(stderr, line)
-		}
+		searcher.Log = lineLogger(stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -247,122 +212,6 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	return status
-}
-
-// flagManifest builds a one-mechanism manifest with a [search] table from
-// the flags, so that flags are checked exactly like manifests.
-func flagManifest(set map[string]bool, kind, name, noise string, params map[string]*float64,
-	tie, rs string, eEps, eps, delta, relTol, minFactor, maxFactor float64, maxProbes, buckets int, factor float64, tilts int) (*manifest.Manifest, error) {
-	var problems []error
-	num := func(flagName string, v float64) {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			problems = append(problems, fmt.Errorf("--%s must be finite, got %v", flagName, v))
-		}
-	}
-	if name == "" {
-		name = kind
-	}
-	mech := map[string]any{"id": name, "kind": kind}
-	if set["noise"] {
-		mech["noise"] = noise
-	}
-	for _, p := range searchFlagParams {
-		if set[p] {
-			num(p, *params[p])
-			mech[p] = *params[p]
-		}
-	}
-	search := map[string]any{}
-	if rs == "" {
-		problems = append(problems, errors.New("--r is required (the number of observations)"))
-	} else {
-		var list []int64
-		for _, s := range strings.Split(rs, ",") {
-			r, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-			if err != nil {
-				problems = append(problems, fmt.Errorf("--r: %q is not an integer", s))
-				continue
-			}
-			list = append(list, r)
-		}
-		search["compositions"] = list
-	}
-	switch {
-	case set["e-eps"] && set["eps"]:
-		problems = append(problems, errors.New("give either --e-eps or --eps, not both"))
-	case set["e-eps"]:
-		num("e-eps", eEps)
-		search["e_eps"] = eEps
-	case set["eps"]:
-		num("eps", eps)
-		search["eps"] = eps
-	default:
-		problems = append(problems, errors.New("the target --e-eps (or --eps) is required"))
-	}
-	if set["delta"] {
-		num("delta", delta)
-		search["delta"] = delta
-	} else {
-		problems = append(problems, errors.New("the target --delta is required"))
-	}
-	if tie != "" {
-		var list []string
-		for _, s := range strings.Split(tie, ",") {
-			list = append(list, strings.TrimSpace(s))
-		}
-		search["tie"] = list
-	}
-	for flagName, kv := range map[string]struct {
-		key string
-		v   float64
-	}{"rel-tol": {"rel_tol", relTol}, "min-factor": {"min_factor", minFactor}, "max-factor": {"max_factor", maxFactor}} {
-		if set[flagName] {
-			num(flagName, kv.v)
-			search[kv.key] = kv.v
-		}
-	}
-	if set["max-probes"] {
-		search["max_probes"] = maxProbes
-	}
-	engine := map[string]any{}
-	if set["buckets"] {
-		engine["buckets"] = buckets
-	}
-	if set["factor"] {
-		num("factor", factor)
-		engine["factor"] = factor
-	}
-	if set["tilts"] {
-		engine["tilts"] = tilts
-	}
-	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
-	}
-	doc := map[string]any{"name": "search", "mechanism": []map[string]any{mech}, "search": search}
-	if len(engine) > 0 {
-		doc["engine"] = engine
-	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
-		return nil, fmt.Errorf("encoding the flags: %w", err)
-	}
-	m, err := manifest.Parse("flags", buf.Bytes())
-	if err != nil {
-		// The lines are those of the generated manifest: drop them.
-		var multi interface{ Unwrap() []error }
-		list := []error{err}
-		if errors.As(err, &multi) {
-			list = multi.Unwrap()
-		}
-		for _, e := range list {
-			var me *manifest.Error
-			if errors.As(e, &me) {
-				me.Line = 0
-			}
-		}
-		return nil, err
-	}
-	return m, nil
 }
 
 // writeSearchTable prints one line per search: target, the least noise

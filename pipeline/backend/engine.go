@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pbuckets/pbuckets/engine"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -34,8 +35,9 @@ func engineOptions(o manifest.EngineOptions) engine.Options {
 }
 
 // Mechanism builds the engine mechanism of spec with the engine's
-// constructors, which validate the parameters again.
-func (Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
+// constructors, which validate the parameters again; a sequence builds
+// those of its parts.
+func (e Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
 	p := spec.Params
 	noise := engineNoise(spec.Noise)
 	switch spec.Kind {
@@ -55,6 +57,8 @@ func (Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
 		return engine.VuvuzelaDialing(noise, p["mu"], p["scale"])
 	case manifest.KindVuvuzelaConversation:
 		return engine.VuvuzelaConversation(noise, p["mu"], p["scale"])
+	case manifest.KindSequence:
+		return e.sequenceMechanism(spec)
 	}
 	return nil, fmt.Errorf("unknown mechanism kind %q", spec.Kind)
 }
@@ -73,21 +77,25 @@ func normalized(pmf []float64) []float64 {
 	return out
 }
 
-// ComposeMany calls engine.ComposeMany.
+// ComposeMany calls engine.ComposeMany, or for a sequence
+// engine.ComposeSequence once per r.
 func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manifest.EngineOptions, progress func(done, total int)) ([]State, error) {
+	o := engineOptions(opt)
+	o.Progress = progress
+	if s, ok := m.(*sequence); ok {
+		return composeSequence(ctx, s, rs, o)
+	}
 	em, ok := m.(engine.Mechanism)
 	if !ok {
 		return nil, fmt.Errorf("mechanism %v was not built by EngineBackend", m)
 	}
-	o := engineOptions(opt)
-	o.Progress = progress
 	res, err := engine.ComposeMany(ctx, em, rs, o)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]State, len(res))
 	for i, r := range res {
-		out[i] = engineState{r}
+		out[i] = &engineState{r: r}
 	}
 	return out, nil
 }
@@ -95,7 +103,19 @@ func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manife
 // EstimateMemory returns engine.EstimateMemory of the options plus, for the
 // Vuvuzela pairs, the memory of their one-time build (the conversation's
 // FFTs reach about 1 GiB at the engine's largest length).
-func (Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
+func (e Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
+	if spec.Kind == manifest.KindSequence {
+		// The parts are built once each and kept for the composition.
+		n := engine.EstimateMemory(engineOptions(spec.Engine))
+		seen := map[string]bool{}
+		for _, p := range spec.ResolvedParts() {
+			if !seen[p.Mechanism.ID] {
+				seen[p.Mechanism.ID] = true
+				n += e.EstimateMemory(p.Mechanism) - engine.EstimateMemory(engineOptions(p.Mechanism.Engine))
+			}
+		}
+		return n
+	}
 	n := engine.EstimateMemory(engineOptions(spec.Engine))
 	p := spec.Params
 	switch spec.Kind {
@@ -113,26 +133,47 @@ func (Engine) DecodeState(data []byte) (State, error) {
 	if err := r.UnmarshalBinary(data); err != nil {
 		return nil, err
 	}
-	return engineState{r}, nil
+	return &engineState{r: r}, nil
 }
 
-type engineState struct{ r *engine.Result }
+// engineState is a State of the engine. It collects the notes of its
+// queries (why a bound is the trivial one) for Notes; it is not safe for
+// concurrent queries.
+type engineState struct {
+	r     *engine.Result
+	notes []string
+}
 
-func (s engineState) DeltaBounds(eps float64) (float64, float64) {
+func (s *engineState) note(n string) {
+	if n != "" && !slices.Contains(s.notes, n) {
+		s.notes = append(s.notes, n)
+	}
+}
+
+func (s *engineState) DeltaBounds(eps float64) (float64, float64) {
 	d := s.r.Delta(eps)
+	s.note(d.Note)
 	return d.Upper, d.Lower
 }
 
-func (s engineState) EpsBounds(delta float64) (float64, float64) {
-	return s.r.EpsUpper(delta), s.r.EpsLower(delta)
+func (s *engineState) EpsBounds(delta float64) (float64, float64) {
+	e := s.r.Eps(delta)
+	s.note(e.Note)
+	return e.Upper, e.Lower
 }
 
-func (s engineState) Summary() StateSummary {
+// Notes returns the engine's notes on the composition (engine.Result.Notes)
+// and those of the queries answered so far.
+func (s *engineState) Notes() []string {
+	return append(s.r.Notes(), s.notes...)
+}
+
+func (s *engineState) Summary() StateSummary {
 	info := s.r.Info()
 	return StateSummary{Buckets: info.Buckets, Factor: info.Factor, InfinityMass: s.r.Corners().Mass()}
 }
 
-func (s engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }
+func (s *engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }
 
 // RenyiUpper returns engine.Result.Renyi's upper bound on D_alpha, raised
 // to cover its floating-point error. The engine bounds the contribution of
@@ -145,13 +186,13 @@ func (s engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary(
 // to (alpha-1) D_alpha is 4e-15/(u ln f) + 1e-15 (alpha-1) n ln f (the
 // exponentials of the losses) + 1e-12. +Inf and NaN are returned as they
 // are.
-func (s engineState) RenyiUpper(alpha float64) float64 {
+func (s *engineState) RenyiUpper(alpha float64) float64 {
 	_, upper := s.r.Renyi(alpha)
 	if math.IsNaN(upper) || math.IsInf(upper, 0) {
 		return upper
 	}
 	info := s.r.Info()
-	lnf := math.Log(info.Factor)
+	lnf := info.LogFactor // ln f (Factor itself overflows past e^709)
 	pad := 1e-12 + 1e-15*(alpha-1)*float64(info.Buckets/2)*lnf
 	if ul := info.U * lnf; ul > 0 {
 		pad += 4e-15 / ul
@@ -160,7 +201,7 @@ func (s engineState) RenyiUpper(alpha float64) float64 {
 }
 
 // RenyiBounds returns engine.Result.Renyi and RenyiEstimate.
-func (s engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
+func (s *engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
 	lower, upper = s.r.Renyi(alpha)
 	return lower, upper, s.r.RenyiEstimate(alpha)
 }

@@ -205,14 +205,14 @@ func (p *parser) figures(v any, m *Manifest) {
 		}
 		f.Mechanisms = strs("mechanisms")
 		for _, id := range f.Mechanisms {
-			if m.mechanism(id) == nil {
-				bad("mechanisms", "no mechanism with id %q", id)
+			if msg := m.unqueried(id); msg != "" {
+				bad("mechanisms", "%s", msg)
 			}
 		}
 		f.Series = strs("series")
 		for _, s := range f.Series {
 			id, method, ok := strings.Cut(s, ":")
-			if !ok || m.mechanism(id) == nil || !slices.Contains(m.Query.Methods, method) {
+			if !ok || m.unqueried(id) != "" || !slices.Contains(m.Query.Methods, method) {
 				bad("series", "%q: must be \"<mechanism id>:<method>\" with a mechanism of the manifest and a method of query.methods", s)
 			}
 		}
@@ -272,8 +272,8 @@ func (p *parser) figureStringMap(t map[string]any, k string, m *Manifest, bad fu
 	}
 	out := map[string]string{}
 	for id, v := range tab {
-		if m.mechanism(id) == nil {
-			bad(k, "no mechanism with id %q", id)
+		if msg := m.unqueried(id); msg != "" {
+			bad(k, "%s", msg)
 			continue
 		}
 		switch s := v.(type) {
@@ -347,8 +347,8 @@ func (p *parser) figurePoints(t map[string]any, m *Manifest, bad func(string, st
 			pt.Method, _ = tab["method"].(string)
 			r, isInt := asInt(tab["r"])
 			switch {
-			case m.mechanism(id) == nil:
-				bad("points", "%s: no mechanism with id %q", where, id)
+			case m.unqueried(id) != "":
+				bad("points", "%s: %s", where, m.unqueried(id))
 			case !slices.Contains(m.Query.Methods, pt.Method):
 				bad("points", "%s: method %q is not in query.methods", where, pt.Method)
 			case !isInt || !slices.Contains(m.Query.Compositions, int(r)):
@@ -410,13 +410,15 @@ func (p *parser) checkFigure(f *Figure, m *Manifest, bad func(string, string, ..
 			}
 			id, param, ok := strings.Cut(v, ".")
 			found := false
-			for _, a := range m.Sweep {
-				if a.Mechanism == id && a.Param == param {
-					found = true
+			if spec := m.mechanism(id); spec != nil && len(spec.InSequences) == 0 {
+				for _, a := range m.axes(*spec) {
+					if a.Mechanism == id && a.Param == param || spec.Kind == KindSequence && a.Mechanism+"."+a.Param == param {
+						found = true
+					}
 				}
 			}
 			if !ok || !found {
-				bad(k, "must name a swept parameter \"<mechanism id>.<parameter>\" of [sweep], got %q", v)
+				bad(k, "must name a swept parameter \"<mechanism id>.<parameter>\" of [sweep] (of a sequence: \"<sequence id>.<part id>.<parameter>\"), got %q", v)
 			}
 			mechs = append(mechs, id)
 		}

@@ -28,7 +28,9 @@ type Manifest struct {
 	Title string
 	// Engine holds the manifest-wide engine options.
 	Engine EngineOptions
-	// Mechanisms are the mechanisms in manifest order, before the sweep.
+	// Mechanisms are the mechanisms in manifest order, before the sweep:
+	// the [[mechanism]] tables, then the [[sequence]] tables (kind
+	// "sequence").
 	Mechanisms []MechanismSpec
 	// Query says what to compute for each mechanism.
 	Query Query
@@ -72,8 +74,15 @@ type MechanismSpec struct {
 	DataHash string
 	// Engine holds the effective engine options.
 	Engine EngineOptions
-	// Line is the line of the [[mechanism]] header.
+	// Line is the line of the [[mechanism]] (or [[sequence]]) header.
 	Line int
+	// Parts are the parts of a sequence (kind "sequence"), in order; nil
+	// for other kinds. The numeric parameters of their mechanisms are in
+	// Params as "<part id>.<parameter>" (see ResolvedParts).
+	Parts []PartSpec
+	// InSequences lists the sequences that use the mechanism as a part; such
+	// a mechanism is not queried on its own (Instances skips it).
+	InSequences []string
 }
 
 // SweepAxis is one key of the [sweep] table: the values a parameter of a
@@ -164,7 +173,7 @@ type parser struct {
 func (p *parser) line(path ...string) int { return p.lines.line(path...) }
 
 func (p *parser) parse(raw map[string]any, m *Manifest) {
-	top := []string{"name", "title", "engine", "mechanism", "query", "sweep", "figure", "search"}
+	top := []string{"name", "title", "engine", "mechanism", "sequence", "query", "sweep", "figure", "search"}
 	p.table(raw, nil, "").unknown(top, "key", false)
 	switch v := raw["name"].(type) {
 	case nil:
@@ -188,7 +197,10 @@ func (p *parser) parse(raw map[string]any, m *Manifest) {
 	if v, ok := raw["engine"]; ok {
 		m.Engine = p.engine(v, m.Engine, []string{"engine"}, "engine")
 	}
-	p.mechanisms(raw["mechanism"], m)
+	ownEngine := p.mechanisms(raw["mechanism"], m)
+	if v, ok := raw["sequence"]; ok {
+		p.sequences(v, m, ownEngine)
+	}
 	if raw["query"] != nil || raw["search"] == nil {
 		p.query(raw["query"], m) // a manifest with [search] may have no [query]
 	}
@@ -201,6 +213,7 @@ func (p *parser) parse(raw map[string]any, m *Manifest) {
 	if v, ok := raw["search"]; ok {
 		p.search(v, m)
 	}
+	p.checkSequences(m)
 	p.checkSize(m)
 }
 
@@ -229,8 +242,8 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 	at := tb.at
 	num, integer := tb.number, tb.integer
 	if n, ok := integer("buckets", func(n int64) string {
-		if n < 8 || n%2 != 0 || n > 1<<26 {
-			return "must be an even number in [8, 2^26]"
+		if n < 8 || n%4 != 0 || n > 1<<26 {
+			return "must be a multiple of 4 in [8, 2^26] (n = buckets/2 must be even for squaring, Definition 3)"
 		}
 		return ""
 	}); ok {
@@ -280,7 +293,10 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 	return o
 }
 
-func (p *parser) mechanisms(v any, m *Manifest) {
+// mechanisms parses the [[mechanism]] tables and returns the ids of those
+// with engine options of their own.
+func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
+	ownEngine = map[string]bool{}
 	var list []map[string]any
 	switch x := v.(type) {
 	case nil:
@@ -377,9 +393,11 @@ func (p *parser) mechanisms(v any, m *Manifest) {
 		}
 		if x, ok := t["engine"]; ok {
 			spec.Engine = p.engine(x, m.Engine, []string{"mechanism", idx, "engine"}, disp+": engine")
+			ownEngine[spec.ID] = true
 		}
 		m.Mechanisms = append(m.Mechanisms, spec)
 	}
+	return ownEngine
 }
 
 func (p *parser) histogram(spec *MechanismSpec, file string, line int, disp string) {
@@ -490,6 +508,18 @@ func (p *parser) sweep(v any, m *Manifest) {
 			p.el.add(l, d, "no mechanism with id %q", e.id)
 			continue
 		}
+		if spec.Kind == KindSequence {
+			var ex []string
+			for _, id := range spec.PartIDs() {
+				if s := m.mechanism(id); s != nil {
+					if schema, _ := schemaFor(s.Kind); len(schema.params) > 0 {
+						ex = append(ex, fmt.Sprintf("%q", id+"."+schema.params[0].name))
+					}
+				}
+			}
+			p.el.add(l, d, "a sequence is swept through its parts: sweep \"<part mechanism id>.<parameter>\" (e.g. %s); every sequence using the part follows", strings.Join(ex, ", "))
+			continue
+		}
 		schema, _ := schemaFor(spec.Kind)
 		ps, ok := schema.param(e.param)
 		if !ok {
@@ -517,6 +547,19 @@ func (p *parser) sweep(v any, m *Manifest) {
 			m.Sweep = append(m.Sweep, SweepAxis{Mechanism: e.id, Param: e.param, Values: vals, Line: l})
 		}
 	}
+}
+
+// unqueried describes why id names no mechanism with results of its own
+// (none by that id, or a part of a sequence), or returns "".
+func (m *Manifest) unqueried(id string) string {
+	spec := m.mechanism(id)
+	switch {
+	case spec == nil:
+		return fmt.Sprintf("no mechanism with id %q", id)
+	case len(spec.InSequences) > 0:
+		return fmt.Sprintf("mechanism %q is a part of sequence %q and has no results of its own (name the sequence)", id, spec.InSequences[0])
+	}
+	return ""
 }
 
 func (m *Manifest) mechanism(id string) *MechanismSpec {

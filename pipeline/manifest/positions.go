@@ -31,8 +31,7 @@ func scanKeyLines(src string) keyLines {
 	k := keyLines{lines: map[string]int{}}
 	arrays := map[string]int{} // array-of-tables path -> number of elements so far
 	var table []string
-	depth := 0     // bracket depth of a value spanning lines
-	inString := "" // closing delimiter of an open multi-line string
+	var val valueScan // the value of the last key, while it spans lines
 	record := func(path []string, line int) {
 		key := pathKey(path)
 		if _, ok := k.lines[key]; !ok {
@@ -51,22 +50,11 @@ func scanKeyLines(src string) keyLines {
 	}
 	for i, raw := range strings.Split(src, "\n") {
 		lineNo := i + 1
-		line := raw
-		if inString != "" {
-			j := strings.Index(line, inString)
-			if j < 0 {
-				continue
-			}
-			line = line[j+len(inString):]
-			inString = ""
-			depth, inString = scanValue(line, depth)
+		if val.open() {
+			val.scan(raw, lineNo, record)
 			continue
 		}
-		if depth > 0 {
-			depth, inString = scanValue(line, depth)
-			continue
-		}
-		t := strings.TrimSpace(line)
+		t := strings.TrimSpace(raw)
 		switch {
 		case t == "" || t[0] == '#':
 			continue
@@ -94,8 +82,10 @@ func scanKeyLines(src string) keyLines {
 			if !ok {
 				continue
 			}
-			record(append(append([]string(nil), table...), segs...), lineNo)
-			depth, inString = scanValue(rest, 0)
+			path := append(append([]string(nil), table...), segs...)
+			record(path, lineNo)
+			val = valueScan{path: path}
+			val.scan(rest, lineNo, record)
 		}
 	}
 	return k
@@ -189,26 +179,62 @@ func isBareKeyChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// scanValue follows brackets and strings through one line of a value and
-// returns the bracket depth at its end and, if a multi-line string is left
-// open, its closing delimiter.
-func scanValue(s string, depth int) (int, string) {
+// valueScan follows brackets and strings through the lines of a value.
+// The elements of an array value get their index as a path segment
+// (parts = [ {...}, {...} ] records "parts", "0" and "parts", "1" at the
+// lines where the elements start); deeper elements are not recorded.
+type valueScan struct {
+	path     []string // the key of the value
+	depth    int      // bracket depth
+	inString string   // closing delimiter of an open multi-line string
+	elem     int      // index of the next element of the array value
+	expect   bool     // the next non-blank character at depth 1 starts an element
+}
+
+// open reports whether the value continues on the next line.
+func (v *valueScan) open() bool { return v.depth > 0 || v.inString != "" }
+
+// scan follows one line of the value, recording the lines of its array
+// elements with record.
+func (v *valueScan) scan(s string, line int, record func([]string, int)) {
+	if v.inString != "" {
+		j := strings.Index(s, v.inString)
+		if j < 0 {
+			return
+		}
+		s = s[j+len(v.inString):]
+		v.inString = ""
+	}
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
+		c := s[i]
+		if v.depth == 1 && v.expect && c != ' ' && c != '\t' && c != ',' && c != '#' && c != ']' {
+			record(append(append([]string(nil), v.path...), strconv.Itoa(v.elem)), line)
+			v.elem++
+			v.expect = false
+		}
+		switch c {
 		case '#':
-			return depth, ""
+			return
 		case '[', '{':
-			depth++
+			v.depth++
+			if v.depth == 1 && c == '[' {
+				v.expect = true
+			}
 		case ']', '}':
-			if depth > 0 {
-				depth--
+			if v.depth > 0 {
+				v.depth--
+			}
+		case ',':
+			if v.depth == 1 {
+				v.expect = true
 			}
 		case '"', '\'':
 			triple := strings.Repeat(string(c), 3)
 			if strings.HasPrefix(s[i:], triple) {
 				j := strings.Index(s[i+3:], triple)
 				if j < 0 {
-					return depth, triple
+					v.inString = triple
+					return
 				}
 				i += 3 + j + 2
 				continue
@@ -220,5 +246,4 @@ func scanValue(s string, depth int) (int, string) {
 			}
 		}
 	}
-	return depth, ""
 }

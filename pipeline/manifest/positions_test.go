@@ -25,6 +25,13 @@ id = 'b'
 [sweep]
 "a.sigma" = [1.0]
 b.scale = { from = 1, to = 2, num = 2 }
+[[sequence]]
+parts = [ { mechanism = "a", count = 1 }, { mechanism = "b", count = "[" },
+  # { mechanism = "c" },
+  {
+    mechanism = "d" }, [1, [2,
+  3]], 'x,y'
+]
 `
 	kl := scanKeyLines(src)
 	tests := []struct {
@@ -44,6 +51,16 @@ b.scale = { from = 1, to = 2, num = 2 }
 		{[]string{"mechanism", "1", "missing"}, 15},
 		{[]string{"sweep", "a.sigma"}, 19},
 		{[]string{"sweep", "b", "scale"}, 20},
+		{[]string{"mechanism", "0", "values", "0"}, 10},
+		{[]string{"mechanism", "0", "values", "1"}, 11},
+		{[]string{"mechanism", "0", "values", "2"}, 9},
+		{[]string{"sequence", "0", "parts"}, 22},
+		{[]string{"sequence", "0", "parts", "0"}, 22},
+		{[]string{"sequence", "0", "parts", "1", "count"}, 22},
+		{[]string{"sequence", "0", "parts", "2"}, 24},
+		{[]string{"sequence", "0", "parts", "3"}, 25},
+		{[]string{"sequence", "0", "parts", "4"}, 26},
+		{[]string{"sequence", "0", "parts", "5"}, 22},
 		{[]string{"nothing"}, 0},
 	}
 	for _, tc := range tests {

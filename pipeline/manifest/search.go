@@ -44,12 +44,21 @@ func (p *parser) search(v any, m *Manifest) {
 	if ids, ok := tb.strs("mechanisms", true, ""); ok {
 		l, d := at("mechanisms")
 		for _, id := range ids {
-			if m.mechanism(id) == nil {
+			spec := m.mechanism(id)
+			switch {
+			case spec == nil:
 				var known []string
 				for _, spec := range m.Mechanisms {
 					known = append(known, spec.ID)
 				}
 				p.el.add(l, d, "no mechanism with id %q%s", id, suggest(id, known))
+			case len(spec.InSequences) > 0:
+				tie := "sigma"
+				if def := DefaultTie(spec.Kind); len(def) > 0 {
+					tie = def[0]
+				}
+				p.el.add(l, d, "mechanism %q is a part of sequence %q and is not searched on its own: search the sequence, with tie = [\"%s.%s\"] to calibrate this part's noise",
+					id, spec.InSequences[0], id, tie)
 			}
 		}
 		c.Mechanisms = ids
@@ -59,14 +68,14 @@ func (p *parser) search(v any, m *Manifest) {
 	}
 	// Every searched mechanism must be searchable with the tie.
 	for _, spec := range m.Mechanisms {
-		if len(c.Mechanisms) > 0 && !slices.Contains(c.Mechanisms, spec.ID) {
+		if len(c.Mechanisms) > 0 && !slices.Contains(c.Mechanisms, spec.ID) || len(spec.InSequences) > 0 {
 			continue
 		}
 		tie := c.Tie
 		if tie == nil {
-			tie = DefaultTie(spec.Kind)
+			tie = DefaultTieFor(spec)
 		}
-		if msg := CheckTie(spec.Kind, tie); msg != "" {
+		if msg := CheckTieFor(spec, tie); msg != "" {
 			l, d := at("tie")
 			if _, present := t["tie"]; !present {
 				l, d = c.Line, "search"

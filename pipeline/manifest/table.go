@@ -199,14 +199,12 @@ func (tb table) delta() (vals []float64, present bool) {
 func (m *Manifest) instanceCount(ids []string) float64 {
 	n := 0.0
 	for _, spec := range m.Mechanisms {
-		if len(ids) > 0 && !slices.Contains(ids, spec.ID) {
+		if len(ids) > 0 && !slices.Contains(ids, spec.ID) || len(spec.InSequences) > 0 {
 			continue
 		}
 		k := 1.0
-		for _, a := range m.Sweep {
-			if a.Mechanism == spec.ID {
-				k *= float64(len(a.Values))
-			}
+		for _, a := range m.axes(spec) {
+			k *= float64(len(a.Values))
 		}
 		n += k
 	}

@@ -34,7 +34,15 @@ func DefaultTie(kind string) []string {
 // or "".
 func CheckTie(kind string, tie []string) string {
 	allowed, _ := searchableParams(kind)
+	return checkTie(kind, allowed, tie)
+}
+
+// checkTie validates tie against the parameters allowed for kind.
+func checkTie(kind string, allowed, tie []string) string {
 	if allowed == nil {
+		if kind == KindSequence {
+			return "no part of the sequence has a noise parameter to search (searchable kinds: laplace, gauss, sgd, vuvuzela_dialing, vuvuzela_conversation)"
+		}
 		return fmt.Sprintf("kind %s has no noise parameter to search (searchable kinds: laplace, gauss, sgd, vuvuzela_dialing, vuvuzela_conversation)", kind)
 	}
 	if len(tie) == 0 {
@@ -53,7 +61,56 @@ func CheckTie(kind string, tie []string) string {
 	return ""
 }
 
+// TieAllowed returns the parameters a search may multiply for kind.
 func TieAllowed(kind string) []string {
 	allowed, _ := searchableParams(kind)
 	return allowed
+}
+
+// specTie returns the parameters a search may multiply for spec and its
+// default tie: those of its kind, or for a sequence "<part id>.<parameter>"
+// for each distinct part whose kind has them (the default multiplies the
+// noise of every part).
+func specTie(spec MechanismSpec) (allowed, def []string) {
+	if spec.Kind != KindSequence {
+		return searchableParams(spec.Kind)
+	}
+	seen := map[string]bool{}
+	for _, p := range spec.Parts {
+		id := p.Mechanism.ID
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		a, d := searchableParams(p.Mechanism.Kind)
+		for _, k := range a {
+			allowed = append(allowed, id+"."+k)
+		}
+		for _, k := range d {
+			def = append(def, id+"."+k)
+		}
+	}
+	return allowed, def
+}
+
+// TieAllowedFor returns the parameters a search may multiply for spec: as
+// TieAllowed for its kind, and "<part id>.<parameter>" for a sequence.
+func TieAllowedFor(spec MechanismSpec) []string {
+	allowed, _ := specTie(spec)
+	return allowed
+}
+
+// DefaultTieFor returns the parameters a search of spec multiplies when
+// none are given: DefaultTie of its kind, or for a sequence the noise of
+// every part ("<part id>.sigma", ...).
+func DefaultTieFor(spec MechanismSpec) []string {
+	_, def := specTie(spec)
+	return def
+}
+
+// CheckTieFor validates tie for spec (see TieAllowedFor); it returns a
+// description of the problem or "".
+func CheckTieFor(spec MechanismSpec, tie []string) string {
+	allowed, _ := specTie(spec)
+	return checkTie(spec.Kind, allowed, tie)
 }

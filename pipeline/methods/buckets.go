@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/cache"
@@ -110,13 +111,27 @@ func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
 			o.Eps = append(o.Eps, Bound{Upper: up, Lower: lo})
 		}
 		o.Renyi = renyiBounds(st, spec, r, job.Alpha)
+		var notes []string
 		if !spec.Engine.ErrorCorrection {
-			o.Note = "error correction disabled: no lower bounds"
+			notes = append(notes, "error correction disabled: no lower bounds")
 		}
+		if n, ok := st.(noter); ok {
+			// why bounds are trivial (delta_up = 1, eps_up = +Inf) or
+			// loose, as the backend explains them
+			notes = append(notes, n.Notes()...)
+		}
+		o.Note = strings.Join(notes, "; ")
 		if math.IsNaN(sum.InfinityMass) {
 			o.Err = fmt.Errorf("corner mass is NaN")
 		}
 		out[i] = o
 	}
 	return out, nil
+}
+
+// noter is implemented by states that explain their trivial or loose
+// bounds (engine notes): the composition's and those of the queries
+// answered so far. They go to the note column of runs.parquet.
+type noter interface {
+	Notes() []string
 }

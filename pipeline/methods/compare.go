@@ -27,10 +27,10 @@ func Compare() Registry { return CompareWith(backend.Engine{}) }
 // and otherwise with the sound upper bound on D_alpha of the backend's
 // single-round state (see singleRoundRenyi); where that bound is +Inf they
 // do not apply. A method without an input for a mechanism kind skips the
-// job with a note.
+// job with a note. Sequences: see sequence.go.
 func CompareWith(backend backend.Backend) Registry {
 	rounds := &singleRoundCache{backend: backend}
-	return Registry{
+	reg := Registry{
 		manifest.MethodKOV: curveMethod(func(ctx context.Context, job Job) (curveBuilder, string, error) {
 			d0, grid, source, err := rounds.delta0(ctx, job)
 			if err != nil {
@@ -77,6 +77,10 @@ func CompareWith(backend backend.Backend) Registry {
 		}),
 		manifest.MethodExact: exactMethod,
 	}
+	for name, fn := range reg {
+		reg[name] = onSamePart(fn)
+	}
+	return reg
 }
 
 // The single-round curve from the backend is sampled on a geometric eps0
@@ -166,6 +170,9 @@ type deltaSamples struct {
 // others use the backend (see singleRoundCurve).
 func (c *singleRoundCache) delta0(ctx context.Context, job Job) (compare.DeltaFunc, []float64, string, error) {
 	spec := job.Instance.Spec
+	if spec.Kind == manifest.KindSequence {
+		return nil, nil, "", notForSequences(spec, "KOV and advanced composition")
+	}
 	d0, err := delta0(spec)
 	if err == nil {
 		return d0, nil, "the closed-form single-round curve (tight)", nil
@@ -423,6 +430,8 @@ func renyiCurve(spec manifest.MechanismSpec) (compare.RenyiFunc, error) {
 		return compare.RRRenyi(p["p"])
 	case manifest.KindSGD:
 		return compare.SampledGaussianRenyi(p["sigma"], p["q"])
+	case manifest.KindSequence:
+		return sequenceRenyiCurve(spec)
 	}
 	return nil, fmt.Errorf("%w: no closed-form Renyi curve for kind %s", ErrNotApplicable, spec.Kind)
 }
@@ -484,13 +493,20 @@ func curveOutcome(r int, c compare.Curve, err error, note string, tight bool, jo
 }
 
 // exactMethod returns the tight curves that have closed forms: the
-// untruncated Gauss mechanism, randomized response, and a single round of
-// the untruncated Laplace mechanism. Upper and lower bound coincide.
+// untruncated Gauss mechanism and sequences of it (gaussSequence),
+// randomized response, and a single round of the untruncated Laplace
+// mechanism. Upper and lower bound coincide.
 func exactMethod(ctx context.Context, job Job) ([]Outcome, error) {
 	spec := job.Instance.Spec
 	p := spec.Params
 	var build func(r int) (compare.Curve, error)
 	switch {
+	case spec.Kind == manifest.KindSequence:
+		sigma, ok := gaussSequence(spec)
+		if !ok {
+			return nil, fmt.Errorf("%w: no closed form for sequence %q (known for sequences of untruncated Gauss mechanisms)", ErrNotApplicable, spec.ID)
+		}
+		build = func(r int) (compare.Curve, error) { return compare.ExactGauss(sigma, 1, r) }
 	case spec.Kind == manifest.KindGauss && p["truncate"] == 0:
 		build = func(r int) (compare.Curve, error) { return compare.ExactGauss(p["sigma"], p["sensitivity"], r) }
 	case spec.Kind == manifest.KindRandomizedResponse:

@@ -29,6 +29,9 @@ type renyiInput struct {
 // returns an error wrapping ErrNotApplicable that says why.
 func (c *singleRoundCache) renyi(ctx context.Context, job Job) (renyiInput, error) {
 	spec := job.Instance.Spec
+	if spec.Kind == manifest.KindSequence {
+		return c.sequenceRenyi(ctx, spec)
+	}
 	f, err := renyiCurve(spec)
 	if err == nil {
 		return renyiInput{curve: f, source: "the closed-form single-round Renyi curve"}, nil

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,5 +120,58 @@ e_eps = [2.0]
 	rn := &Runner{Backend: b, Out: filepath.Join(dir, "out"), MemoryBudget: 4 * base}
 	if _, memErrs := rn.Check([]*manifest.Manifest{m}); len(memErrs) != 1 || !strings.Contains(memErrs[0].Error(), "needs about") {
 		t.Errorf("memory errors %v, want the conversation refused", memErrs)
+	}
+}
+
+// TestEngineNotesAndLargeEps runs the reproducers of issue 11 through the
+// pipeline: no NaN in any bound, eps_upper +Inf where the distinguishing
+// mass exceeds delta, and the engine's reasons for trivial bounds in the
+// note column of runs.parquet.
+func TestEngineNotesAndLargeEps(t *testing.T) {
+	dir := t.TempDir()
+	m := pipelinetest.LoadManifest(t, dir, "notes.toml", `name = "notes"
+[engine]
+buckets = 100
+[[mechanism]]
+id = "g"
+kind = "gauss"
+sigma = 35.86799698181659
+[[mechanism]]
+id = "ed"
+kind = "eps_delta"
+eps = 800.0
+delta = 0.05
+[query]
+compositions = [1, 59792]
+eps = [0.0, 23.2, 2000.0, 1e4]
+delta = [0.01]
+`)
+	out := filepath.Join(dir, "out")
+	rep, err := (&Runner{Backend: backend.Engine{}, Out: out, Jobs: 1}).Run(context.Background(), []*manifest.Manifest{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 0 {
+		t.Fatalf("report %+v (%v)", rep, rep.Failures)
+	}
+	delta := pipelinetest.ReadFrame(t, filepath.Join(out, "notes", "delta.parquet"))
+	for i, v := range delta.Column("delta_upper").Floats {
+		if !(v >= 0 && v <= 1) {
+			t.Errorf("delta row %d: delta_upper %v", i, v)
+		}
+	}
+	eps := pipelinetest.ReadFrame(t, filepath.Join(out, "notes", "epsilon.parquet"))
+	ids, ups := eps.Column("mechanism_id").Strings, eps.Column("eps_upper").Floats
+	for i := range ups {
+		if ids[i] == "ed" && !math.IsInf(ups[i], 1) {
+			t.Errorf("eps_delta row %d: eps_upper %v, exact +Inf (distinguishing mass 0.05 > 0.01)", i, ups[i])
+		}
+	}
+	runs := pipelinetest.ReadFrame(t, filepath.Join(out, "notes", "runs.parquet"))
+	notes := strings.Join(runs.Column("note").Strings, "\n")
+	for _, want := range []string{"distinguishing events", "delta_up is the trivial bound 1"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("runs notes lack %q:\n%s", want, notes)
+		}
 	}
 }

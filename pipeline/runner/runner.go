@@ -87,7 +87,11 @@ func (rn *Runner) Check(manifests []*manifest.Manifest) (inputErrs, memErrs []er
 		for _, in := range m.Instances() {
 			if _, err := rn.Backend.Mechanism(in.Spec); err != nil && !errors.Is(err, methods.ErrNotAvailable) {
 				// (A mechanism this build lacks is skipped at run time.)
-				inputErrs = append(inputErrs, &manifest.Error{File: m.File, Line: in.Spec.Line, Key: fmt.Sprintf("mechanism %q", in.Label), Err: err})
+				what := "mechanism"
+				if in.Spec.Kind == manifest.KindSequence {
+					what = "sequence"
+				}
+				inputErrs = append(inputErrs, &manifest.Error{File: m.File, Line: in.Spec.Line, Key: fmt.Sprintf("%s %q", what, in.Label), Err: err})
 				continue
 			}
 			if slices.Contains(m.Query.Methods, manifest.MethodBuckets) {

@@ -78,14 +78,14 @@ func (s Spec) withDefaults() (Spec, error) {
 		s.MaxProbes = DefaultMaxProbes
 	}
 	if s.Tie == nil {
-		s.Tie = manifest.DefaultTie(s.Mechanism.Kind)
+		s.Tie = manifest.DefaultTieFor(s.Mechanism)
 	}
 	var problems []string
-	if msg := manifest.CheckTie(s.Mechanism.Kind, s.Tie); msg != "" {
+	if msg := manifest.CheckTieFor(s.Mechanism, s.Tie); msg != "" {
 		problems = append(problems, msg)
 	}
 	for _, p := range s.Tie {
-		if _, ok := s.Mechanism.Params[p]; !ok && slices.Contains(manifest.TieAllowed(s.Mechanism.Kind), p) {
+		if _, ok := s.Mechanism.Params[p]; !ok && slices.Contains(manifest.TieAllowedFor(s.Mechanism), p) {
 			problems = append(problems, fmt.Sprintf("mechanism has no value for tied parameter %q", p))
 		}
 	}
@@ -240,6 +240,21 @@ func probeKey(mech backend.Mechanism, spec manifest.MechanismSpec, r int, eps fl
 type searchMemory struct {
 	sem    *semaphore.Weighted
 	budget int64
+}
+
+// Probe computes (or finds in the caches) delta_up(eps) and delta_low(eps)
+// after spec.R observations of spec's mechanism at factor t, as one probe
+// of a search would. A caller uses it to check a value of its own, e.g. an
+// answer rounded for printing (pbuckets calibrate).
+func (s *Searcher) Probe(ctx context.Context, spec Spec, t float64) (Probe, error) {
+	if s.Backend == nil {
+		return Probe{}, errors.New("search: Searcher.Backend is nil")
+	}
+	spec, err := spec.withDefaults()
+	if err != nil {
+		return Probe{}, err
+	}
+	return s.probe(ctx, spec, t, 1, nil)
 }
 
 // probe computes (or finds) delta_up and delta_low at factor t; a

@@ -589,6 +589,7 @@ func FuzzSpecs(f *testing.F) {
 		}
 	}
 	f.Add([]byte("name = \"s\"\n[[mechanism]]\nid = \"g\"\nkind = \"gauss\"\nsigma = 1.0\n[search]\ncompositions = [4]\ne_eps = [2.0]\ndelta = [1e-4]\n"))
+	f.Add([]byte(sequenceSearch))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := manifest.Parse(filepath.Join("..", "..", "experiments", "fuzz.toml"), data)
 		if err != nil || m.Search == nil {

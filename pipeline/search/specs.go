@@ -21,7 +21,7 @@ func Specs(m *manifest.Manifest) []Spec {
 		}
 		tie := c.Tie
 		if tie == nil {
-			tie = manifest.DefaultTie(in.Spec.Kind)
+			tie = manifest.DefaultTieFor(in.Spec)
 		}
 		for _, r := range c.Compositions {
 			for _, eps := range c.Eps {

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/results"
+	"github.com/pbuckets/pbuckets/pipeline/search"
+)
+
+const calibrateSynopsis = `--kind KIND [PARAMS] --r R[,R...] (--eps E | --e-eps X) --delta D [options]
+
+Finds the least noise meeting a target: the least sigma (scale for Laplace;
+mu and scale for Vuvuzela; see --tie) whose sound upper bound gives
+delta_up(eps) <= delta after r observations, e.g. for DP-SGD:
+
+  pbuckets calibrate --kind sgd --q 0.01 --r 10000 --eps 3 --delta 1e-5
+
+It runs the noise search of pbuckets search (bisection in log space,
+starting at the value given, or 1) and rounds the answer up to a few
+digits; the rounded value is checked by the upper bound again before it is
+printed (if it failed, the unrounded answer, itself checked, is printed).
+The second line gives the most noise that the lower bound proves
+insufficient: the least sufficient noise of the mechanism lies between the
+two. Composed states are cached in OUT/.cache.`
+
+// calibrateRelTol is the default relative tolerance of calibrate's
+// bisection (search's default is 0.01).
+const calibrateRelTol = 0.002
+
+func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("calibrate", calibrateSynopsis, stderr)
+	mf := addMechFlags(fs)
+	sf := addSearchFlags(fs)
+	fs.Lookup("rel-tol").Usage = fmt.Sprintf("stop bisecting when hi/lo <= 1 + rel-tol (default %g)", calibrateRelTol)
+	out := fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
+	noCache := fs.Bool("no-cache", false, "neither read nor write cached states")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "number of searches running at once (one per r)")
+	memFlag := fs.String("memory", "", "memory budget shared by running searches, e.g. 8GiB (default: the machine's available memory)")
+	verbose := fs.Bool("verbose", false, "print every probe on stderr")
+	asJSON := fs.Bool("json", false, "print a JSON array instead of text")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return usageStatus(err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case len(set) == 0:
+		fs.Usage()
+		return exitUsage
+	case len(pos) > 0:
+		fmt.Fprintf(stderr, "error: unexpected argument %q: pbuckets calibrate takes flags only (for manifests with [search], use pbuckets search)\n", pos[0])
+		return exitUsage
+	case !set["kind"]:
+		fmt.Fprintf(stderr, "error: --kind is required (one of %s)\n", strings.Join(manifest.Kinds(), ", "))
+		return exitUsage
+	case *jobs < 1:
+		fmt.Fprintf(stderr, "error: --jobs must be at least 1, got %d\n", *jobs)
+		return exitUsage
+	}
+	budget, ok := parseMemory(*memFlag, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if !set["rel-tol"] {
+		*sf.relTol = calibrateRelTol
+		set["rel-tol"] = true
+	}
+	m, err := searchFlagManifest(set, mf, sf, true)
+	if err != nil {
+		printErrors(stderr, err)
+		return exitUsage
+	}
+	specs := search.Specs(m)
+	be := backend.Engine{}
+	if _, err := be.Mechanism(specs[0].Mechanism); err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitUsage
+	}
+	searcher := &search.Searcher{Backend: be}
+	if !*noCache {
+		searcher.CacheDir = filepath.Join(*out, ".cache")
+		// The cache must be writable before any work.
+		if err := results.CheckWritable(searcher.CacheDir); err != nil {
+			fmt.Fprintf(stderr, "error: --out: %v\n", err)
+			return exitUsage
+		}
+	}
+	if *verbose {
+		searcher.Log = lineLogger(stderr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	found, errs := searcher.SearchAll(ctx, specs, *jobs, budget)
+	status := exitOK
+	for _, e := range errs {
+		fmt.Fprintf(stderr, "error: %v\n", e)
+		status = exitFailed
+	}
+	var answers []calibration
+	for _, res := range found {
+		if res == nil {
+			continue
+		}
+		c, err := calibrate(ctx, searcher, res)
+		if err != nil {
+			fmt.Fprintf(stderr, "error: %v\n", err)
+			status = exitFailed
+			continue
+		}
+		if c.Meets == nil {
+			status = exitFailed
+		}
+		answers = append(answers, c)
+	}
+	if *asJSON {
+		err = writeCalibrationJSON(stdout, answers)
+	} else {
+		err = writeCalibrationText(stdout, answers)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "interrupted")
+		return exitInterrupted
+	}
+	return status
+}
+
+// calibration is the answer of calibrate for one r: the least noise found
+// meeting the target by the upper bound (rounded up and checked again) and
+// the most noise proved insufficient by the lower bound.
+type calibration struct {
+	Spec search.Spec
+	// Meets holds the tied parameters of the answer, as printed; MeetsProbe
+	// its probe (the check). Nil when no noise in the factor range meets
+	// the target.
+	Meets      map[string]float64
+	MeetsProbe *search.Probe
+	// Rounded is true when Meets holds the rounded values (their check
+	// passed), false when it holds the search's own answer.
+	Rounded bool
+	// Insufficient holds the tied parameters of the most noise the lower
+	// bound proves insufficient, rounded down (by post-processing, less
+	// noise is insufficient too); nil when none was found.
+	Insufficient      map[string]float64
+	InsufficientProbe *search.Probe
+	Result            *search.Result
+}
+
+// calibrate rounds the search's answer up to the digits its tolerance
+// justifies and checks the rounded mechanism with the upper bound (one more
+// probe, usually a new composition).
+func calibrate(ctx context.Context, s *search.Searcher, res *search.Result) (calibration, error) {
+	c := calibration{Spec: res.Spec, Result: res}
+	digits := max(3, int(math.Ceil(-math.Log10(res.Spec.RelTol)))+1)
+	if p := res.Insufficient; p != nil {
+		c.InsufficientProbe = p
+		c.Insufficient = map[string]float64{}
+		for _, k := range res.Spec.Tie {
+			c.Insufficient[k] = roundedValue(p.Params[k], digits, false)
+		}
+	}
+	p := res.Meets
+	if p == nil {
+		return c, nil
+	}
+	rounded := map[string]float64{}
+	changed := false
+	for _, k := range res.Spec.Tie {
+		rounded[k] = roundedValue(p.Params[k], digits, true)
+		changed = changed || rounded[k] != p.Params[k]
+	}
+	c.Meets, c.MeetsProbe = tiedParams(p.Params, res.Spec.Tie), p
+	if !changed {
+		c.Rounded = true
+		return c, nil
+	}
+	check := res.Spec
+	check.Mechanism = res.Spec.At(1)
+	for k, v := range rounded {
+		check.Mechanism.Params[k] = v
+	}
+	q, err := s.Probe(ctx, check, 1)
+	if err != nil {
+		return c, fmt.Errorf("checking the rounded answer %s: %w", formatTied(rounded, res.Spec.Tie), err)
+	}
+	if q.Upper <= res.Spec.Delta {
+		c.Meets, c.MeetsProbe, c.Rounded = rounded, &q, true
+	}
+	return c, nil
+}
+
+// roundedValue returns v rounded to digits significant digits, up or down.
+func roundedValue(v float64, digits int, up bool) float64 {
+	r, err := strconv.ParseFloat(roundDecimal(v, digits, up), 64)
+	if err != nil || math.IsInf(r, 0) {
+		return v
+	}
+	return r
+}
+
+func tiedParams(params map[string]float64, tie []string) map[string]float64 {
+	out := make(map[string]float64, len(tie))
+	for _, k := range tie {
+		out[k] = params[k]
+	}
+	return out
+}
+
+// formatTied renders tied parameters, "sigma 1.523" or "mu 4100, scale
+// 833", each exactly (shortest representation).
+func formatTied(params map[string]float64, tie []string) string {
+	parts := make([]string, len(tie))
+	for i, k := range tie {
+		parts[i] = k + " " + strconv.FormatFloat(params[k], 'g', -1, 64)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeCalibrationText prints, per r, the answer and the noise proved
+// insufficient:
+//
+//	sigma 1.523 meets eps 3, delta 1e-05 after r 10000 (delta_up 9.87e-06; sgd q=0.01; buckets, 100000 buckets)
+//	  sigma 1.498 is insufficient (delta_low 1.02e-05 > 1e-05): the least sufficient sigma lies in (1.498, 1.523]
+func writeCalibrationText(w io.Writer, cs []calibration) error {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+	for _, c := range cs {
+		s := c.Spec
+		fixed := fixedParams(s)
+		target := fmt.Sprintf("eps %s, delta %s after r %d", strconv.FormatFloat(s.Eps, 'g', -1, 64), strconv.FormatFloat(s.Delta, 'g', -1, 64), s.R)
+		what := fmt.Sprintf("%s %s; buckets, %d buckets", s.Mechanism.Kind, formatMechParams(fixed, s.Mechanism.Noise), s.Mechanism.Engine.Buckets)
+		if c.Meets == nil {
+			top := c.Result.Probes[len(c.Result.Probes)-1]
+			fmt.Fprintf(w, "no %s up to %s meets %s (%s)\n", strings.Join(s.Tie, ", "), formatTied(top.Params, s.Tie), target, what)
+		} else {
+			fmt.Fprintf(w, "%s meets %s (delta_up %s; %s)\n", formatTied(c.Meets, s.Tie), target, g(c.MeetsProbe.Upper), what)
+		}
+		if c.Insufficient != nil {
+			fmt.Fprintf(w, "  %s is insufficient (delta_low %s > %s)", formatTied(c.Insufficient, s.Tie), g(c.InsufficientProbe.Lower), strconv.FormatFloat(s.Delta, 'g', -1, 64))
+			if c.Meets != nil && len(s.Tie) == 1 {
+				k := s.Tie[0]
+				fmt.Fprintf(w, ": the least sufficient %s lies in (%s, %s]", k, strconv.FormatFloat(c.Insufficient[k], 'g', -1, 64), strconv.FormatFloat(c.Meets[k], 'g', -1, 64))
+			}
+			fmt.Fprintln(w)
+		}
+		for _, n := range c.Result.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+	}
+	return nil
+}
+
+// fixedParams returns the parameters of the search's mechanism that the
+// factor does not multiply.
+func fixedParams(s search.Spec) map[string]float64 {
+	fixed := map[string]float64{}
+	for k, v := range s.Mechanism.Params {
+		if !slices.Contains(s.Tie, k) {
+			fixed[k] = v
+		}
+	}
+	return fixed
+}
+
+// writeCalibrationJSON prints the answers as a JSON array.
+func writeCalibrationJSON(w io.Writer, cs []calibration) error {
+	type answer struct {
+		Kind         string             `json:"kind"`
+		Params       map[string]float64 `json:"params"`
+		Noise        string             `json:"noise,omitempty"`
+		Tie          []string           `json:"tie"`
+		R            int                `json:"r"`
+		Eps          float64            `json:"eps"`
+		Delta        float64            `json:"delta"`
+		Meets        map[string]float64 `json:"meets"`
+		DeltaUpper   jsonFloat          `json:"delta_upper_meets"`
+		Rounded      bool               `json:"rounded"`
+		Insufficient map[string]float64 `json:"insufficient"`
+		DeltaLower   jsonFloat          `json:"delta_lower_insufficient"`
+		Buckets      int                `json:"buckets"`
+		Status       string             `json:"status"`
+		Probes       int                `json:"probes"`
+		Notes        []string           `json:"notes,omitempty"`
+	}
+	out := []answer{}
+	for _, c := range cs {
+		s := c.Spec
+		a := answer{Kind: s.Mechanism.Kind, Params: fixedParams(s), Noise: s.Mechanism.Noise, Tie: s.Tie, R: s.R, Eps: s.Eps, Delta: s.Delta,
+			Meets: c.Meets, Rounded: c.Rounded, Insufficient: c.Insufficient, Buckets: s.Mechanism.Engine.Buckets,
+			Status: c.Result.Status, Probes: len(c.Result.Probes), Notes: c.Result.Notes,
+			DeltaUpper: jsonFloat(math.NaN()), DeltaLower: jsonFloat(math.NaN())}
+		if c.MeetsProbe != nil {
+			a.DeltaUpper = jsonFloat(c.MeetsProbe.Upper)
+		}
+		if c.InsufficientProbe != nil {
+			a.DeltaLower = jsonFloat(c.InsufficientProbe.Lower)
+		}
+		out = append(out, a)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

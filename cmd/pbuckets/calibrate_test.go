@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pbuckets/pbuckets/compare"
+)
+
+// TestCalibrateGauss calibrates the Gauss mechanism and checks the answer
+// against the closed form: the least sigma meeting the target lies in the
+// printed bracket (insufficient, meets], the printed sigma is checked by
+// the upper bound (delta_up <= delta), and it is rounded to a few digits.
+func TestCalibrateGauss(t *testing.T) {
+	const r, eps, delta = 16, 1.0, 1e-3
+	// The least sigma meeting the target exactly, by bisection on the
+	// closed form (delta decreases in sigma).
+	lo, hi := 0.5, 20.0
+	for hi-lo > 1e-12 {
+		mid := (lo + hi) / 2
+		c, err := compare.ExactGauss(mid, 1, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Delta(eps) <= delta {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	exact := hi
+	out := t.TempDir()
+	args := []string{"calibrate", "--kind", "gauss", "--r", "16", "--eps", "1", "--delta", "1e-3", "--buckets", "20000", "--out", out}
+	code, stdout, stderr := runCmd(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	m := regexp.MustCompile(`^sigma (\S+) meets eps 1, delta 0.001 after r 16 \(delta_up (\S+); gauss sensitivity=1 truncate=0; buckets, 20000 buckets\)\n  sigma (\S+) is insufficient \(delta_low (\S+) > 0.001\): the least sufficient sigma lies in \((\S+), (\S+)\]\n$`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("output:\n%s", stdout)
+	}
+	meets, _ := strconv.ParseFloat(m[1], 64)
+	insufficient, _ := strconv.ParseFloat(m[3], 64)
+	if !(insufficient < exact && exact <= meets) || meets/insufficient > 1.01 {
+		t.Errorf("bracket (%g, %g] does not enclose the exact least sigma %g tightly", insufficient, meets, exact)
+	}
+	if len(strings.TrimLeft(strings.Replace(m[1], ".", "", 1), "0")) > 4 {
+		t.Errorf("answer %s not rounded to 4 digits (rel-tol 0.002)", m[1])
+	}
+	// JSON, from the cache: the check's delta_up meets the target.
+	code, stdout, stderr = runCmd(t, append(args, "--json")...)
+	var answers []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &answers); code != exitOK || err != nil || len(answers) != 1 {
+		t.Fatalf("json: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+	a := answers[0]
+	if a["meets"].(map[string]any)["sigma"].(float64) != meets || !(a["delta_upper_meets"].(float64) <= delta) || a["rounded"] != true || a["status"] != "ok" {
+		t.Errorf("json answer %v", a)
+	}
+}
+
+func TestCalibrateUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate"}, "Usage: pbuckets calibrate"},
+		{[]string{"calibrate", "--q", "0.01", "--r", "8", "--eps", "1", "--delta", "1e-5"}, "--kind is required"},
+		{[]string{"calibrate", "--kind", "sgd", "--r", "8", "--eps", "1", "--delta", "1e-5"}, "--q: missing required key for kind sgd"},
+		{[]string{"calibrate", "--kind", "sgd", "--q", "0.01", "--eps", "1", "--delta", "1e-5"}, "--r is required"},
+		{[]string{"calibrate", "--kind", "sgd", "--q", "0.01", "--r", "8", "--delta", "1e-5"}, "--e-eps (or --eps) is required"},
+		{[]string{"calibrate", "--kind", "sgd", "--q", "0.01", "--r", "8", "--eps", "1"}, "--delta is required"},
+		{[]string{"calibrate", "--kind", "randomized_response", "--p", "0.6", "--r", "8", "--eps", "1", "--delta", "1e-5"}, "has no noise parameter to search"},
+		{[]string{"calibrate", "--kind", "sgd", "--q", "0.01", "--tie", "q", "--r", "8", "--eps", "1", "--delta", "1e-5"}, `parameter "q" cannot be tied`},
+		{[]string{"calibrate", "--kind", "sgd", "--q", "0.01", "--r", "8", "--eps", "1", "--delta", "1e-5", "--rel-tol", "-1"}, "--rel-tol: must be positive"},
+		{[]string{"calibrate", "--kind", "sgd", "--q", "0.01", "--r", "8", "--eps", "1", "--delta", "1e-5", "x"}, `unexpected argument "x"`},
+		{[]string{"calibrate", "--kind", "sgd", "--q", "0.01", "--r", "8", "--eps", "1", "--delta", "1e-5", "--jobs", "0"}, "--jobs must be at least 1"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant %q", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+)
+
+// The one-line commands (eps, delta, calibrate and search without a
+// manifest) describe one mechanism with flags named like the manifest keys.
+// They build a manifest document from the flags and parse it with package
+// manifest, so that flags are checked exactly like manifests; the errors'
+// keys are then rewritten to the flags (flagKey).
+
+// mechParam is a numeric mechanism parameter settable by a flag.
+type mechParam struct {
+	flag, key string
+}
+
+// mechParams are the numeric parameters of every kind. The single-round
+// guarantee (eps, delta) of kind eps_delta is set with --eps0 and --delta0,
+// because --eps and --delta are the queries' targets.
+var mechParams = []mechParam{
+	{"sigma", "sigma"}, {"q", "q"}, {"scale", "scale"}, {"mu", "mu"}, {"p", "p"},
+	{"sensitivity", "sensitivity"}, {"truncate", "truncate"},
+	{"eps0", "eps"}, {"delta0", "delta"},
+}
+
+// mechFlags holds the flags of one mechanism and of its engine options.
+type mechFlags struct {
+	kind, name, noise, file *string
+	params                  map[string]*float64
+	// Engine options ([engine] keys).
+	buckets, tilts                                *int
+	factor, tailBudget, squaring, freeInftyBudget *float64
+	noErrorCorrection                             *bool
+}
+
+// addMechFlags registers the mechanism and engine flags on fs.
+func addMechFlags(fs *flag.FlagSet) *mechFlags {
+	f := &mechFlags{params: map[string]*float64{}}
+	f.kind = fs.String("kind", "", "mechanism kind: "+strings.Join(manifest.Kinds(), ", "))
+	f.name = fs.String("name", "", "label of the mechanism in the output (default: the kind)")
+	f.noise = fs.String("noise", "", `noise of the Vuvuzela kinds: "laplace" or "gauss"`)
+	f.file = fs.String("file", "", "histogram file (kind histogram): CSV or Parquet with columns a and b")
+	for _, p := range mechParams {
+		help := "mechanism parameter " + p.key
+		if p.flag != p.key {
+			help = fmt.Sprintf("parameter %s of kind eps_delta (the single-round guarantee)", p.key)
+		}
+		f.params[p.flag] = fs.Float64(p.flag, 0, help)
+	}
+	f.buckets = fs.Int("buckets", 0, "number of buckets (default 100000)")
+	f.factor = fs.Float64("factor", 0, "bucket factor (default automatic)")
+	f.tilts = fs.Int("tilts", 0, "exponential tilts per convolution, 1-3 (default engine)")
+	f.tailBudget = fs.Float64("tail-budget", 0, "corner mass the automatic factor may leave, in (0, 1) (default 1e-22)")
+	f.squaring = fs.Float64("squaring-threshold", 0, "corner-mass growth that triggers a squaring, > 1 (default 2.2)")
+	f.freeInftyBudget = fs.Float64("free-infty-budget", 0, "corner mass below which no squaring is triggered (default: the tail budget)")
+	f.noErrorCorrection = fs.Bool("no-error-correction", false, "disable the error correction (no lower bounds)")
+	return f
+}
+
+// mechFlagNames lists the flags of addMechFlags other than --kind.
+func mechFlagNames() []string {
+	names := []string{"name", "noise", "file", "buckets", "factor", "tilts", "tail-budget", "squaring-threshold", "free-infty-budget", "no-error-correction"}
+	for _, p := range mechParams {
+		names = append(names, p.flag)
+	}
+	return names
+}
+
+// flagProblems collects the problems of flag values found before the
+// manifest is parsed.
+type flagProblems []error
+
+func (p *flagProblems) add(format string, args ...any) {
+	*p = append(*p, fmt.Errorf(format, args...))
+}
+
+// finite records a problem if the value of --name is not finite (TOML
+// could encode it, but the message would name a manifest key).
+func (p *flagProblems) finite(name string, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		p.add("--%s must be finite, got %v", name, v)
+	}
+}
+
+// tables returns the [[mechanism]] table (with id = --name or the kind)
+// and the [engine] table (nil when no engine flag is set) of the flags.
+func (f *mechFlags) tables(set map[string]bool, problems *flagProblems) (mech, engine map[string]any) {
+	name := *f.name
+	if name == "" {
+		name = *f.kind
+	}
+	mech = map[string]any{"id": name, "kind": *f.kind}
+	if set["noise"] {
+		mech["noise"] = *f.noise
+	}
+	if set["file"] {
+		mech["file"] = *f.file
+	}
+	for _, p := range mechParams {
+		if set[p.flag] {
+			v := *f.params[p.flag]
+			problems.finite(p.flag, v)
+			mech[p.key] = v
+		}
+	}
+	engine = map[string]any{}
+	if set["buckets"] {
+		engine["buckets"] = *f.buckets
+	}
+	if set["tilts"] {
+		engine["tilts"] = *f.tilts
+	}
+	for flagName, kv := range map[string]struct {
+		key string
+		v   float64
+	}{"factor": {"factor", *f.factor}, "tail-budget": {"tail_budget", *f.tailBudget},
+		"squaring-threshold": {"squaring_threshold", *f.squaring}, "free-infty-budget": {"free_infty_budget", *f.freeInftyBudget}} {
+		if set[flagName] {
+			problems.finite(flagName, kv.v)
+			engine[kv.key] = kv.v
+		}
+	}
+	if set["no-error-correction"] {
+		engine["error_correction"] = !*f.noErrorCorrection
+	}
+	if len(engine) == 0 {
+		engine = nil
+	}
+	return mech, engine
+}
+
+// parseFlagManifest encodes doc as TOML and parses it as a manifest, so
+// that the flags are checked exactly like a manifest. The errors' keys are
+// rewritten to the flags that set them (flagKey); their lines, those of the
+// generated document, are dropped. kind is the --kind given.
+func parseFlagManifest(doc map[string]any, kind string) (*manifest.Manifest, error) {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
+		return nil, fmt.Errorf("encoding the flags: %w", err)
+	}
+	m, err := manifest.Parse("flags", buf.Bytes())
+	if err == nil {
+		return m, nil
+	}
+	var multi interface{ Unwrap() []error }
+	list := []error{err}
+	if errors.As(err, &multi) {
+		list = multi.Unwrap()
+	}
+	out := make([]error, 0, len(list))
+	for _, e := range list {
+		var me *manifest.Error
+		if !errors.As(e, &me) {
+			out = append(out, e)
+			continue
+		}
+		if k := flagKey(me.Key, kind); k != "" {
+			out = append(out, fmt.Errorf("%s: %w", k, me.Err))
+		} else {
+			out = append(out, me.Err)
+		}
+	}
+	return nil, errors.Join(out...)
+}
+
+// flagKey returns the flag ("--sigma") that sets the manifest key named in
+// an error (`mechanism "sgd": sigma`, "query.delta", "engine.buckets"), or
+// "" when no single flag does ("query", "name").
+func flagKey(key, kind string) string {
+	k := key
+	switch {
+	case strings.HasPrefix(k, "mechanism"):
+		_, after, ok := strings.Cut(k, ": ")
+		if !ok {
+			return ""
+		}
+		k = after
+		switch {
+		case k == "id":
+			k = "name"
+		case kind == manifest.KindEpsDelta && (k == "eps" || k == "delta"):
+			k += "0"
+		}
+	case strings.HasPrefix(k, "query."), strings.HasPrefix(k, "search."), strings.HasPrefix(k, "engine."):
+		_, k, _ = strings.Cut(k, ".")
+	default:
+		return ""
+	}
+	switch k {
+	case "compositions":
+		k = "r"
+	case "error_correction":
+		k = "no-error-correction"
+	}
+	return "--" + strings.ReplaceAll(k, "_", "-")
+}
+
+// listFlag is a flag taking a list of values: comma-separated, repeated, or
+// both (--r 1000,10000 --r 100000).
+type listFlag[T any] struct {
+	vals  []T
+	parse func(string) (T, error)
+}
+
+func (l *listFlag[T]) String() string {
+	parts := make([]string, len(l.vals))
+	for i, v := range l.vals {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *listFlag[T]) Set(s string) error {
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		v, err := l.parse(item)
+		if err != nil {
+			return err
+		}
+		l.vals = append(l.vals, v)
+	}
+	return nil
+}
+
+// intList returns a list flag of integers.
+func intList() *listFlag[int64] {
+	return &listFlag[int64]{parse: func(s string) (int64, error) {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not an integer", s)
+		}
+		return v, nil
+	}}
+}
+
+// floatList returns a list flag of finite numbers.
+func floatList() *listFlag[float64] {
+	return &listFlag[float64]{parse: func(s string) (float64, error) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%q is not a finite number", s)
+		}
+		return v, nil
+	}}
+}
+
+// joinProblems joins the problems found in the flags.
+func joinProblems(p flagProblems) error { return errors.Join(p...) }
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

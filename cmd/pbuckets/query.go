@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/cache"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/memory"
+	"github.com/pbuckets/pbuckets/pipeline/methods"
+	"github.com/pbuckets/pbuckets/pipeline/results"
+	"golang.org/x/sync/semaphore"
+)
+
+const epsSynopsis = `--kind KIND [PARAMS] --r R[,R...] --delta D[,D...] [options]
+
+Prints sound bounds on eps(delta) after r observations of one mechanism,
+one line per method, r and delta:
+
+  pbuckets eps --kind sgd --sigma 1.1 --q 0.01 --r 10000 --delta 1e-5
+  eps in [5.1925, 6.5051] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
+
+The mechanism flags are named like the manifest keys (experiments/README.md);
+kind eps_delta takes --eps0 and --delta0. --r, --delta, --eps and --e-eps take
+comma-separated lists and may be repeated. Composed states are cached in
+OUT/.cache, shared with run and search.`
+
+const deltaSynopsis = `--kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [options]
+
+Prints sound bounds on delta(eps) after r observations of one mechanism,
+one line per method, r and eps:
+
+  pbuckets delta --kind gauss --sigma 2 --r 16 --eps 1
+  delta in [0.5098616, 0.5098627] (eps 1, r 16, gauss sensitivity=1 sigma=2 truncate=0, buckets, 100000 buckets)
+
+The flags are those of pbuckets eps (see pbuckets eps -h).`
+
+func cmdEps(args []string, stdout, stderr io.Writer) int {
+	return cmdQuery(queryEps, args, stdout, stderr)
+}
+
+func cmdDelta(args []string, stdout, stderr io.Writer) int {
+	return cmdQuery(queryDelta, args, stdout, stderr)
+}
+
+// The two questions of the one-line query commands.
+const (
+	queryEps   = "eps"   // eps(delta)
+	queryDelta = "delta" // delta(eps)
+)
+
+// queryFlags are the flags of eps and delta beside the mechanism's.
+type queryFlags struct {
+	rs, deltas, eps, eEps *listFlag[float64]
+	methods               *string
+	json                  *bool
+	out, cacheDir         *string
+	noCache               *bool
+	memory                *string
+}
+
+// cmdQuery runs pbuckets eps (what = queryEps) or pbuckets delta.
+func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
+	m, qf, budget, status, ok := parseQuery(what, args, stderr)
+	if !ok {
+		return status
+	}
+	in := m.Instances()[0]
+	be := backend.Engine{}
+	if _, err := be.Mechanism(in.Spec); err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitUsage
+	}
+	if budget <= 0 {
+		if budget = memory.Available(); budget <= 0 {
+			budget = memory.Unlimited
+		}
+	}
+	bm := &methods.Buckets{Backend: be, Mem: semaphore.NewWeighted(budget), Budget: budget}
+	if !*qf.noCache {
+		bm.Cache = cache.States{Dir: filepath.Join(*qf.out, ".cache")}
+		flagName := "--out"
+		if *qf.cacheDir != "" {
+			bm.Cache.Dir, flagName = *qf.cacheDir, "--cache"
+		}
+		// The cache must be writable before any work.
+		if err := results.CheckWritable(bm.Cache.Dir); err != nil {
+			fmt.Fprintf(stderr, "error: %s: %v\n", flagName, err)
+			return exitUsage
+		}
+	}
+	if slices.Contains(m.Query.Methods, manifest.MethodBuckets) {
+		if need := bm.MemoryNeed(in.Spec); need > budget {
+			fmt.Fprintf(stderr, "error: the buckets need about %s with %d buckets, more than the %s available; lower --buckets or raise --memory\n",
+				memory.FormatBytes(need), in.Spec.Engine.Buckets, memory.FormatBytes(budget))
+			return exitUsage
+		}
+	}
+	registry := methods.Compare()
+	registry[manifest.MethodBuckets] = bm.Run
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	defer memory.LimitRuntime(budget)()
+
+	job := methods.Job{Manifest: m, Instance: &in, Compositions: m.Query.Compositions, Eps: m.Query.Eps, Delta: m.Query.Delta}
+	var answers []queryAnswer
+	status = exitOK
+	for _, meth := range m.Query.Methods {
+		outs, err := registry[meth](ctx, job)
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(stderr, "interrupted")
+			return exitInterrupted
+		case errors.Is(err, methods.ErrNotApplicable) || errors.Is(err, methods.ErrNotAvailable):
+			fmt.Fprintf(stderr, "note: %s: %v\n", meth, err)
+			continue
+		case err != nil:
+			fmt.Fprintf(stderr, "error: %s: %v\n", meth, err)
+			status = exitFailed
+			continue
+		}
+		for _, o := range outs {
+			if errors.Is(o.Err, methods.ErrNotApplicable) {
+				fmt.Fprintf(stderr, "note: %s r=%d: %v\n", meth, o.R, o.Err)
+				continue
+			}
+			if o.Err != nil {
+				fmt.Fprintf(stderr, "error: %s r=%d: %v\n", meth, o.R, o.Err)
+				status = exitFailed
+				continue
+			}
+			answers = append(answers, queryAnswers(what, meth, in, o, job, len(qf.eEps.vals) > 0)...)
+		}
+	}
+	var err error
+	if *qf.json {
+		err = writeQueryJSON(stdout, answers)
+	} else {
+		err = writeQueryText(stdout, answers)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	return status
+}
+
+// parseQuery parses the arguments of eps or delta into the manifest of the
+// query and the other flags; when ok is false, the problem was reported to
+// stderr and the command returns status. Nothing is computed.
+func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manifest, qf queryFlags, budget int64, status int, ok bool) {
+	synopsis := epsSynopsis
+	if what == queryDelta {
+		synopsis = deltaSynopsis
+	}
+	fs := newFlagSet(what, synopsis, stderr)
+	mf := addMechFlags(fs)
+	rs := intList()
+	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated")
+	qf = queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList()}
+	if what == queryEps {
+		fs.Var(qf.deltas, "delta", "delta value(s), in (0, 1): comma-separated or repeated")
+	} else {
+		fs.Var(qf.eps, "eps", "eps value(s) (natural log, >= 0): comma-separated or repeated")
+		fs.Var(qf.eEps, "e-eps", "e^eps value(s) (>= 1), instead of --eps")
+	}
+	qf.methods = fs.String("methods", manifest.MethodBuckets, "comma-separated methods: "+strings.Join(manifest.MethodNames(), ", "))
+	qf.json = fs.Bool("json", false, "print a JSON array instead of text")
+	qf.out = fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
+	qf.cacheDir = fs.String("cache", "", "cache folder (default OUT/.cache)")
+	qf.noCache = fs.Bool("no-cache", false, "neither read nor write cached states")
+	qf.memory = fs.String("memory", "", "memory budget, also the Go soft memory limit while computing unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, qf, 0, usageStatus(err), false
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "error: unexpected argument %q: pbuckets %s takes flags only (for manifests, use pbuckets run)\n", pos[0], what)
+		return nil, qf, 0, exitUsage, false
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(set) == 0 {
+		fs.Usage()
+		return nil, qf, 0, exitUsage, false
+	}
+	if budget, ok = parseMemory(*qf.memory, stderr); !ok {
+		return nil, qf, 0, exitUsage, false
+	}
+	if m, err = queryFlagManifest(what, set, mf, rs, qf); err != nil {
+		printErrors(stderr, err)
+		return nil, qf, 0, exitUsage, false
+	}
+	return m, qf, budget, exitOK, true
+}
+
+// queryFlagManifest builds the manifest of a one-line query: the mechanism
+// of the flags and a [query] table with the flags' r, delta or eps values
+// and methods.
+func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *listFlag[int64], qf queryFlags) (*manifest.Manifest, error) {
+	var problems flagProblems
+	if !set["kind"] {
+		problems.add("--kind is required (one of %s)", strings.Join(manifest.Kinds(), ", "))
+	}
+	mech, engine := mf.tables(set, &problems)
+	query := map[string]any{"methods": splitList(*qf.methods)}
+	if len(rs.vals) == 0 {
+		problems.add("--r is required (the number of observations, e.g. --r 1000 or --r 100,1000)")
+	} else {
+		query["compositions"] = rs.vals
+	}
+	switch what {
+	case queryEps:
+		if len(qf.deltas.vals) == 0 {
+			problems.add("--delta is required (eps is bounded at each delta, e.g. --delta 1e-5)")
+		} else {
+			query["delta"] = qf.deltas.vals
+		}
+	default:
+		switch {
+		case len(qf.eps.vals) > 0 && len(qf.eEps.vals) > 0:
+			problems.add("give either --eps or --e-eps, not both")
+		case len(qf.eps.vals) > 0:
+			query["eps"] = qf.eps.vals
+		case len(qf.eEps.vals) > 0:
+			query["e_eps"] = qf.eEps.vals
+		default:
+			problems.add("--eps (or --e-eps) is required (delta is bounded at each eps, e.g. --eps 1)")
+		}
+	}
+	if len(problems) > 0 {
+		return nil, joinProblems(problems)
+	}
+	doc := map[string]any{"name": what, "mechanism": []map[string]any{mech}, "query": query}
+	if engine != nil {
+		doc["engine"] = engine
+	}
+	return parseFlagManifest(doc, *mf.kind)
+}
+
+// queryAnswer is one line of the output of eps or delta: a bound on eps at
+// a delta (or on delta at an eps) after R observations by one method.
+type queryAnswer struct {
+	Method string             `json:"method"`
+	Kind   string             `json:"kind"`
+	Label  string             `json:"mechanism"`
+	Params map[string]float64 `json:"params"`
+	Noise  string             `json:"noise,omitempty"`
+	R      int                `json:"r"`
+	// Query is "eps" (eps at Delta) or "delta" (delta at Eps).
+	Query string `json:"query"`
+	// Eps (natural log) and Delta: the query point and the bounds.
+	Eps, Delta   jsonFloat `json:"-"`
+	Upper, Lower jsonFloat `json:"-"`
+	EEps         bool      `json:"-"`
+	Buckets      int       `json:"buckets,omitempty"`
+	Factor       float64   `json:"factor,omitempty"`
+	Cached       bool      `json:"cached,omitempty"`
+	Note         string    `json:"note,omitempty"`
+}
+
+// jsonFloat is a float64 that encodes NaN (no bound) as null and the
+// infinities as strings.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsNaN(v):
+		return []byte("null"), nil
+	case math.IsInf(v, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-Inf"`), nil
+	}
+	return []byte(strconv.FormatFloat(v, 'g', -1, 64)), nil
+}
+
+// MarshalJSON adds the query point and the bounds under names that say
+// what they are: delta, eps_upper, eps_lower for eps; eps, e_eps,
+// delta_upper, delta_lower for delta.
+func (a queryAnswer) MarshalJSON() ([]byte, error) {
+	type plain queryAnswer
+	b, err := json.Marshal(plain(a))
+	if err != nil {
+		return nil, err
+	}
+	var extra map[string]jsonFloat
+	if a.Query == queryEps {
+		extra = map[string]jsonFloat{"delta": a.Delta, "eps_upper": a.Upper, "eps_lower": a.Lower}
+	} else {
+		extra = map[string]jsonFloat{"eps": a.Eps, "e_eps": jsonFloat(math.Exp(float64(a.Eps))), "delta_upper": a.Upper, "delta_lower": a.Lower}
+	}
+	e, err := json.Marshal(extra)
+	if err != nil {
+		return nil, err
+	}
+	// Splice: {...plain fields..., ...extra...}.
+	return append(append(b[:len(b)-1:len(b)-1], ','), e[1:]...), nil
+}
+
+// queryAnswers returns the answers of one outcome of a method.
+func queryAnswers(what, method string, in manifest.Instance, o methods.Outcome, job methods.Job, eEps bool) []queryAnswer {
+	base := queryAnswer{Method: method, Kind: in.Spec.Kind, Label: in.Label, Params: in.Spec.Params, Noise: in.Spec.Noise,
+		R: o.R, Query: what, EEps: eEps, Buckets: o.Buckets, Factor: o.Factor, Cached: o.Cached, Note: o.Note}
+	var out []queryAnswer
+	if what == queryEps {
+		for i, d := range job.Delta {
+			a := base
+			a.Delta, a.Eps = jsonFloat(d), jsonFloat(math.NaN())
+			a.Upper, a.Lower = jsonFloat(o.Eps[i].Upper), jsonFloat(o.Eps[i].Lower)
+			out = append(out, a)
+		}
+		return out
+	}
+	for i, e := range job.Eps {
+		a := base
+		a.Eps, a.Delta = jsonFloat(e), jsonFloat(math.NaN())
+		a.Upper, a.Lower = jsonFloat(o.Delta[i].Upper), jsonFloat(o.Delta[i].Lower)
+		out = append(out, a)
+	}
+	return out
+}
+
+func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
+	if answers == nil {
+		answers = []queryAnswer{}
+	}
+	b, err := json.MarshalIndent(answers, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// writeQueryText prints one line per answer:
+//
+//	eps in [5.1925, 6.5051] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
+//	eps <= 6.2787 (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, rdp)
+//
+// The bracket is rounded outwards (see formatBracket), so the printed
+// numbers are bounds too.
+func writeQueryText(w io.Writer, answers []queryAnswer) error {
+	for _, a := range answers {
+		var at string
+		if a.Query == queryEps {
+			at = "delta " + strconv.FormatFloat(float64(a.Delta), 'g', -1, 64)
+		} else if a.EEps {
+			at = "e^eps " + strconv.FormatFloat(math.Exp(float64(a.Eps)), 'g', 12, 64)
+		} else {
+			at = "eps " + strconv.FormatFloat(float64(a.Eps), 'g', -1, 64)
+		}
+		what := fmt.Sprintf("%s %s", a.Label, formatMechParams(a.Params, a.Noise))
+		if a.Label != a.Kind {
+			what = fmt.Sprintf("%s (%s) %s", a.Label, a.Kind, formatMechParams(a.Params, a.Noise))
+		}
+		how := a.Method
+		if a.Buckets > 0 {
+			how = fmt.Sprintf("%s, %d buckets", a.Method, a.Buckets)
+		}
+		if _, err := fmt.Fprintf(w, "%s %s (%s, r %d, %s, %s)\n", a.Query, formatBracket(float64(a.Lower), float64(a.Upper)), at, a.R, what, how); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// formatMechParams renders parameters as "k=v" pairs, sorted by key.
+func formatMechParams(params map[string]float64, noise string) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys)+1)
+	if noise != "" {
+		parts = append(parts, "noise="+noise)
+	}
+	for _, k := range keys {
+		parts = append(parts, k+"="+strconv.FormatFloat(params[k], 'g', -1, 64))
+	}
+	return strings.Join(parts, " ")
+}
