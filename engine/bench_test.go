@@ -74,6 +74,30 @@ func BenchmarkSGD65536(b *testing.B) {
 	}
 }
 
+// BenchmarkSubsampled composes the four subsampled Gaussian pairs (DP-SGD
+// with noise multiplier 1.1, rate 0.01, r = 1000, 100,000 buckets) and
+// reports the eps bracket at delta = 1e-5.
+func BenchmarkSubsampled(b *testing.B) {
+	for _, s := range []Sampling{Poisson, FixedSize} {
+		for _, r := range []Relation{AddRemove, ReplaceOne} {
+			b.Run(s.String()+"/"+r.String(), func(b *testing.B) {
+				m, _ := SubsampledGauss(1.1, 1, 0.01, s, r)
+				var res *Result
+				for i := 0; i < b.N; i++ {
+					var err error
+					res, err = Compose(context.Background(), m, 1000, Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				up, lo := res.EpsUpper(1e-5), res.EpsLower(1e-5)
+				b.ReportMetric(up, "eps_up")
+				b.ReportMetric(lo, "eps_low")
+			})
+		}
+	}
+}
+
 func benchGauss(b *testing.B, r, buckets, tilts int) {
 	m, _ := Gauss(200*math.Sqrt2, 1, 0)
 	for i := 0; i < b.N; i++ {

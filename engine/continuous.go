@@ -20,48 +20,108 @@ type monotonePair struct {
 	massB      func(t1, t2 float64) float64
 	// lossAtMin, lossAtMax: limits of L at tMin and tMax (may be infinite).
 	lossAtMin, lossAtMax float64
+	// bothSides cuts every bucket border twice, below and above the loss
+	// error, for pairs whose events are also added mirrored (mirrorSink):
+	// a piece within [(k-1) lambda, k lambda] and its mirror image then
+	// both have a misplacement of at most 1 (u of the leaf stays about 1
+	// instead of 2), at the cost of a thin piece straddling each border.
+	bothSides bool
 }
 
-// embed adds the pair's events to b.
-func (mp *monotonePair) embed(b *leafBuilder) {
-	lam := b.l.lambda
-	n := b.l.n
+// eventSink receives groups of atomic events: A-mass pa, B-mass pb and an
+// interval [lossLo, lossHi] holding the privacy loss of every event in the
+// group (leafBuilder.add, or a transformation of it such as mirrorSink).
+type eventSink interface {
+	add(pa, pb, lossLo, lossHi float64)
+	addUnknown(aLo, aHi, cLo, cHi float64)
+	// grid returns the bucket width lambda = ln f and n of the list built.
+	grid() (lambda float64, n int)
+}
+
+// embed adds the pair's events to b. Both densities are positive on (tMin,
+// tMax): a piece whose computed mass is 0 or subnormal has underflowed, and
+// the leaf builder keeps it with its underflow allowance (tinyMass).
+func (mp *monotonePair) embed(b eventSink) {
+	lam, n := b.grid()
 	lLo, lHi := mp.lossAtMin, mp.lossAtMax
 	if !mp.increasing {
 		lLo, lHi = mp.lossAtMax, mp.lossAtMin
 	}
 	// Bucket borders k*lambda for k = kLo..kHi (clipped to -n..n); the
-	// border of bucket k is moved down by a tiny margin so that the loss at
-	// the computed border is still <= k*lambda.
+	// border of bucket k is moved down by a margin so that the upper end of
+	// the loss interval at the computed border (loss plus its error bound)
+	// is still <= k*lambda: the piece below it then goes to bucket k, with
+	// a misplacement of about 1 (a margin below the error bound would push
+	// it to bucket k+1 and leave a misplacement of 2). The margin grows
+	// until that holds, up to lambda/4 (beyond which the piece simply goes
+	// one bucket up, which is sound). Cuts never go back past the previous
+	// one, so the pieces partition the line.
 	kLo := max(-n, int(math.Floor(math.Max(lLo, -float64(n+1)*lam)/lam)))
 	kHi := min(n, int(math.Ceil(math.Min(lHi, float64(n+1)*lam)/lam)))
-	border := func(k int) float64 {
+	clamp := func(t float64) float64 { return math.Max(mp.tMin, math.Min(mp.tMax, t)) }
+	// border returns the cut at loss level k*lambda moved down (side = -1:
+	// the loss interval at the cut ends at or below k*lambda) or up (side =
+	// +1: it starts at or above k*lambda), by a margin grown until that
+	// holds, up to lambda/4.
+	border := func(k int, side float64) float64 {
 		L := float64(k) * lam
-		if L <= lLo {
+		if L < lLo || (side < 0 && L == lLo) {
 			if mp.increasing {
 				return mp.tMin
 			}
 			return mp.tMax
 		}
-		if L >= lHi {
+		if L > lHi || (side > 0 && L == lHi) {
 			if mp.increasing {
 				return mp.tMax
 			}
 			return mp.tMin
 		}
-		margin := 1e-13 * math.Max(lam, math.Abs(L))
-		x := L - margin
-		if x <= lLo {
-			if mp.increasing {
+		ok := func(t float64) bool {
+			// the test of bucketOf, exactly: hi <= k*lambda (or lo >= k*lambda)
+			b := mp.lossBounds(t)
+			if side < 0 {
+				return math.FMA(float64(k), lam, -b.hi) >= 0
+			}
+			return math.FMA(float64(k), lam, -b.lo) <= 0
+		}
+		// at returns the cut for the loss level x, NaN where the inverse
+		// fails (no border there: cut merges the pieces on both sides).
+		at := func(x float64) float64 {
+			switch {
+			case x <= lLo:
+				if mp.increasing {
+					return mp.tMin
+				}
+				return mp.tMax
+			case x >= lHi:
+				if mp.increasing {
+					return mp.tMax
+				}
 				return mp.tMin
 			}
-			return mp.tMax
+			t := mp.inv(x)
+			if math.IsNaN(t) {
+				return t
+			}
+			return clamp(t)
 		}
-		t := mp.inv(x)
-		if math.IsNaN(t) {
-			return t // no border here: the caller merges the pieces
+		margin := 1e-13 * math.Max(lam, math.Abs(L))
+		t := at(L + side*margin)
+		for it := 0; it < 8 && !math.IsNaN(t) && !ok(t) && margin < lam/4; it++ {
+			b := mp.lossBounds(t)
+			miss := math.Max(b.hi-L, L-b.lo)
+			if math.IsNaN(miss) {
+				break
+			}
+			margin = math.Min(2*margin+2*miss, lam/4)
+			if t2 := at(L + side*margin); !math.IsNaN(t2) {
+				t = t2
+			} else {
+				break
+			}
 		}
-		return math.Max(mp.tMin, math.Min(mp.tMax, t))
+		return t
 	}
 	// piece adds the events with t between t1 and t2 (in loss order from
 	// low to high: for increasing L, t1 < t2).
@@ -82,18 +142,30 @@ func (mp *monotonePair) embed(b *leafBuilder) {
 		lowEnd = mp.tMax
 	}
 	prev := lowEnd
-	for k := kLo; k <= kHi; k++ {
-		t := border(k)
+	cut := func(t float64) {
 		if math.IsNaN(t) {
 			// The inverse failed (e.g. a loss level its formula cannot
 			// reach in float64): leave the border out. The pieces on both
 			// sides become one, whose loss interval comes from its own
 			// ends (lossBounds), so it is placed soundly, only less
 			// precisely; skipping the piece would lose its mass.
-			continue
+			return
+		}
+		if mp.increasing {
+			t = math.Max(t, prev)
+		} else {
+			t = math.Min(t, prev)
 		}
 		piece(prev, t)
 		prev = t
+	}
+	for k := kLo; k <= kHi; k++ {
+		cut(border(k, -1))
+		if mp.bothSides {
+			// a thin piece straddling k*lambda (bucket k+1, misplacement
+			// about 1), so that the next piece starts at or above k*lambda
+			cut(border(k, +1))
+		}
 	}
 	highEnd := mp.tMax
 	if !mp.increasing {
@@ -123,4 +195,21 @@ func (mp *monotonePair) lossBounds(t float64) lossInterval {
 	L := mp.loss(t)
 	e := mp.lossErr(t)
 	return lossInterval{L - e, L + e}
+}
+
+// mirrorSink adds every group of events twice: as given, and with the roles
+// of A and B exchanged (loss negated). It builds the symmetrised pairs of
+// subsampled.go from the positive-loss part of a pair.
+type mirrorSink struct{ b eventSink }
+
+func (m mirrorSink) add(pa, pb, lossLo, lossHi float64) {
+	m.b.add(pa, pb, lossLo, lossHi)
+	m.b.add(pb, pa, -lossHi, -lossLo)
+}
+
+func (m mirrorSink) grid() (float64, int) { return m.b.grid() }
+
+func (m mirrorSink) addUnknown(aLo, aHi, cLo, cHi float64) {
+	m.b.addUnknown(aLo, aHi, cLo, cHi)
+	m.b.addUnknown(cLo, cHi, aLo, aHi)
 }

@@ -10,13 +10,6 @@ import (
 // accurate to about 1e-32 relative.
 type dd struct{ hi, lo float64 }
 
-func twoSum(a, b float64) (s, e float64) {
-	s = a + b
-	bb := s - a
-	e = (a - (s - bb)) + (b - bb)
-	return s, e
-}
-
 func (x dd) addProd(a, b float64) dd {
 	p := a * b
 	pe := math.FMA(a, b, -p)

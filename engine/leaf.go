@@ -32,8 +32,8 @@ type leafBuilder struct {
 	hiAErr, hiCErr, loAErr, loCErr, distAErr, distBErr float64
 	// grid: record the groups placed in regular buckets, for the grid
 	// leaf (finishGrid)
-	grid   bool
-	groups []leafGroup
+	recordGroups bool
+	groups       []leafGroup
 }
 
 // tinyOf returns tinyMass if tiny, else 0.
@@ -51,6 +51,8 @@ type exactMasses interface{ exactMasses() bool }
 func newLeafBuilder(n int, lambda float64, tau []float64) *leafBuilder {
 	return &leafBuilder{l: newList(n, lambda, tau)}
 }
+
+func (b *leafBuilder) grid() (float64, int) { return b.l.lambda, b.l.n }
 
 // bucketOf returns the smallest i with i*lambda >= loss, exactly (the sign of
 // i*lambda - loss is taken from a fused multiply-add, which rounds once).
@@ -133,7 +135,7 @@ func (b *leafBuilder) add(pa, pb, lossLo, lossHi float64) {
 	o := int(i) + n - 1
 	l.a[o] += pa
 	l.c[o] += pb
-	if b.grid {
+	if b.recordGroups {
 		b.groups = append(b.groups, leafGroup{pa, pb, lossLo, lossHi, tinyA || tinyB})
 	}
 	if b.adds == nil {

@@ -81,7 +81,7 @@ func (g *gaussMech) embed(b *leafBuilder) error {
 		lossErr: func(t float64) float64 { return 8*u*(mu*mu/2+math.Abs(mu*t)) + 2*u*mu*(math.Abs(t)+mu) + 1e-300 },
 		inv:     func(L float64) float64 { return (mu*mu/2 - L) / mu },
 		massA:   func(t1, t2 float64) float64 { return normMass(t1, t2) / z },
-		massB:   func(t1, t2 float64) float64 { return normMass(t1-mu, t2-mu) / z },
+		massB:   func(t1, t2 float64) float64 { return normMassShift(t1, t2, mu) / z },
 	}
 	mp.lossAtMin, mp.lossAtMax = mp.loss(tMin), mp.loss(tMax)
 	if math.IsInf(tMin, -1) {
@@ -154,7 +154,15 @@ func (l *laplaceMech) String() string {
 
 func (l *laplaceMech) mu() float64               { return l.sens / l.scale }
 func (l *laplaceMech) lossRange(float64) float64 { return l.mu() * (1 + 1e-12) }
-func (l *laplaceMech) atomLoss() float64         { return l.mu() }
+
+// atomErr bounds the rounding error of the loss mu of the atom t <= 0 (and
+// of the middle's loss at t = 0).
+func (l *laplaceMech) atomErr() float64 { return 4 * unitRoundoff * (l.mu() + 1e-300) }
+
+// atomLoss is the upper end of the atom's loss interval: the factor puts a
+// bucket border at or above it, so the atom (and the piece next to it) stay
+// in one bucket (misplacement about 0 instead of 1).
+func (l *laplaceMech) atomLoss() float64 { return l.mu() + l.atomErr() }
 
 // lapMass returns P(t1 < X <= t2) for a standard Laplace X, accurately.
 func lapMass(t1, t2 float64) float64 {
@@ -173,7 +181,7 @@ func lapMass(t1, t2 float64) float64 {
 
 func (l *laplaceMech) embed(b *leafBuilder) error {
 	mu := l.mu()
-	e := 4 * unitRoundoff * (mu + 1e-300)
+	e := l.atomErr()
 	z := 1.0
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if l.trunc > 0 {
@@ -195,7 +203,7 @@ func (l *laplaceMech) embed(b *leafBuilder) error {
 		lossErr:   func(t float64) float64 { return 4 * unitRoundoff * (mu + 2*math.Abs(t)) },
 		inv:       func(L float64) float64 { return (mu - L) / 2 },
 		massA:     func(t1, t2 float64) float64 { return lapMass(t1, t2) / z },
-		massB:     func(t1, t2 float64) float64 { return lapMass(t1-mu, t2-mu) / z },
+		massB:     func(t1, t2 float64) float64 { return lapMassShift(t1, t2, mu) / z },
 		lossAtMin: mu, lossAtMax: -mu,
 	}
 	mp.embed(b)
@@ -204,94 +212,13 @@ func (l *laplaceMech) embed(b *leafBuilder) error {
 
 // ---------------------------------------------------------------- DP-SGD
 
-type sgdMech struct{ sigma, q float64 }
-
-// SGD returns the worst-case pair of DP-SGD with sampling rate q and noise
-// multiplier sigma (Section 5.4, Abadi et al.): A = (1-q) N(0, sigma^2) +
-// q N(1, sigma^2), B = N(0, sigma^2), embedded exactly.
+// SGD returns the worst-case pair of DP-SGD with Poisson sampling rate q and
+// noise multiplier sigma under add/remove neighbours (Section 5.4, Abadi et
+// al.): A = (1-q) N(0, sigma^2) + q N(1, sigma^2), B = N(0, sigma^2),
+// embedded exactly; A||B is the removal of a record, B||A its addition. It
+// is SubsampledGauss(sigma, 1, q, Poisson, AddRemove).
 func SGD(sigma, q float64) (Mechanism, error) {
-	if err := checkPositive("sgd: sigma", sigma); err != nil {
-		return nil, err
-	}
-	if !(q > 0 && q <= 1) {
-		return nil, invalidf("sgd: q must be in (0, 1], got %v", q)
-	}
-	if err := checkRatio("sgd: 1/sigma", 1/sigma); err != nil {
-		return nil, err
-	}
-	return &sgdMech{sigma, q}, nil
-}
-
-func (s *sgdMech) String() string {
-	return fmt.Sprintf("sgd(sigma=%s, q=%s)", fmtFloat(s.sigma), fmtFloat(s.q))
-}
-
-func (s *sgdMech) pair() *monotonePair {
-	mu := 1 / s.sigma
-	q := s.q
-	u := unitRoundoff
-	loss := func(t float64) float64 { return math.Log1p(q * math.Expm1(mu*t-mu*mu/2)) }
-	mp := &monotonePair{
-		increasing: true,
-		tMin:       math.Inf(-1), tMax: math.Inf(1),
-		loss: loss,
-		lossErr: func(t float64) float64 {
-			if math.IsInf(t, 0) {
-				return 0
-			}
-			return 8 * u * (math.Abs(mu*t) + mu*mu + math.Abs(loss(t)) + 1)
-		},
-		inv: func(L float64) float64 {
-			return (math.Log1p(math.Expm1(L)/q) + mu*mu/2) / mu
-		},
-		massA: func(t1, t2 float64) float64 {
-			return (1-q)*normMass(t1, t2) + q*normMass(t1-mu, t2-mu)
-		},
-		massB:     func(t1, t2 float64) float64 { return normMass(t1, t2) },
-		lossAtMin: math.Log1p(-q), lossAtMax: math.Inf(1),
-	}
-	if q == 1 {
-		mp.lossAtMin = math.Inf(-1)
-	}
-	return mp
-}
-
-func (s *sgdMech) embed(b *leafBuilder) error {
-	s.pair().embed(b)
-	return nil
-}
-
-func (s *sgdMech) relErr() float64 {
-	mu := 1 / s.sigma
-	return 64*unitRoundoff + 4*unitRoundoff*mu*(40+mu)
-}
-
-func (s *sgdMech) lossRange(p float64) float64 {
-	mp := s.pair()
-	mu := 1 / s.sigma
-	tail := func(t float64) float64 {
-		// P_A(L > t) + P_B(L < -t).
-		ta := mp.inv(t)
-		pa := (1-s.q)*normQ(ta) + s.q*normQ(ta-mu)
-		pb := 0.0
-		if -t > mp.lossAtMin {
-			pb = normQ(-mp.inv(-t))
-		}
-		return pa + pb
-	}
-	lo, hi := 0.0, 1.0
-	for tail(hi) > p && hi < 1e6 {
-		hi *= 2
-	}
-	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
-		m := (lo + hi) / 2
-		if tail(m) > p {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return hi
+	return SubsampledGauss(sigma, 1, q, Poisson, AddRemove)
 }
 
 // ---------------------------------------------------------------- histograms

@@ -24,8 +24,93 @@ func normMass(t1, t2 float64) float64 {
 	return narrowMass(t1, t2-t1)
 }
 
-// normQ returns P(Z > t).
-func normQ(t float64) float64 { return 0.5 * math.Erfc(t/math.Sqrt2) }
+// normQ returns P(Z > t) for a standard normal Z. The argument t/sqrt2 of
+// erfc is formed in double-double and erfc is corrected to first order for
+// its low part: rounding t/sqrt2 to float64 alone moves Q(t) by a relative
+// 2u t^2 (3e-13 at t = 37), which no error bound of the callers allows for.
+func normQ(t float64) float64 {
+	if math.IsInf(t, 0) || math.IsNaN(t) {
+		return 0.5 * math.Erfc(t)
+	}
+	y := t * invSqrt2Hi
+	yl := math.FMA(t, invSqrt2Hi, -y) + t*invSqrt2Lo
+	return 0.5 * (math.Erfc(y) - twoOverSqrtPi*math.Exp(-y*y)*yl)
+}
+
+// invSqrt2Hi + invSqrt2Lo = 1/sqrt(2) to about 2^-106.
+const (
+	invSqrt2Hi    = 0.7071067811865476
+	invSqrt2Lo    = -4.833646656726457e-17
+	twoOverSqrtPi = 1.1283791670955126
+)
+
+// twoSum returns s = fl(a+b) and e with s + e = a + b exactly (Knuth).
+func twoSum(a, b float64) (s, e float64) {
+	s = a + b
+	bb := s - a
+	e = (a - (s - bb)) + (b - bb)
+	return s, e
+}
+
+// normQ2 returns P(Z > h + l) for |l| <= u|h|, to first order in l.
+func normQ2(h, l float64) float64 {
+	if l == 0 {
+		return normQ(h)
+	}
+	return normQ(h) - phiAccurate(h)*l
+}
+
+// normMassShift returns P(t1 < Z + m <= t2) for a standard normal Z: the
+// mass of [t1, t2] under N(m, 1), with the shifted ends t - m taken exactly
+// (twoSum) and the width t2 - t1 taken from the unshifted ends. Computing
+// normMass(t1-m, t2-m) instead rounds each shifted end by up to u|t - m|,
+// which moves the mass of a narrow interval by a relative u|t - m|/width.
+func normMassShift(t1, t2, m float64) float64 {
+	if !(t2 > t1) {
+		return 0
+	}
+	if m == 0 {
+		return normMass(t1, t2)
+	}
+	h1, l1 := twoSum(t1, -m)
+	h2, l2 := twoSum(t2, -m)
+	if math.IsInf(t1, -1) {
+		h1, l1 = math.Inf(-1), 0
+	}
+	if math.IsInf(t2, 1) {
+		h2, l2 = math.Inf(1), 0
+	}
+	w := t2 - t1
+	a := math.Max(math.Abs(h1), math.Abs(h2))
+	if w*(a+w) <= 0.5 && !math.IsInf(w, 0) {
+		// Narrow: phi(s1) int_0^w exp(-s1 s - s^2/2) ds with s1 = h1 + l1
+		// and the exact width; the density changes by at most e^0.5.
+		return narrowMassAt(h1, l1, w)
+	}
+	switch {
+	case h1 >= 0:
+		return normQ2(h1, l1) - normQ2(h2, l2)
+	case h2 <= 0:
+		return normQ2(-h2, -l2) - normQ2(-h1, -l1)
+	default:
+		// Straddles 0: both erf terms are non-negative and the relative
+		// error of each end's high part is at most u.
+		return normMass(h1, h2)
+	}
+}
+
+// narrowMassAt is narrowMass for a start h + l (|l| <= u|h|) of any sign.
+func narrowMassAt(h, l, w float64) float64 {
+	sum := 0.0
+	hw := w / 2
+	for k := 0; k < 8; k++ {
+		s := hw * (1 + gl8x[k])
+		sum += gl8w[k] * math.Exp(-h*s-s*s/2)
+	}
+	// phi(h + l) = phi(h) exp(-h l - l^2/2); the l s term of the integrand
+	// is at most u |h| w <= u/2 relative and is dropped.
+	return phiAccurate(h) * math.Exp(-h*l) * sum * hw
+}
 
 // gl8 are the 8-point Gauss-Legendre nodes and weights on [-1, 1].
 var gl8x = [8]float64{-0.9602898564975363, -0.7966664774136267, -0.5255324099163290, -0.1834346424956498, 0.1834346424956498, 0.5255324099163290, 0.7966664774136267, 0.9602898564975363}

@@ -217,8 +217,8 @@ func (l *list) lossVariance() float64 {
 // it also builds m's grid leaf into p.gridLeaves.
 func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	b := newLeafBuilder(p.n, p.lambda, nil)
-	b.grid = p.grid && p.gridLambda == p.lambda
-	if b.grid {
+	b.recordGroups = p.grid && p.gridLambda == p.lambda
+	if b.recordGroups {
 		b.groups = make([]leafGroup, 0, 2*p.n+16)
 	}
 	b.inexact = true
@@ -231,9 +231,9 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	l := b.rel(m)
 	if p.grid {
 		gb := b
-		if !b.grid {
+		if !b.recordGroups {
 			gb = newLeafBuilder(p.n, p.gridLambda, nil)
-			gb.grid = true
+			gb.recordGroups = true
 			gb.groups = make([]leafGroup, 0, 2*p.n+16)
 			gb.inexact = b.inexact
 			if err := m.embed(gb); err != nil {
