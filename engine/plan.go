@@ -401,12 +401,21 @@ func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list
 		p.steps += chains * (popcount(r) - 1)
 	}
 	p.mu.Unlock()
+	// the powers whose bit no r uses are dropped once the next is built
+	// (less memory held, fewer fresh pages)
+	used := 0
+	for _, r := range rs {
+		used |= r
+	}
 	powers := []*list{leaf}
 	for k := 1; k < bitsN; k++ {
 		prev := powers[k-1]
 		z, err := p.composePair(ctx, prev, prev)
 		if err != nil {
 			return nil, err
+		}
+		if used&(1<<(k-1)) == 0 {
+			powers[k-1] = nil
 		}
 		powers = append(powers, z)
 	}
