@@ -530,3 +530,52 @@ func TestListsOption(t *testing.T) {
 		t.Errorf("Lists(3): %v, want ErrInvalid", err)
 	}
 }
+
+// TestGridLeafBelowChord checks, where both lists apply to the same events
+// (leaves of continuous mechanisms, r = 1, both directions, random eps),
+// that the grid's upper bound is never above the grouped list's chord
+// bound (the spread of a bucket's group onto its borders is the chord over
+// the bucket; the grouped chord spans the leaf's window u >= the group's
+// width) and, for Gauss, never below the closed form.
+func TestGridLeafBelowChord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 21))
+	for trial := 0; trial < 40; trial++ {
+		var m Mechanism
+		var mu float64
+		switch trial % 4 {
+		case 0:
+			sigma := math.Exp(4*rng.Float64() - 1)
+			m, _ = Gauss(sigma, 1, 0)
+			mu = 1 / sigma
+		case 1:
+			m, _ = SGD(0.5+4*rng.Float64(), math.Exp(-6*rng.Float64()))
+		case 2:
+			m, _ = Laplace(math.Exp(3*rng.Float64()-1), 1, 0)
+		default:
+			m, _ = SubsampledGauss(0.5+3*rng.Float64(), 1, math.Exp(-5*rng.Float64()), Poisson, ReplaceOne)
+		}
+		res, err := Compose(context.Background(), m, 1, Options{Buckets: 4 * (100 + rng.IntN(5000))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := res.g.gridTable(res.gb)
+		res.tableOnce.Do(func() { res.table = res.l.deltaTable(res.b) })
+		for k := 0; k < 20; k++ {
+			eps := math.Exp(6*rng.Float64() - 5)
+			g := res.g.gridDelta(eps, tab)
+			c := res.l.delta(eps, res.b, true, res.table)
+			// (the grid's error model is a little wider: its absorbing
+			// atoms carry twice the masses' relative error)
+			tol := func(x float64) float64 { return 1e-6*x + 1e-300 }
+			floor := 1e6 * math.Max(g.Corners.Mass(), c.Corners.Mass())
+			if c.Upper > floor && (g.UpperAB > c.UpperAB+tol(c.UpperAB) || g.UpperBA > c.UpperBA+tol(c.UpperBA)) {
+				t.Errorf("%v eps=%v: grid upper (%g, %g) above the chord bound (%g, %g)", m, eps, g.UpperAB, g.UpperBA, c.UpperAB, c.UpperBA)
+			}
+			if mu > 0 {
+				if ex := exactGaussLarge(mu, eps); g.Upper < ex*(1-1e-12) {
+					t.Errorf("%v eps=%v: grid upper %g below exact %g", m, eps, g.Upper, ex)
+				}
+			}
+		}
+	}
+}
