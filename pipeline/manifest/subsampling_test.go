@@ -81,7 +81,7 @@ func TestSubsamplingErrors(t *testing.T) {
 		want              []string // substrings of the error, with file:line:key
 	}{
 		{"unknown sampling", "kind = \"sgd\"\nsigma = 1\nq = 0.1\nsampling = \"fixedsize\"",
-			"", []string{`m.toml:7: mechanism "m": sampling: unknown sampling "fixed"`, `did you mean "fixed_size"?`}},
+			"", []string{`m.toml:7: mechanism "m": sampling: unknown sampling "fixedsize"`, `did you mean "fixed_size"?`}},
 		{"unknown relation", "kind = \"sgd\"\nsigma = 1\nq = 0.1\nrelation = \"replace-one\"",
 			"", []string{`m.toml:7: mechanism "m": relation: unknown relation "replace-one"`, `did you mean "replace_one"?`}},
 		{"sampling not a string", "kind = \"sgd\"\nsigma = 1\nq = 0.1\nsampling = 1",
