@@ -155,3 +155,41 @@ func TestSubsamplingSweep(t *testing.T) {
 		t.Fatalf("instances %+v", insts)
 	}
 }
+
+// TestSequencePartRelations checks that a sequence's subsampled parts must
+// share their neighbouring relation (non-subsampled parts do not count).
+func TestSequencePartRelations(t *testing.T) {
+	doc := func(rel2 string) string {
+		return `name = "x"
+[[mechanism]]
+id = "a"
+kind = "sgd"
+sigma = 2
+q = 0.01
+[[mechanism]]
+id = "b"
+kind = "sgd"
+sigma = 1.1
+q = 0.01
+` + rel2 + `
+[[mechanism]]
+id = "g"
+kind = "gauss"
+sigma = 5
+[[sequence]]
+id = "s"
+parts = [{ mechanism = "a", count = 3 }, { mechanism = "g", count = 1 }, { mechanism = "b", count = 5 }]
+[query]
+compositions = [1]
+delta = [1e-5]
+`
+	}
+	if _, err := Parse("m.toml", []byte(doc(`relation = "add_remove"`))); err != nil {
+		t.Fatalf("same relations refused: %v", err)
+	}
+	_, err := Parse("m.toml", []byte(doc(`relation = "replace_one"`)))
+	want := `m.toml:17: sequence "s": parts: parts "a" (relation add_remove) and "b" (relation replace_one) use different neighbouring relations`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}
