@@ -60,10 +60,10 @@ func TestSubsamplingKeys(t *testing.T) {
 // before the keys existed: the results' params column and the cache keys.
 func TestSubsamplingParamsJSONUnchanged(t *testing.T) {
 	for keys, want := range map[string]string{
-		"kind = \"sgd\"\nsigma = 1.1\nq = 0.01":                                                 `{"kind":"sgd","params":{"q":0.01,"sigma":1.1},`,
+		"kind = \"sgd\"\nsigma = 1.1\nq = 0.01":                                                    `{"kind":"sgd","params":{"q":0.01,"sigma":1.1},`,
 		"kind = \"sgd\"\nsigma = 1.1\nq = 0.01\nsampling = \"poisson\"\nrelation = \"add_remove\"": `{"kind":"sgd","params":{"q":0.01,"sigma":1.1},`,
-		"kind = \"laplace\"\nscale = 2":                                                         `{"kind":"laplace","params":{"scale":2,"sensitivity":1,"truncate":0},`,
-		"kind = \"sgd\"\nsigma = 1.1\nq = 0.01\nrelation = \"replace_one\"":                      `{"kind":"sgd","params":{"q":0.01,"sigma":1.1},"relation":"replace_one",`,
+		"kind = \"laplace\"\nscale = 2":                                                            `{"kind":"laplace","params":{"scale":2,"sensitivity":1,"truncate":0},`,
+		"kind = \"sgd\"\nsigma = 1.1\nq = 0.01\nrelation = \"replace_one\"":                        `{"kind":"sgd","params":{"q":0.01,"sigma":1.1},"relation":"replace_one",`,
 	} {
 		m, err := Parse("m.toml", []byte(subDoc(keys, "")))
 		if err != nil {
