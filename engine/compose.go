@@ -11,7 +11,7 @@ import (
 // tilt weights and scratch buffers. It is not safe for concurrent use.
 type composer struct {
 	n         int
-	plans     map[int]*fftPlan
+	plans     *planCache
 	weights   weightCache
 	scratches []*convScratch // one per worker
 	tiltBufs  [][2][]float64 // per tilt: untilted A and B values
@@ -21,17 +21,33 @@ type composer struct {
 	moms      []momentEntry  // recent moments (composer.moments)
 	errBuf    [4][]float64   // scratch of errBounds
 	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
+	bBuf      [4][]float64   // scratch of derivedB (grid lists)
+	bestBuf   [2][]float64   // scratch of compose: the best bound per entry
+	// e^-L(o) of the most recent lambda (negExp)
+	negExpTab    []float64
+	negExpRel    float64
+	negExpLambda float64
 }
 
 func newComposer(n int) *composer {
-	return &composer{n: n, plans: map[int]*fftPlan{}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
+	return &composer{n: n, plans: &planCache{m: map[int]*fftPlan{}}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
+}
+
+// planCache holds FFT plans by length. Plans are read-only once built,
+// so the composers of one computation (the grouped and the grid lists,
+// composed at once) share one cache.
+type planCache struct {
+	mu sync.Mutex
+	m  map[int]*fftPlan
 }
 
 func (cp *composer) plan(N int) *fftPlan {
-	p := cp.plans[N]
+	cp.plans.mu.Lock()
+	defer cp.plans.mu.Unlock()
+	p := cp.plans.m[N]
 	if p == nil {
 		p = newFFTPlan(N)
-		cp.plans[N] = p
+		cp.plans.m[N] = p
 	}
 	return p
 }
@@ -84,6 +100,15 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	z.squarings = x.squarings
 	z.names = mergeNames(x.names, y.names)
 	z.variance = x.variance + y.variance
+	if x.grid != y.grid {
+		panic("engine: composing a grid list with a grouped list")
+	}
+	if x.grid {
+		// grid lists (grid.go): indices add exactly, windows add
+		z.grid = true
+		z.wUp = (x.wUp + y.wUp) * (1 + 2*unitRoundoff)
+		z.wLo = (x.wLo + y.wLo) * (1 + 2*unitRoundoff)
+	}
 
 	tw := cp.weights.get(x.lambda, x.tau)
 	w, wrel := tw.w, tw.rel
@@ -121,8 +146,12 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	z.relA, z.relC = relA, relC
 
 	// Best bound so far per output offset, for each sequence.
-	bestA := make([]float64, 2*n)
-	bestC := make([]float64, 2*n)
+	for k := range cp.bestBuf {
+		if len(cp.bestBuf[k]) < 2*n {
+			cp.bestBuf[k] = make([]float64, 2*n)
+		}
+	}
+	bestA, bestC := cp.bestBuf[0][:2*n], cp.bestBuf[1][:2*n]
 	for o := range bestA {
 		bestA[o] = math.Inf(1)
 		bestC[o] = math.Inf(1)

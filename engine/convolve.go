@@ -29,11 +29,16 @@ import (
 // given n and lambda, and the relative error bound of the entries.
 func weights(n int, lambda, tau float64) ([]float64, float64) {
 	w := make([]float64, 2*n)
+	return w, weightsInto(w, n, lambda, tau)
+}
+
+// weightsInto is weights writing into w (length 2n); it returns rel.
+func weightsInto(w []float64, n int, lambda, tau float64) float64 {
 	if tau == 0 {
 		for o := range w {
 			w[o] = 1
 		}
-		return w, 0
+		return 0
 	}
 	g := math.Exp(tau * lambda)
 	xmax := 0.0
@@ -50,14 +55,107 @@ func weights(n int, lambda, tau float64) ([]float64, float64) {
 	xmax += 32 * math.Abs(tau*lambda)
 	// exp's argument carries a relative error of 2u, exp itself about u,
 	// and up to 31 multiplications by g (each u, plus g's own error).
-	rel := unitRoundoff * (2*xmax + 4 + 31*(3+2*math.Abs(tau*lambda)))
-	return w, rel
+	return unitRoundoff * (2*xmax + 4 + 31*(3+2*math.Abs(tau*lambda)))
 }
 
-// weightCache keeps the tilt weights of the most recent (lambda, tilts).
+// weightCache keeps the tilt weights of the most recent (lambda, tilts),
+// built from a cache of single-tilt weight arrays: successive compositions
+// share their final tilts and differ in the level's own, and the inverse
+// weights of a tilt t are the weights of -t (no reciprocals).
 type weightCache struct {
 	n       int
 	entries []weightEntry
+	singles []singleWeights // most recent last
+	ones    []float64       // the weights of tau = 0
+	free    [][]float64     // recycled arrays (evict, alloc)
+}
+
+// singleWeights are the weights exp(tau L(o)) of one (lambda, tau), or
+// with recip their reciprocals 1/exp(tau L(o)).
+type singleWeights struct {
+	lambda, tau float64
+	recip       bool
+	w           []float64
+	rel         float64
+}
+
+// maxSingles bounds the single-tilt arrays kept (each 2n floats).
+const maxSingles = 24
+
+// single returns the weights of (lambda, tau), computed or cached.
+func (c *weightCache) single(lambda, tau float64) ([]float64, float64) {
+	return c.lookup(lambda, tau, false)
+}
+
+// lookup returns the weights of (lambda, tau) or their reciprocals.
+func (c *weightCache) lookup(lambda, tau float64, recip bool) ([]float64, float64) {
+	for k, e := range c.singles {
+		if e.lambda == lambda && e.tau == tau && e.recip == recip {
+			// most recent last
+			c.singles = append(append(c.singles[:k:k], c.singles[k+1:]...), e)
+			return e.w, e.rel
+		}
+	}
+	if tau == 0 {
+		// exactly 1 at every offset, whatever lambda: one shared array
+		if c.ones == nil {
+			c.ones, _ = weights(c.n, 1, 0)
+		}
+		return c.ones, 0
+	}
+	var w []float64
+	var rel float64
+	if recip {
+		// a reciprocal adds at most u to the weights' relative error
+		v, r := c.lookup(lambda, tau, false)
+		w, rel = c.alloc(), r+unitRoundoff
+		for o, x := range v {
+			w[o] = 1 / x
+		}
+	} else {
+		w = c.alloc()
+		rel = weightsInto(w, c.n, lambda, tau)
+	}
+	if len(c.singles) >= maxSingles {
+		c.evict()
+	}
+	c.singles = append(c.singles, singleWeights{lambda, tau, recip, w, rel})
+	return w, rel
+}
+
+// alloc returns an array of 2n floats, recycled when possible.
+func (c *weightCache) alloc() []float64 {
+	if k := len(c.free); k > 0 {
+		w := c.free[k-1]
+		c.free = c.free[:k-1]
+		return w
+	}
+	return make([]float64, 2*c.n)
+}
+
+// evict drops the least recently used single array and recycles it (the
+// most recent ones, those of the tilts in use, stay: a composition needs
+// at most two tilt sets of 2 x 5 arrays at once, fewer than maxSingles),
+// with every assembled entry that refers to it.
+func (c *weightCache) evict() {
+	old := c.singles[0]
+	c.singles = c.singles[1:]
+	kept := c.entries[:0]
+	for _, e := range c.entries {
+		uses := false
+		for m := range e.tw.w {
+			if &e.tw.w[m][0] == &old.w[0] || &e.tw.inv[m][0] == &old.w[0] {
+				uses = true
+			}
+		}
+		if !uses {
+			kept = append(kept, e)
+		}
+	}
+	c.entries = kept
+	if len(c.free) < 8 {
+		c.free = append(c.free, old.w)
+	}
 }
 
 type weightEntry struct {
@@ -108,7 +206,20 @@ func (c *weightCache) get(lambda float64, tau []float64) *tiltWeights {
 			return e.tw
 		}
 	}
-	e := weightEntry{lambda: lambda, tau: append([]float64(nil), tau...), tw: newTiltWeights(c.n, lambda, tau)}
+	tw := &tiltWeights{w: make([][]float64, len(tau)), inv: make([][]float64, len(tau))}
+	for m, t := range tau {
+		var r1, r2 float64
+		tw.w[m], r1 = c.single(lambda, t)
+		if slices.Contains(tau, -t) {
+			// paired tilts: the weights of -t are the inverses of t's
+			tw.inv[m], r2 = c.single(lambda, -t)
+		} else {
+			tw.inv[m], r2 = c.lookup(lambda, t, true)
+		}
+		tw.rel = math.Max(tw.rel, math.Max(r1, r2))
+	}
+	tw.rel += unitRoundoff // as newTiltWeights
+	e := weightEntry{lambda: lambda, tau: append([]float64(nil), tau...), tw: tw}
 	if len(c.entries) >= 4 {
 		c.entries = c.entries[1:]
 	}

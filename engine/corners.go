@@ -4,7 +4,10 @@ import "math"
 
 // cornerSet holds the corner masses of a composition and their error
 // bounds.
-type cornerSet struct{ distA, loA, hiA, distB, loC, hiC val }
+type cornerSet struct {
+	distA, loA, hiA, distB, loC, hiC val
+	lowDistA, lowDistB               val // grid lists: the lower pair's (gridCorners)
+}
 
 // value is the corner mass that the squaring rule watches (list.cornerValue).
 func (cs cornerSet) value() float64 {
@@ -14,10 +17,14 @@ func (cs cornerSet) value() float64 {
 func (cs cornerSet) apply(z *list) {
 	z.distA, z.loA, z.hiA = cs.distA, cs.loA, cs.hiA
 	z.distB, z.loC, z.hiC = cs.distB, cs.loC, cs.hiC
+	z.lowDistA, z.lowDistB = cs.lowDistA, cs.lowDistB
 }
 
 // corners returns the corner masses of x × y (see composeCorners).
 func (cp *composer) corners(x, y *list) cornerSet {
+	if x.grid {
+		return cp.gridCorners(x, y)
+	}
 	twx := cp.weights.get(x.lambda, x.tau)
 	twy := twx
 	if y.lambda != x.lambda || !equalTau(y.tau, x.tau) {
@@ -164,14 +171,18 @@ func tightenOverflow(hi, lo *val, x *list, rx, ry float64, envX, envY, momX, mom
 			core += 0x1p-1070
 		}
 		if tau >= 0 {
-			b := core * math.Exp(-tau*float64(n+1)*x.lambda) * (1 + 1e-12)
+			// by logarithms where e^x alone leaves float64 (the tilts of
+			// grid lists may reach |tau L| of several hundred)
+			a := -tau * float64(n+1) * x.lambda
+			b := mulExp(core, a, 4*unitRoundoff*math.Abs(a), true)
 			if core > 0 {
 				b += 0x1p-1070
 			}
 			bestHi = math.Min(bestHi, b)
 		}
 		if tau <= 0 {
-			b := core * math.Exp(tau*float64(n)*x.lambda) * (1 + 1e-12)
+			a := tau * float64(n) * x.lambda
+			b := mulExp(core, a, 4*unitRoundoff*math.Abs(a), true)
 			if core > 0 {
 				b += 0x1p-1070
 			}

@@ -40,6 +40,24 @@
 // over both directions; delta_low, being a lower bound in each direction, is
 // also reported as the max.
 //
+// # Grid lists (issue 12)
+//
+// The straddling window u ln f of the grouped list grows with r (u adds up
+// over compositions and only halves per squaring). Beside it, by default
+// (Options.Lists), the engine composes a grid list (grid.go): an upper pair
+// that dominates the mechanism in Blackwell's order (each bucket's events
+// spread onto its two borders keeping their A- and B-mass, odd atoms spread
+// onto their even neighbours at squaring) and a lower pair that the
+// mechanism dominates (events merged onto borders, odd atoms merged with
+// partners across an even point), both with every atom on a grid point up
+// to a window of rounding size. Dominance is preserved by products (Dong,
+// Roth, Su 2019), so delta of the composed upper pair bounds the mechanism's
+// from above and the lower pair's from below, with no straddling window;
+// dp_accounting's pessimistic connect-the-dots PLD (Doroshenko et al., PETS
+// 2022) rests on the same fact. A grid list stores A-masses only (a upper,
+// c lower); the B-masses are A e^-L. Result.Delta takes the tighter of the
+// two lists' bounds in each direction.
+//
 // # Soundness through floating point
 //
 // Continuous pairs (Laplace, Gauss, DP-SGD) are embedded exactly, per

@@ -30,6 +30,13 @@ func exactRR(p float64, r int, eps float64) float64 {
 	return s
 }
 
+// exactRRRenyi is D_alpha of r-fold randomized response with bias p:
+// r/(alpha-1) ln(p^a q^(1-a) + q^a p^(1-a)), q = 1-p.
+func exactRRRenyi(p float64, r int, alpha float64) float64 {
+	q := 1 - p
+	return float64(r) / (alpha - 1) * math.Log(math.Pow(p, alpha)*math.Pow(q, 1-alpha)+math.Pow(q, alpha)*math.Pow(p, 1-alpha))
+}
+
 func lchoose(n, k int) float64 {
 	a, _ := math.Lgamma(float64(n + 1))
 	b, _ := math.Lgamma(float64(k + 1))

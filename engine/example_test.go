@@ -31,9 +31,10 @@ func Example() {
 // more than Poisson sampling at the same rate: a record added to the data
 // set displaces another from its batch, so the batch sum moves by up to
 // twice the clip norm (Lebeda et al. 2024 report the same gap). 20,000
-// buckets keep the example fast; the default 100,000 narrow the brackets
-// to [1.5154, 1.5274], [2.4778, 2.4871], [9.8118, 9.9172] and [10.9563,
-// 11.0440].
+// buckets keep the example fast (brackets [1.51526, 1.51557], [2.47772,
+// 2.47796], [9.81166, 9.81422], [10.95672, 10.95833]); the default 100,000
+// narrow them to [1.51536, 1.51537], [2.47779, 2.47780], [9.81247,
+// 9.81262] and [10.95755, 10.95773].
 func ExampleSubsampledGauss() {
 	q, err := engine.FixedSizeRate(600, 60000)
 	if err != nil {
@@ -53,10 +54,10 @@ func ExampleSubsampledGauss() {
 		}
 	}
 	// Output:
-	// poisson    add_remove  eps in [1.52, 1.70]
-	// poisson    replace_one eps in [2.48, 2.65]
-	// fixed_size add_remove  eps in [9.81, 11.07]
-	// fixed_size replace_one eps in [10.96, 12.94]
+	// poisson    add_remove  eps in [1.52, 1.52]
+	// poisson    replace_one eps in [2.48, 2.48]
+	// fixed_size add_remove  eps in [9.81, 9.81]
+	// fixed_size replace_one eps in [10.96, 10.96]
 }
 
 // Ask for eps at a delta below the distinguishing mass of M_{eps,delta}

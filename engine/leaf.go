@@ -30,6 +30,10 @@ type leafBuilder struct {
 	hiA, hiC, loA, loC, distA, distB float64
 	// extra absolute errors of the corners (addUnknown, underflowed masses)
 	hiAErr, hiCErr, loAErr, loCErr, distAErr, distBErr float64
+	// grid: record the groups placed in regular buckets, for the grid
+	// leaf (finishGrid)
+	recordGroups bool
+	groups       []leafGroup
 }
 
 // tinyOf returns tinyMass if tiny, else 0.
@@ -131,6 +135,9 @@ func (b *leafBuilder) add(pa, pb, lossLo, lossHi float64) {
 	o := int(i) + n - 1
 	l.a[o] += pa
 	l.c[o] += pb
+	if b.recordGroups {
+		b.groups = append(b.groups, leafGroup{pa, pb, lossLo, lossHi, tinyA || tinyB})
+	}
 	if b.adds == nil {
 		b.adds = make([]int32, 2*n)
 	}

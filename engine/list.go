@@ -72,6 +72,20 @@ type list struct {
 	// variance is the variance of the privacy loss of the composed leaves
 	// (the sum of the leaves' variances); it sets the tilts (plan.tilts).
 	variance float64
+
+	// grid marks a grid list (grid.go): a holds the A-masses of the upper
+	// pair and c those of the lower pair (not B-masses); u is 0. Every atom
+	// at offset o of the upper pair has privacy loss in [L(o) - wUp,
+	// L(o) + wUp], of the lower pair in [L(o) - wLo, L(o) + wLo]. The
+	// corners are the upper pair's; lowDistA and lowDistB are the lower
+	// pair's distinguishing masses (it keeps no other corner).
+	grid               bool
+	wUp, wLo           float64
+	lowDistA, lowDistB val
+
+	// relErrIn is the relative error of the masses a leaf was built from
+	// (leaves only; the grid leaf is built with it).
+	relErrIn float64
 }
 
 // nameCount records that a list composes count observations of a mechanism.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // plan is the resolved configuration of one computation: n, the leaf factor
@@ -20,6 +21,15 @@ type plan struct {
 	leaves  map[Mechanism]*list
 	steps   int
 	done    int
+	// grid: also compose the grid lists (grid.go) of the leaves in
+	// gridLeaves; every Result then takes the tighter of both bounds.
+	grid       bool
+	gridLeaves map[Mechanism]*list
+	gridLambda float64 // the grid leaves' ln f (atoms inside the points)
+	// gcp composes the grid lists, concurrently with cp's grouped lists;
+	// mu guards done, steps and notes.
+	gcp *composer
+	mu  sync.Mutex
 	// notes say where the computation fell back from the method's
 	// settings (Result.Notes), each once.
 	notes []string
@@ -36,6 +46,8 @@ const maxRange = 1 << 30
 
 // note records a note once.
 func (p *plan) note(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, t := range p.notes {
 		if t == s {
 			return
@@ -60,7 +72,8 @@ func canSquare(l *list) bool {
 // loss has atoms (randomized response, Laplace) get a factor that puts the
 // largest atom exactly on a bucket border.
 func newPlan(parts []Part, o Options) (*plan, error) {
-	p := &plan{opt: o, n: o.Buckets / 2, leaves: map[Mechanism]*list{}}
+	p := &plan{opt: o, n: o.Buckets / 2, leaves: map[Mechanism]*list{},
+		grid: !o.DisableErrorCorrection && o.Lists != ListsGrouped, gridLeaves: map[Mechanism]*list{}}
 	if p.n%2 != 0 {
 		return nil, invalidf("buckets must be a multiple of 4 (so that n is even, Definition 3), got %d", o.Buckets)
 	}
@@ -90,16 +103,17 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 			t = maxRange / 2
 		}
 		p.lambda = t / float64(p.n)
+		p.gridLambda = p.lambda
 		if atom > 0 && atom <= t {
 			k := math.Floor(atom / p.lambda)
-			if k >= 1 {
-				p.lambda = atom / k
-				// make sure the atom sits exactly on (not above) border k
-				for math.FMA(k, p.lambda, -atom) < 0 {
-					p.lambda = math.Nextafter(p.lambda, math.Inf(1))
-				}
-			}
+			p.lambda = atomFactor(atom, k, p.lambda)
+			// the grid lists put the atom at most on point n-1: its
+			// negative -k lambda must stay inside their points -n+1..n
+			p.gridLambda = atomFactor(atom, math.Min(k, float64(p.n-1)), p.gridLambda)
 		}
+	}
+	if p.gridLambda == 0 {
+		p.gridLambda = p.lambda
 	}
 	// Tilts are chosen from the leaves' privacy-loss variance.
 	v := 0.0
@@ -120,13 +134,31 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 	}
 	p.finalSD = math.Sqrt(v)
 	p.tau = chooseTilts(math.Sqrt(vMax), o.Tilts, float64(p.n+1)*p.lambda)
-	for _, leaf := range p.leaves {
-		leaf.tau = p.tau
-		leaf.envA = make([]float64, len(p.tau))
-		leaf.envC = make([]float64, len(p.tau))
+	for _, ls := range []map[Mechanism]*list{p.leaves, p.gridLeaves} {
+		for m, leaf := range ls {
+			leaf.tau = p.tau
+			leaf.envA = make([]float64, len(p.tau))
+			leaf.envC = make([]float64, len(p.tau))
+			leaf.variance = p.leaves[m].variance
+		}
 	}
 	p.cp = newComposer(p.n)
+	p.gcp = newComposer(p.n)
+	p.gcp.plans = p.cp.plans // FFT plans are shared (planCache)
 	return p, nil
+}
+
+// atomFactor returns the factor lambda' >= atom/k, as close as rounding
+// allows, that puts the atom exactly on (not above) border k; lambda if k < 1.
+func atomFactor(atom, k, lambda float64) float64 {
+	if k < 1 {
+		return lambda
+	}
+	lambda = atom / k
+	for math.FMA(k, lambda, -atom) < 0 {
+		lambda = math.Nextafter(lambda, math.Inf(1))
+	}
+	return lambda
 }
 
 // atomic is implemented by mechanisms whose privacy loss has a largest atom.
@@ -181,9 +213,14 @@ func (l *list) lossVariance() float64 {
 	return v
 }
 
-// leafUntilted embeds m without tilts (used to choose them).
+// leafUntilted embeds m without tilts (used to choose them); with p.grid
+// it also builds m's grid leaf into p.gridLeaves.
 func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	b := newLeafBuilder(p.n, p.lambda, nil)
+	b.recordGroups = p.grid && p.gridLambda == p.lambda
+	if b.recordGroups {
+		b.groups = make([]leafGroup, 0, 2*p.n+16)
+	}
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
 		b.inexact = false
@@ -191,7 +228,21 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	if err := m.embed(b); err != nil {
 		return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
 	}
-	return b.rel(m), nil
+	l := b.rel(m)
+	if p.grid {
+		gb := b
+		if !b.recordGroups {
+			gb = newLeafBuilder(p.n, p.gridLambda, nil)
+			gb.recordGroups = true
+			gb.groups = make([]leafGroup, 0, 2*p.n+16)
+			gb.inexact = b.inexact
+			if err := m.embed(gb); err != nil {
+				return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
+			}
+		}
+		p.gridLeaves[m] = gb.finishGrid(l.relErrIn, m.String())
+	}
+	return l, nil
 }
 
 // leaf returns the embedded leaf of m.
@@ -207,7 +258,9 @@ func (b *leafBuilder) rel(m Mechanism) *list {
 	if r, ok := m.(relErr); ok {
 		rel = r.relErr()
 	}
-	return b.finish(rel, m.String())
+	l := b.finish(rel, m.String())
+	l.relErrIn = rel
+	return l
 }
 
 // relErr is implemented by mechanisms whose embedding error is not the
@@ -224,11 +277,21 @@ func (p *plan) needSquare(x, y *list, after float64) bool {
 }
 
 func (p *plan) step(ctx context.Context) error {
+	p.mu.Lock()
 	p.done++
 	if p.opt.Progress != nil {
 		p.opt.Progress(p.done, max(p.steps, p.done))
 	}
+	p.mu.Unlock()
 	return ctx.Err()
+}
+
+// composer returns the composer of x's kind of list.
+func (p *plan) composer(x *list) *composer {
+	if x.grid {
+		return p.gcp
+	}
+	return p.cp
 }
 
 // composePair returns x × y, squaring first as the rule asks (both lists
@@ -252,11 +315,11 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 		if self {
 			yr = xr
 		}
-		cs := p.cp.corners(xr, yr)
+		cs := p.composer(x).corners(xr, yr)
 		if i < 8 && p.needSquare(x, y, cs.value()) {
 			if !canSquare(x) {
 				p.note(fmt.Sprintf("squaring stopped at the bucket range %.3g (the largest the engine squares to): corner mass grows instead", float64(x.n+1)*x.lambda))
-				z := p.cp.compose(xr, yr, &cs)
+				z := p.composer(x).compose(xr, yr, &cs)
 				return z, p.step(ctx)
 			}
 			x = x.square()
@@ -267,7 +330,7 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 			}
 			continue
 		}
-		z := p.cp.compose(xr, yr, &cs)
+		z := p.composer(x).compose(xr, yr, &cs)
 		return z, p.step(ctx)
 	}
 }
@@ -275,22 +338,69 @@ func (p *plan) composePair(ctx context.Context, x, y *list) (*list, error) {
 // composeMany computes the r-fold compositions of m for every r in rs by
 // binary powers shared between the rs.
 func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Result, error) {
-	maxR := 0
-	for _, r := range rs {
-		maxR = max(maxR, r)
-	}
 	leaf, err := p.leaf(m)
 	if err != nil {
 		return nil, err
 	}
+	// the grouped and the grid lists are composed at once (each
+	// composition's serial parts then overlap with the other's)
+	var ls, gs []*list
+	var errL, errG error
+	var wg sync.WaitGroup
+	if p.grid {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gs, errG = p.composePowers(ctx, p.gridLeaves[m], rs)
+		}()
+	}
+	if p.opt.Lists != ListsGrid || !p.grid {
+		ls, errL = p.composePowers(ctx, leaf, rs)
+	}
+	wg.Wait()
+	if errL != nil {
+		return nil, errL
+	}
+	if errG != nil {
+		return nil, errG
+	}
+	out := make([]*Result, len(rs))
+	for i := range rs {
+		switch {
+		case ls == nil:
+			out[i] = newGridResult(gs[i], len(gs[i].tau), p.gridLambda)
+		case gs == nil:
+			out[i] = newResult(ls[i], !p.opt.DisableErrorCorrection, len(ls[i].tau), p.lambda)
+		default:
+			out[i] = newResult(ls[i], true, len(ls[i].tau), p.lambda).withGrid(gs[i])
+		}
+		out[i].addNotes(p.notes)
+	}
+	return out, nil
+}
+
+// composePowers returns the r-fold compositions of leaf for every r in rs
+// by binary powers shared between the rs.
+func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list, error) {
+	maxR := 0
+	for _, r := range rs {
+		maxR = max(maxR, r)
+	}
+	var err error
 	bitsN := 0
 	for (1 << bitsN) <= maxR {
 		bitsN++
 	}
-	p.steps = bitsN - 1
-	for _, r := range rs {
-		p.steps += popcount(r) - 1
+	chains := 1
+	if p.grid && p.opt.Lists != ListsGrid {
+		chains = 2
 	}
+	p.mu.Lock()
+	p.steps = chains * (bitsN - 1)
+	for _, r := range rs {
+		p.steps += chains * (popcount(r) - 1)
+	}
+	p.mu.Unlock()
 	powers := []*list{leaf}
 	for k := 1; k < bitsN; k++ {
 		prev := powers[k-1]
@@ -300,7 +410,7 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 		}
 		powers = append(powers, z)
 	}
-	out := make([]*Result, len(rs))
+	out := make([]*list, len(rs))
 	for idx, r := range rs {
 		var acc *list
 		for k := 0; k < bitsN; k++ {
@@ -316,30 +426,40 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 				return nil, err
 			}
 		}
-		out[idx] = newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda)
-		out[idx].addNotes(p.notes)
+		out[idx] = acc
 	}
 	return out, nil
 }
 
 // composeSequence composes the heterogeneous sequence parts.
 func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, error) {
-	var acc *list
+	var acc, gacc *list
 	for _, part := range parts {
 		res, err := p.composeMany(ctx, part.Mechanism, []int{part.Count})
 		if err != nil {
 			return nil, err
 		}
-		if acc == nil {
-			acc = res[0].l
+		if acc == nil && gacc == nil {
+			acc, gacc = res[0].l, res[0].g
 			continue
 		}
-		acc, err = p.composePair(ctx, acc, res[0].l)
-		if err != nil {
-			return nil, err
+		if acc != nil {
+			if acc, err = p.composePair(ctx, acc, res[0].l); err != nil {
+				return nil, err
+			}
+		}
+		if gacc != nil {
+			if gacc, err = p.composePair(ctx, gacc, res[0].g); err != nil {
+				return nil, err
+			}
 		}
 	}
-	res := newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda)
+	var res *Result
+	if acc == nil {
+		res = newGridResult(gacc, len(gacc.tau), p.gridLambda)
+	} else {
+		res = newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda).withGrid(gacc)
+	}
 	res.addNotes(p.notes)
 	return res, nil
 }

@@ -58,7 +58,7 @@ func (r *Result) Eps(delta float64) EpsBound {
 // lambda: delta_up and delta_low are constant above it except for the
 // lower terms of the corners.
 func (r *Result) epsRange() float64 {
-	e := (float64(r.l.n) + r.l.u + 2) * r.l.lambda
+	e := r.epsMax()
 	if !(e < math.MaxFloat64/4) {
 		e = math.MaxFloat64 / 4
 	}
@@ -71,13 +71,15 @@ func (r *Result) epsUpper(delta float64) (float64, string) {
 		return math.NaN(), ""
 	}
 	f := func(e float64) float64 { return r.Delta(e).Upper }
-	// ok is false for NaN, so the bisection never takes an unverified end.
-	ok := func(e float64) bool { return f(e) <= delta }
-	if ok(0) {
+	// ok is false for NaN, so the search never takes an unverified end.
+	okv := func(v float64) bool { return v <= delta }
+	f0 := f(0)
+	if okv(f0) {
 		return 0, ""
 	}
 	eMax := r.epsRange()
-	if !ok(eMax) {
+	fMax := f(eMax)
+	if !okv(fMax) {
 		// Above eMax only the corners and distinguishing events are left,
 		// and delta_up counts them in full at every finite eps.
 		d := r.Delta(math.Inf(1))
@@ -85,12 +87,12 @@ func (r *Result) epsUpper(delta float64) (float64, string) {
 			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the distinguishing events (impossible under the other distribution) hold up to that mass", d.Upper)
 		}
 		floor := r.Delta(eMax).Upper
-		if cv := r.l.cornerValue(); cv > delta/2 {
-			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the corner buckets (privacy loss beyond the bucket range %.4g) hold mass %.3g; more buckets or a larger factor would help", floor, r.l.lambda*float64(r.l.n), cv)
+		if l := r.cornerList(); l.cornerValue() > delta/2 {
+			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the corner buckets (privacy loss beyond the bucket range %.4g) hold mass %.3g; more buckets or a larger factor would help", floor, l.lambda*float64(l.n), l.cornerValue())
 		}
 		return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: delta_up does not fall below it at any eps (rounding-error bounds of the composed buckets)", floor)
 	}
-	_, hi := bisect(ok, 0, eMax)
+	_, hi := searchEps(f, okv, delta, 0, eMax, f0, fMax)
 	return hi, ""
 }
 
@@ -102,8 +104,9 @@ func (r *Result) epsLower(delta float64) (float64, string) {
 	f := func(e float64) float64 { return r.Delta(e).Lower }
 	// above is true only when delta_low(e) > delta is established (false
 	// for NaN): the returned end always has it.
-	above := func(e float64) bool { return f(e) > delta }
-	if !above(0) {
+	abovev := func(v float64) bool { return v > delta }
+	f0 := f(0)
+	if !abovev(f0) {
 		return 0, ""
 	}
 	if d := f(math.Inf(1)); d > delta {
@@ -112,15 +115,63 @@ func (r *Result) epsLower(delta float64) (float64, string) {
 	// delta_low(eps) is not constant beyond the bucket range (the corners'
 	// lower terms p - e^eps q fall with eps): search outwards.
 	lo, hi := 0.0, r.epsRange()
-	for above(hi) {
-		lo = hi
+	flo, fhi := f0, f(hi)
+	for abovev(fhi) {
+		lo, flo = hi, fhi
 		if hi > math.MaxFloat64/4 {
 			return lo, ""
 		}
 		hi *= 2
+		fhi = f(hi)
 	}
-	lo, _ = bisect(func(e float64) bool { return !above(e) }, lo, hi)
+	lo, _ = searchEps(f, func(v float64) bool { return !abovev(v) }, delta, lo, hi, flo, fhi)
 	return lo, ""
+}
+
+// searchEps returns a bracket [lo, hi] of relative width 1e-12 (at most
+// 200 evaluations of f) with ok(f(hi)) true and ok(f(lo)) false, given
+// both at the start (flo = f(lo), fhi = f(hi)). The ends keep their
+// verified values whatever f does, as in bisect; f is a delta bound,
+// monotone and smooth in eps, so each point is chosen by the secant
+// through the last two evaluations of ln f - ln target (a handful of
+// evaluations instead of about 45 halvings), and by halving where that is
+// undefined (f = 0 or 1), falls outside the bracket or stops shrinking it.
+func searchEps(f func(float64) float64, ok func(float64) bool, target, lo, hi, flo, fhi float64) (float64, float64) {
+	g := func(v float64) float64 {
+		if !(v > 0) || math.IsInf(v, 0) || !(target > 0) {
+			return math.NaN()
+		}
+		return math.Log(v) - math.Log(target)
+	}
+	x0, g0, x1, g1 := lo, g(flo), hi, g(fhi)
+	prevWidth := hi - lo
+	halve := false
+	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
+		x := lo + (hi-lo)/2
+		if !halve {
+			if s := x1 - g1*(x1-x0)/(g1-g0); s > lo && s < hi {
+				// never within a quarter of the target width of an end
+				// (the next step then closes the bracket from the other
+				// side)
+				tol := 0.25e-12 * hi
+				x = math.Min(math.Max(s, lo+tol), hi-tol)
+			}
+		}
+		v := f(x)
+		if ok(v) {
+			hi = x
+		} else {
+			lo = x
+		}
+		x0, g0, x1, g1 = x1, g1, x, g(v)
+		// halve when two steps did not halve the bracket
+		halve = false
+		if i%2 == 1 {
+			halve = hi-lo > prevWidth/2 && hi-lo > 1e-9*hi
+			prevWidth = hi - lo
+		}
+	}
+	return lo, hi
 }
 
 // bisect returns a bracket [lo, hi] of relative width 1e-12 (at most 200
@@ -139,17 +190,15 @@ func bisect(ok func(float64) bool, lo, hi float64) (float64, float64) {
 	return lo, hi
 }
 
-// Renyi returns lower and upper bounds on the Renyi divergence D_alpha of
-// the composed pair, maximised over both directions, for alpha > 1 (Section
+// renyiGrouped returns lower and upper bounds on the Renyi divergence D_alpha
+// of the composed pair from the grouped list, maximised over both
+// directions, for alpha > 1 (Section
 // 5.7: D_alpha = 1/(alpha-1) ln sum_x P_A(x)^alpha P_B(x)^(1-alpha)). Within a
 // bucket the lower bound uses Jensen's inequality and the upper bound the
 // chord over the bucket's ratio interval. The upper bound is +Inf when the
 // infinity corner holds mass (its ratios are unbounded); Estimate gives the
 // paper's approximation in that case.
-func (r *Result) Renyi(alpha float64) (lower, upper float64) {
-	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return math.NaN(), math.NaN()
-	}
+func (r *Result) renyiGrouped(alpha float64) (lower, upper float64) {
 	l, b := r.l, r.b
 	ul := l.u * l.lambda
 	// far: the other corner, whose events have ratio at most f^-n in this
@@ -264,6 +313,9 @@ func (ls *logSum) log() float64 {
 // buckets (5.7), ignoring the corners, maximised over both directions.
 func (r *Result) RenyiEstimate(alpha float64) float64 {
 	l := r.l
+	if l == nil {
+		return r.g.gridRenyiEstimate(alpha)
+	}
 	var sAB, sBA float64
 	for o := l.lo; o <= l.hi; o++ {
 		if l.a[o] > 0 && l.c[o] > 0 {
@@ -300,7 +352,18 @@ func EstimateMemory(opt Options) int64 {
 	tw := N*8 + N*4 + N*16                  // twiddles, bit reversal, stage twiddles
 	wts := 4 * int64(o.Tilts+2) * 2 * n * 8 // weight cache (tilts per level, 4 entries)
 	table := 10 * 2 * n * 8                 // bounds and delta table of a queried Result
-	return lists*perList + errs + fft + tw + wts + table + 1<<20
+	one := lists*perList + errs + fft + tw + wts + table
+	if o.DisableErrorCorrection || o.Lists == ListsGrouped {
+		return one + 1<<20
+	}
+	// the grid lists are composed at once by a second composer (the same
+	// arrays again) and recorded leaf groups; a queried Result keeps the
+	// grid table (3 arrays) and bounds; grid squarings 4 arrays of scratch
+	grid := lists*perList + errs + fft + tw + wts + (5+4)*2*n*8 + 2*2*n*32
+	if o.Lists == ListsGrid {
+		return grid + 1<<20
+	}
+	return one + grid + 1<<20
 }
 
 // EstimateConversationMemory returns an estimate in bytes of the memory that
@@ -388,6 +451,8 @@ type resultWire struct {
 	Counts                           []int
 	EC                               bool
 	Info                             Info
+	Grid                             *gridWire // the grid list, if any (gridwire.go)
+	NoGrouped                        bool      // no grouped list (the grid list alone)
 	Abs                              float64
 	Notes                            []string
 }
@@ -396,14 +461,17 @@ type resultWire struct {
 // made) so that it can be cached.
 func (r *Result) MarshalBinary() ([]byte, error) {
 	l := r.l
-	w := resultWire{N: l.n, Lambda: l.lambda, U: l.u, A: l.a, C: l.c, Lo: l.lo, Hi: l.hi,
+	if l == nil { // a grid list alone
+		l = &list{}
+	}
+	w := resultWire{NoGrouped: r.l == nil, N: l.n, Lambda: l.lambda, U: l.u, A: l.a, C: l.c, Lo: l.lo, Hi: l.hi,
 		RelA: l.relA, RelC: l.relC, Tau: l.tau, EnvA: l.envA, EnvC: l.envC,
 		L1A: l.l1A, L1C: l.l1C, HasL1: true,
 		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
 		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
 		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info,
-		Abs: l.abs, Notes: r.notes}
+		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g)}
 	for _, nc := range l.names {
 		w.Names = append(w.Names, nc.name)
 		w.Counts = append(w.Counts, nc.count)
@@ -421,6 +489,15 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&w); err != nil {
 		return fmt.Errorf("engine: decoding result: %w", err)
 	}
+	if w.NoGrouped {
+		g, ok := gridFromWire(w.Grid)
+		if !ok || g == nil {
+			return fmt.Errorf("engine: decoding result: inconsistent grid list")
+		}
+		*r = Result{ec: true, info: w.Info, notes: w.Notes}
+		r.withGrid(g)
+		return nil
+	}
 	if w.N < 2 || len(w.A) != 2*w.N || len(w.C) != 2*w.N || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
 		return fmt.Errorf("engine: decoding result: inconsistent sizes")
 	}
@@ -437,6 +514,11 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	for i := range w.Names {
 		l.names = append(l.names, nameCount{w.Names[i], w.Counts[i]})
 	}
+	g, ok := gridFromWire(w.Grid)
+	if !ok {
+		return fmt.Errorf("engine: decoding result: inconsistent grid list")
+	}
 	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes}
+	r.withGrid(g)
 	return nil
 }

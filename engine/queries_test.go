@@ -49,9 +49,8 @@ func TestRenyiBracketsRandomizedResponse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := 1 - c.p
 		for _, alpha := range []float64{1.5, 2, 8, 32} {
-			ex := float64(c.r) / (alpha - 1) * math.Log(math.Pow(c.p, alpha)*math.Pow(q, 1-alpha)+math.Pow(q, alpha)*math.Pow(c.p, 1-alpha))
+			ex := exactRRRenyi(c.p, c.r, alpha)
 			lo, hi := res.Renyi(alpha)
 			if lo > ex*(1+1e-9) || hi < ex*(1-1e-9) {
 				t.Errorf("p=%v r=%d alpha=%v: [%v, %v] does not contain %v", c.p, c.r, alpha, lo, hi, ex)

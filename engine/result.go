@@ -18,6 +18,14 @@ type Result struct {
 
 	tableOnce sync.Once
 	table     *deltaTable // built on the first query
+
+	// g is the grid list of the same composition (grid.go), nil when not
+	// computed; gb its error bounds. Delta takes the tighter bound of l and
+	// g in each direction.
+	g          *list
+	gb         bounds
+	gtableOnce sync.Once
+	gtable     *gridTable
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
@@ -37,6 +45,52 @@ func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
 		r.addNotes([]string{fmt.Sprintf("the rounding-error bound of the composed buckets is %.3g in total (it grows about 2x per composition and per squaring): the bounds are loose where it matters", e)})
 	}
 	return r
+}
+
+// withGrid adds the grid list g of the same composition (nil: none).
+func (r *Result) withGrid(g *list) *Result {
+	if g != nil {
+		r.g, r.gb = g, g.bounds()
+	}
+	return r
+}
+
+// newGridResult returns the result of a grid list alone (no grouped list).
+func newGridResult(g *list, tilts int, leafLambda float64) *Result {
+	r := &Result{ec: true, info: Info{
+		Buckets:       2 * g.n,
+		LeafFactor:    math.Exp(leafLambda),
+		Factor:        math.Exp(g.lambda),
+		LogLeafFactor: leafLambda,
+		LogFactor:     g.lambda,
+		Compositions:  g.compositions,
+		Squarings:     g.squarings,
+		Tilts:         tilts,
+		Mechanisms:    compactNames(g.names),
+	}}
+	return r.withGrid(g)
+}
+
+// cornerList returns the list whose corners the result reports: the
+// grouped list, or the grid list when there is no grouped list.
+func (r *Result) cornerList() *list {
+	if r.l == nil {
+		return r.g
+	}
+	return r.l
+}
+
+// epsMax is the eps beyond which no list of r has a regular bucket: the
+// end of the eps searches.
+func (r *Result) epsMax() float64 {
+	e := 0.0
+	if l := r.l; l != nil {
+		e = (float64(l.n) + l.u + 2) * l.lambda
+	}
+	if g := r.g; g != nil {
+		e = math.Max(e, (float64(g.n)+2)*g.lambda+math.Max(g.wUp, g.wLo))
+	}
+	return e
 }
 
 // addNotes appends the notes not yet present.
@@ -132,7 +186,7 @@ func (r *Result) Info() Info {
 }
 
 // Corners returns the corner masses of the composed list.
-func (r *Result) Corners() Corners { return r.l.corners() }
+func (r *Result) Corners() Corners { return r.cornerList().corners() }
 
 // DeltaUpper returns delta_up(eps), a sound upper bound on the tight delta of
 // Lemma 1 for both directions (Theorem 2). eps may be any value >= 0 (or
@@ -153,6 +207,18 @@ func (r *Result) Delta(eps float64) DeltaBound {
 	if eps < 0 {
 		eps = 0
 	}
-	r.tableOnce.Do(func() { r.table = r.l.deltaTable(r.b) })
-	return r.l.delta(eps, r.b, r.ec, r.table)
+	var d DeltaBound
+	if r.l != nil {
+		r.tableOnce.Do(func() { r.table = r.l.deltaTable(r.b) })
+		d = r.l.delta(eps, r.b, r.ec, r.table)
+	}
+	if r.g != nil {
+		r.gtableOnce.Do(func() { r.gtable = r.g.gridTable(r.gb) })
+		dg := r.g.gridDelta(eps, r.gtable)
+		if r.l == nil {
+			return dg
+		}
+		d = combineDelta(d, dg)
+	}
+	return d
 }

@@ -31,7 +31,30 @@ func (p *plan) tilts(x, y *list) []float64 {
 			tau = append(tau, lv[1], lv[2])
 		}
 	}
+	if x.grid {
+		tau = gridTilts(tau, rangeL)
+	}
 	return tau
+}
+
+// gridTilts shifts the negative tilts of a grid list by -1. A grid list
+// holds A-masses only and derives the B-masses as A e^-L, so the B-side
+// errors are the A-side envelopes times e^-L: a tilt tau on the A-masses
+// is the tilt tau + 1 on the B-masses, and -(T+1) serves the B-side tail
+// as -T serves a grouped list's B-sequence. The shifted tilt is capped so
+// that e^(|tau| L) stays far inside float64 over the range (weights are
+// only ever computed for the range of the list the tilts were chosen for:
+// a squaring that doubles it is followed by a new choice).
+func gridTilts(tau []float64, rangeL float64) []float64 {
+	out := make([]float64, len(tau))
+	lim := 600 / rangeL
+	for m, t := range tau {
+		out[m] = t
+		if t < 0 {
+			out[m] = -math.Min(-t+1, math.Max(-t, lim))
+		}
+	}
+	return out
 }
 
 // tiltSwitch: levels whose loss is less than 1/tiltSwitch as wide as the

@@ -95,36 +95,11 @@ func TestBruteForceSoundness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var acc *list
-		for i := 0; i < k; i++ {
-			leaf, _ := p.leaf(mechs[i])
-			if rng.IntN(3) == 0 {
-				leaf = leaf.square()
-			}
-			if acc == nil {
-				acc = leaf
-				continue
-			}
-			for acc.squarings < leaf.squarings {
-				acc = acc.square()
-			}
-			for leaf.squarings < acc.squarings {
-				leaf = leaf.square()
-			}
-			if rng.IntN(3) == 0 {
-				acc, leaf = acc.square(), leaf.square()
-			}
-			if rng.IntN(2) == 0 {
-				// Re-tilt both to random tilts, as composePair does per level.
-				tau := make([]float64, 1+rng.IntN(5))
-				for m := 1; m < len(tau); m++ {
-					tau[m] = (rng.Float64()*2 - 1) * 30 / (float64(acc.n+1) * acc.lambda)
-				}
-				acc, leaf = acc.retilt(tau), leaf.retilt(tau)
-			}
-			leaf = leaf.retilt(acc.tau)
-			acc = p.cp.compose(acc, leaf, nil)
+		leaves := make([]*list, k)
+		for i := range leaves {
+			leaves[i], _ = p.leaf(mechs[i])
 		}
+		acc := composeRandomly(rng, p.cp, leaves)
 		if rng.IntN(2) == 0 {
 			acc = acc.square()
 		}
@@ -145,6 +120,42 @@ func TestBruteForceSoundness(t *testing.T) {
 			}
 		}
 	}
+}
+
+// composeRandomly composes the leaves in order with random squarings
+// (before a composition, of one operand or both) and random re-tilts, as
+// plans do, with cp.
+func composeRandomly(rng *rand.Rand, cp *composer, leaves []*list) *list {
+	var acc *list
+	for _, leaf := range leaves {
+		if rng.IntN(3) == 0 {
+			leaf = leaf.square()
+		}
+		if acc == nil {
+			acc = leaf
+			continue
+		}
+		for acc.squarings < leaf.squarings {
+			acc = acc.square()
+		}
+		for leaf.squarings < acc.squarings {
+			leaf = leaf.square()
+		}
+		if rng.IntN(3) == 0 {
+			acc, leaf = acc.square(), leaf.square()
+		}
+		if rng.IntN(2) == 0 {
+			// Re-tilt both to random tilts, as composePair does per level.
+			tau := make([]float64, 1+rng.IntN(5))
+			for m := 1; m < len(tau); m++ {
+				tau[m] = (rng.Float64()*2 - 1) * 30 / (float64(acc.n+1) * acc.lambda)
+			}
+			acc, leaf = acc.retilt(tau), leaf.retilt(tau)
+		}
+		leaf = leaf.retilt(acc.tau)
+		acc = cp.compose(acc, leaf, nil)
+	}
+	return acc
 }
 
 func exactInf(a, b []float64) float64 {

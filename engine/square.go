@@ -11,6 +11,9 @@ import "math"
 // f^(j-u) gets index ceil(j/2) <= (j+1)/2, so its ratio is at least
 // (f^2)^(ceil(j/2) - (u+1)/2). This is at most the paper's ceil(u/2)+1.
 func (l *list) square() *list {
+	if l.grid {
+		return l.gridSquare()
+	}
 	n := l.n
 	z := newList(n, 2*l.lambda, l.tau)
 	z.u = (l.u + 1) / 2

@@ -1,0 +1,475 @@
+package engine
+
+import "math"
+
+// This file builds the grid lists of issue 12: two pairs whose atoms sit on
+// the bucket grid, one that dominates the mechanism's pair (the upper pair)
+// and one that the mechanism's pair dominates (the lower pair).
+//
+// A grid list stores A-masses only: an atom at offset o has privacy loss
+// within a tiny window of L(o) = i*lambda, so its B-mass is its A-mass times
+// e^-L(o) up to the window (the pair (A, B) of an atom at loss l is (m,
+// m e^-l)). Its delta in both directions is a non-negative combination of the
+// A-masses:
+//
+//	A||B: sum_o a_o (1 - e^(eps - l_o))^+      B||A: sum_o a_o (e^-l_o - e^eps)^+
+//
+// with l_o in [L(o) - w, L(o) + w], so delta_up uses the upper ends of the
+// upper pair's masses and the worst end of the window, delta_low the lower
+// ends of the lower pair's. No straddling window of width u ln f arises:
+// the windows w come from rounding only (about 1e-14 per leaf) and add up
+// over compositions (r w, still tiny). Because B = A e^-L is implied, the
+// B-side errors are the A-side errors times e^-L: the B-masses never meet
+// an FFT error envelope of their own (the large-eps gap of the grouped list).
+//
+// In the list struct a grid list (grid = true) keeps the upper pair's
+// A-masses in a (with relA, envA, l1A) and the lower pair's in c (relC,
+// envC, l1C); one complex FFT convolves both, like the A- and B-masses of a
+// grouped list. The corners hiA, hiC, loA, loC, distA, distB are the upper
+// pair's (absorbing, counted in full by delta_up, as in a grouped list);
+// the lower pair keeps only its distinguishing masses (lowDistA, lowDistB)
+// and drops everything else that leaves the range, which a lower bound may.
+//
+// # Why the pairs bound the mechanism
+//
+// Dominance is Blackwell's order: a pair X dominates Y if Y is a
+// post-processing (garbling) of X. The hockey-stick divergence of both
+// directions (and every f-divergence) can only shrink under garbling, and
+// products preserve the order, so the r-fold composition of a dominating
+// pair bounds the r-fold composition of the mechanism from above (Dong,
+// Roth, Su, "Gaussian Differential Privacy", 2019, Section 2; dp_accounting's
+// pessimistic connect-the-dots PLD, Doroshenko, Ghazi, Kamath, Kumar,
+// Manurangsi, PETS 2022, rests on the same fact). Two more facts are used:
+//
+//   - Splitting an atom into two atoms on the same grid point, or adding a
+//     non-negative atom to a pair (a super-measure), can only increase delta
+//     (the terms max(0, P - e^eps Q) of atoms with equal loss add up); dropping
+//     atoms or whole outcomes can only decrease it. So an upper pair may carry
+//     extra mass and a lower pair may discard mass, and both stay valid
+//     through composition (every term of the product is non-negative).
+//   - Events whose losses lie in [l1, l2] are a garbling of the two atoms at
+//     l1 and l2 that carry the same A-mass and B-mass (a mean-preserving
+//     spread of y = P_B/P_A under P_A); merging atoms is a garbling.
+//
+// # Leaf, upper pair (spread)
+//
+// A group of events with A-mass p, B-mass q and losses in [lossLo, lossHi]
+// lies in [j lambda, i lambda] (j, i the grid points around it). Its exact
+// spread onto j and i has
+//
+//	a_hi* = (p - q e^(j lambda)) / (1 - e^-W),   a_lo* = p - a_hi*,   W = (i-j) lambda,
+//
+// and a_hi* = E_P[G(l)] with G(l) = (1 - e^-(l - j lambda)) / (1 - e^-W) in
+// [0, 1]. p and q are known to a relative error r only, and the difference
+// cancels for narrow buckets (an error of about r p / lambda), so the exact
+// spread cannot be computed. Instead one atom gets an upper bound of its
+// exact mass and the other absorbs the rest: with H >= a_hi* the pair
+//
+//	hi: A-mass H at i lambda,   lo: A-mass p - H, B-mass q - H e^-(i lambda)
+//
+// dominates the group (the lo atom's ratio is at most e^(j lambda), below
+// every event's), and the lo atom's loss lies in [j lambda - w, j lambda]
+// with w <= (H - a_hi*) (1 - e^-W) / (p - H): about r, not r / lambda, when
+// the absorbing atom is the larger one (the orientation is chosen so). Its
+// stored mass p^ - H has relative error r p / (p - H) <= 2r. Groups where
+// this fails (tiny or inconsistent masses) store upper bounds of both
+// exact spread masses instead (a super-measure, no window). Events within a
+// tiny window of a grid point (randomized response on its borders) become
+// atoms there without a spread.
+//
+// # Leaf, lower pair (merging)
+//
+// The groups are summed per grid cell ((k-1) lambda, k lambda] (merging is a
+// garbling), then swept from low to high loss: a carry below the target
+// point g is merged with the fraction beta of the next cell above g that puts
+// the merged atom exactly on g (up to rounding: its loss is known from its
+// masses to about 2r, which becomes its window), the rest of that cell
+// carries on to the next target. What cannot be placed is discarded.
+//
+// Squaring (gridsquare.go) spreads the odd atoms of the upper pair onto their
+// even neighbours with constant weights and merges the odd atoms of the lower
+// pair with partners on the other side of an even point; composition adds
+// indices exactly, so the windows add and nothing else changes.
+
+// leafGroup is a group of atomic events as given to leafBuilder.add: A-mass
+// pa and B-mass pb (each with the mechanism's relative error) and an
+// interval [lossLo, lossHi] holding the privacy loss of every event.
+type leafGroup struct {
+	pa, pb, lossLo, lossHi float64
+	// tiny: a mass may have underflowed (leafBuilder.add): its true value
+	// is known only to tinyMass absolutely
+	tiny bool
+}
+
+// gridWindowCap: a leaf atom whose window would exceed it is stored without
+// a window (upper pair: both exact spread masses rounded up; lower pair:
+// discarded). Windows add over compositions, so they must stay tiny.
+const gridWindowCap = 1e-11
+
+// gridFloor returns the largest j with j*lambda <= loss, exactly.
+func gridFloor(loss, lambda float64) float64 { return -bucketOf(-loss, lambda) }
+
+// gridBuilder accumulates the two pairs of a grid leaf.
+type gridBuilder struct {
+	l            *list
+	r            float64 // relative error of the groups' masses
+	addsA, addsC []int32 // contributions per offset (rounding of the sums)
+	relA, relC   float64 // largest relative error of one contribution
+	wUp, wLo     float64
+	// groups of the upper pair that leave the range (lower atom below -n+1)
+	loA, loC float64
+}
+
+// addUp adds the A-mass v (relative error rel) at point i of the upper
+// pair; addLow of the lower pair.
+func (g *gridBuilder) addUp(i int, v, rel float64) { addAt(g.l.a, g.addsA, &g.relA, i+g.l.n-1, v, rel) }
+func (g *gridBuilder) addLow(i int, v, rel float64) {
+	addAt(g.l.c, g.addsC, &g.relC, i+g.l.n-1, v, rel)
+}
+
+func addAt(vals []float64, adds []int32, maxRel *float64, o int, v, rel float64) {
+	if v <= 0 {
+		return
+	}
+	vals[o] += v
+	adds[o]++
+	*maxRel = math.Max(*maxRel, rel)
+}
+
+// finishGrid returns the grid leaf of the groups recorded by add (see
+// leafBuilder.grid); rel bounds the relative error of every mass passed to
+// add, as in finish.
+func (b *leafBuilder) finishGrid(rel float64, name string) *list {
+	n, lam := b.l.n, b.l.lambda
+	l := newList(n, lam, b.l.tau)
+	l.grid = true
+	u := unitRoundoff
+	r := rel * (1 + 4*u)
+	g := &gridBuilder{l: l, r: r, addsA: make([]int32, 2*n), addsC: make([]int32, 2*n)}
+	cellP := make([]float64, 2*n)
+	cellQ := make([]float64, 2*n)
+	cellN := make([]int32, 2*n)
+	var tinyLoA, tinyLoC, tinyHiA, tinyHiC, tinyErr float64
+	for _, e := range b.groups {
+		if e.tiny {
+			// an underflowed mass: the upper pair keeps the group in a
+			// corner with the allowance (counted in full), the lower pair
+			// drops it
+			if e.lossHi <= 0 {
+				tinyLoA += e.pa
+				tinyLoC += e.pb
+			} else {
+				tinyHiA += e.pa
+				tinyHiC += e.pb
+			}
+			tinyErr += tinyMass
+			continue
+		}
+		i := int(bucketOf(e.lossHi, lam))
+		j := int(gridFloor(e.lossLo, lam))
+		// loss bounds a rounding error beyond a grid point (spreadUpper)
+		loGrid, hiGrid := true, true
+		if j < i-1 && math.FMA(float64(j+1), lam, -e.lossLo) <= gridWindowCap {
+			j, loGrid = j+1, false
+		}
+		if j < i-1 && math.FMA(-float64(i-1), lam, e.lossHi) <= gridWindowCap {
+			i, hiGrid = i-1, false
+		}
+		if j < -n+1 {
+			// the lower atom would leave the range: the upper pair keeps
+			// the group in its low corner; the lower pair drops it
+			g.loA += e.pa
+			g.loC += e.pb
+			continue
+		}
+		// an atom within a tiny window of a grid point stays there
+		if k, w, ok := nearGrid(e.lossLo, e.lossHi, lam); ok && k > -n && k <= n {
+			g.addUp(k, e.pa, r)
+			g.addLow(k, e.pa, r)
+			g.wUp = math.Max(g.wUp, w)
+			g.wLo = math.Max(g.wLo, w)
+			continue
+		}
+		s := spreadUpper(e.pa, e.pb, r, j, i, lam, e.lossLo, e.lossHi, loGrid, hiGrid)
+		g.addUp(j, s.lo, s.relLo)
+		g.addUp(i, s.hi, s.relHi)
+		g.wUp = math.Max(g.wUp, s.w)
+		// lower pair: sum per cell; a group spanning several cells goes to
+		// the cell of its mean loss (merging is a garbling wherever it goes)
+		k := i
+		if i-j > 1 {
+			m := math.Ceil((math.Log(e.pa) - math.Log(e.pb)) / lam)
+			k = int(math.Max(float64(j+1), math.Min(float64(i), m)))
+		}
+		o := k + n - 1
+		cellP[o] += e.pa
+		cellQ[o] += e.pb
+		cellN[o]++
+	}
+	g.lowerChain(cellP, cellQ, cellN)
+
+	// relative errors: the largest of one contribution plus the sums'
+	// rounding (a bucket is the sum of its own contributions only)
+	var maxA, maxC int32
+	for o := range g.addsA {
+		maxA = max(maxA, g.addsA[o])
+		maxC = max(maxC, g.addsC[o])
+	}
+	l.relA = (g.relA + gamma(int(maxA)+2)) * (1 + 2*u)
+	l.relC = (g.relC + gamma(int(maxC)+2)) * (1 + 2*u)
+	l.wUp = g.wUp * (1 + 4*u)
+	l.wLo = g.wLo * (1 + 4*u)
+
+	// corners of the upper pair: those of the grouped leaf (the same
+	// events), and the groups that left the range at the bottom
+	rc := (rel + gamma(b.events+2)) * (1 + 2*u)
+	mk := func(v float64) val { return val{v, rc * v} }
+	l.hiA, l.hiC = mk(b.hiA+tinyHiA), mk(b.hiC+tinyHiC)
+	l.loA, l.loC = mk(b.loA+g.loA+tinyLoA), mk(b.loC+g.loC+tinyLoC)
+	l.hiA.e += b.hiAErr*(1+4*u) + tinyErr
+	l.hiC.e += b.hiCErr*(1+4*u) + tinyErr
+	l.loA.e += b.loAErr + tinyErr
+	l.loC.e += b.loCErr + tinyErr
+	l.distA, l.distB = mk(b.distA), mk(b.distB)
+	l.distA.e += b.distAErr
+	l.distB.e += b.distBErr
+	// the lower pair's distinguishing masses: lower ends count
+	l.lowDistA, l.lowDistB = mk(b.distA), mk(b.distB)
+	l.lowDistA.e += b.distAErr
+	l.lowDistB.e += b.distBErr
+
+	l.compositions = 1
+	l.names = []nameCount{{name, 1}}
+	l.lo, l.hi = 0, 2*n-1
+	l.trim()
+	// masses or spread products below 2^-1022 carry an absolute error of
+	// a few 2^-1074 (list.abs)
+	if !(l.minPositive() >= minNormal) {
+		l.abs = 0x1p-1068
+	}
+	sa, sc := l.regularMass()
+	l.l1A, l.l1C = l.relA*sa*(1+4*u), l.relC*sc*(1+4*u)
+	l.l1A += float64(2*n) * l.abs
+	l.l1C += float64(2*n) * l.abs
+	return l
+}
+
+// nearGrid reports whether [lossLo, lossHi] lies within gridWindowCap of a
+// grid point k*lambda (and within lambda/4 of it), with the window.
+func nearGrid(lossLo, lossHi, lam float64) (k int, w float64, ok bool) {
+	kf := math.Round((lossLo + lossHi) / 2 / lam)
+	if math.IsNaN(kf) || math.Abs(kf) > 1<<40 {
+		return 0, 0, false
+	}
+	// exact differences to the grid point (one rounding each)
+	d1 := math.Abs(math.FMA(-kf, lam, lossLo))
+	d2 := math.Abs(math.FMA(-kf, lam, lossHi))
+	w = math.Max(d1, d2) * (1 + 2*unitRoundoff)
+	if w > gridWindowCap || w > lam/4 {
+		return 0, 0, false
+	}
+	return int(kf), w, true
+}
+
+// spreadParts is the upper pair of one group: A-masses lo at j*lambda and hi
+// at i*lambda, each with a bound on its relative error (0: the stored number
+// is the atom's mass), and the window of the pair (both atoms' losses lie
+// within w of their grid points).
+type spreadParts struct {
+	lo, hi       float64
+	relLo, relHi float64
+	w            float64
+	// absorb says which atom absorbs the rest (for tests): 0 none (both
+	// masses are upper bounds of the exact spread onto x0, x1), 1 the lower
+	// (hi exact), 2 the upper (lo exact)
+	absorb int
+	x0, x1 float64
+}
+
+// spreadUpper returns the upper pair of a group with A-mass p and B-mass q
+// (relative error r each) and losses in [lossLo, lossHi], spread onto two
+// points x0 <= lossLo and x1 >= lossHi and stored at the grid points j < i
+// (see the file comment). x0 is j lambda (loGrid) or lossLo itself when that
+// lies a rounding error below j lambda; x1 is i lambda (hiGrid) or lossHi
+// when that lies a rounding error above i lambda. (The loss bounds of a
+// continuous bucket overlap its borders by their rounding errors; spreading
+// onto the next grid points would spread it over three buckets.) An atom
+// stored off its point gets the distance as window.
+func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid, hiGrid bool) spreadParts {
+	u := unitRoundoff
+	jf, ifl := float64(j), float64(i)
+	var W, x0, x1, shift0, shift1 float64
+	s := func(l float64) float64 { // l - x0 >= 0
+		if loGrid {
+			return math.Max(0, math.FMA(-jf, lam, l))
+		}
+		return math.Max(0, l-lossLo)
+	}
+	t := func(l float64) float64 { // x1 - l >= 0
+		if hiGrid {
+			return math.Max(0, math.FMA(ifl, lam, -l))
+		}
+		return math.Max(0, lossHi-l)
+	}
+	switch {
+	case loGrid && hiGrid:
+		W = float64(i-j) * lam
+	case hiGrid:
+		W = math.FMA(ifl, lam, -lossLo)
+	case loGrid:
+		W = math.FMA(-jf, lam, lossHi)
+	default:
+		W = lossHi - lossLo
+	}
+	x0, x1 = jf*lam, ifl*lam
+	if !loGrid {
+		x0 = lossLo
+		shift0 = math.FMA(jf, lam, -lossLo) * (1 + 2*u)
+	}
+	if !hiGrid {
+		x1 = lossHi
+		shift1 = math.FMA(-ifl, lam, lossHi) * (1 + 2*u)
+	}
+	sLo, sHi := s(lossLo), s(lossHi)
+	tLo, tHi := t(lossHi), t(lossLo)
+	den := -math.Expm1(-W) // 1 - e^-W, relative error <= 2u
+	em1 := math.Expm1(W)   // e^W - 1
+	pLo := p * (1 - r) * (1 - 2*u)
+	pHi := p * (1 + r) * (1 + 2*u)
+
+	// Enclosures from the losses: a_hi* = E_P[G(l)], G increasing;
+	// a_lo* = E_P[1 - G(l)] with 1 - G(l) = e^-s (1 - e^-t)/den, s = l - x0,
+	// t = x1 - l (computed with one rounding).
+	hL0 := pLo * (-math.Expm1(-sLo) / den) * (1 - 8*u)
+	hL1 := pHi * math.Min(1, -math.Expm1(-sHi)/den*(1+8*u)) * (1 + 2*u)
+	oL0 := pLo * (math.Exp(-sHi) * -math.Expm1(-tLo) / den) * (1 - 12*u)
+	oL1 := pHi * math.Min(1, math.Exp(-sLo)*-math.Expm1(-tHi)/den*(1+12*u)) * (1 + 2*u)
+
+	// Enclosures from the masses: a_hi* = (p - q e^x0)/den, a_lo* =
+	// (q e^(i lambda) - p)/em1; q e^x by logarithms (no overflow), with x
+	// computed with relative error u.
+	scaled := func(x float64) (v, e float64) {
+		v = math.Exp(math.Log(q) + x)
+		e = r + 4*u*(math.Abs(x)+math.Abs(math.Log(q))+4)
+		return v, e
+	}
+	hM0, hM1 := 0.0, math.Inf(1)
+	oM0, oM1 := 0.0, math.Inf(1)
+	if qj, e := scaled(x0); !math.IsInf(qj, 0) && !math.IsNaN(qj) && e < 0.5 {
+		if num := pLo - qj*(1+e)*(1+2*u); num > 0 {
+			hM0 = num * (1 - 2*u) / den * (1 - 4*u)
+		}
+		num := pHi - qj*(1-e)*(1-2*u)
+		hM1 = math.Max(0, num*(1+2*u)/den*(1+4*u))
+	}
+	if qi, e := scaled(x1); !math.IsInf(qi, 0) && !math.IsNaN(qi) && e < 0.5 {
+		if num := qi*(1-e)*(1-2*u) - pHi; num > 0 {
+			oM0 = num * (1 - 2*u) / em1 * (1 - 4*u)
+		}
+		num := qi*(1+e)*(1+2*u) - pLo
+		oM1 = math.Max(0, num*(1+2*u)/em1*(1+4*u))
+	}
+	h0 := math.Max(0, math.Max(hL0, hM0))
+	h1 := math.Min(pHi, math.Min(hL1, hM1))
+	o0 := math.Max(0, math.Max(oL0, oM0))
+	o1 := math.Min(pHi, math.Min(oL1, oM1))
+	// a_hi* + a_lo* = p
+	h0 = math.Max(h0, (pLo-o1)*(1-2*u))
+	h1 = math.Min(h1, (pHi-o0)*(1+2*u))
+	o0 = math.Max(o0, (pLo-h1)*(1-2*u))
+	o1 = math.Min(o1, (pHi-h0)*(1+2*u))
+	if !(h0 <= h1 && o0 <= o1) { // only through a bug or NaN: the trivial enclosure
+		h0, h1, o0, o1 = 0, pHi, 0, pHi
+	}
+	fallback := spreadParts{lo: o1, hi: h1, w: math.Max(shift0, shift1), x0: x0, x1: x1}
+	relCap := 4*r + 16*u
+	if h1 <= o1 {
+		// hi exact (H = h1 >= a_hi*), lo absorbs p - H
+		rest := p - h1
+		if !(pLo-h1 > 0) || !(rest > 0) {
+			return fallback
+		}
+		w := (h1 - h0) * den / ((pLo - h1) * (1 - 2*u)) * (1 + 8*u)
+		rel := r*p*(1+2*u)/rest*(1+2*u) + 2*u
+		if !(w <= gridWindowCap) || !(rel <= relCap) {
+			return fallback
+		}
+		return spreadParts{lo: rest, hi: h1, relLo: rel, w: math.Max(w+shift0, shift1) * (1 + 2*u), absorb: 1, x0: x0, x1: x1}
+	}
+	// lo exact (Lm = o1 >= a_lo*), hi absorbs p - Lm; its B-mass
+	// q - Lm e^-x0 must stay positive
+	rest := p - o1
+	den2 := (pLo-o1)*(1-2*u) - (o1-o0)*em1*(1+4*u)
+	if !(den2 > 0) || !(rest > 0) {
+		return fallback
+	}
+	w := (o1 - o0) * em1 * (1 + 4*u) / den2 * (1 + 8*u)
+	rel := r*p*(1+2*u)/rest*(1+2*u) + 2*u
+	if !(w <= gridWindowCap) || !(rel <= relCap) {
+		return fallback
+	}
+	return spreadParts{lo: o1, hi: rest, relHi: rel, w: math.Max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1}
+}
+
+// lowerChain builds the lower pair's atoms from the per-cell sums (cell
+// offset o holds the events with loss in ((i-1) lambda, i lambda], i its
+// index), sweeping from low to high loss (see the file comment).
+func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32) {
+	l := g.l
+	lam := l.lambda
+	u := unitRoundoff
+	var P, Q, rc float64 // carry and its relative error
+	have := false
+	tgt := 0 // index of the target point
+	emit := func(k int, A, B, rA float64) {
+		gk := float64(k) * lam
+		la, lb := math.Log(A), math.Log(B)
+		rho := la - lb - gk
+		w := math.Abs(rho) + 2*rA + 4*u*(math.Abs(la)+math.Abs(lb)+math.Abs(gk)+4)
+		w *= 1 + 1e-9
+		if !(w <= gridWindowCap) || !(A > 0) {
+			return // discarded
+		}
+		g.addLow(k, A, rA)
+		g.wLo = math.Max(g.wLo, w)
+	}
+	for o := range cellP {
+		if cellN[o] == 0 || !(cellP[o] > 0) || !(cellQ[o] > 0) {
+			continue
+		}
+		pN, qN := cellP[o], cellQ[o]
+		rN := (g.r + gamma(int(cellN[o])+2)) * (1 + 2*u)
+		k := l.index(o)
+		if !have {
+			P, Q, rc, tgt, have = pN, qN, rN, k, true
+			continue
+		}
+		gk := float64(tgt) * lam
+		rhoC := math.Log(P) - math.Log(Q) - gk
+		rhoN := math.Log(pN) - math.Log(qN) - gk
+		if rhoC >= 0 {
+			// the carry reached its target (up to rounding)
+			emit(tgt, P, Q, rc)
+			P, Q, rc, tgt = pN, qN, rN, k
+			continue
+		}
+		if rhoN <= 0 {
+			// the next cell is not above the target: merge it whole
+			P, Q, rc = P+pN, Q+qN, math.Max(rc, rN)+2*u
+			continue
+		}
+		dC := P * -math.Expm1(-rhoC)  // < 0
+		dN := pN * -math.Expm1(-rhoN) // > 0
+		beta := -dC / dN
+		if !(beta < 1) {
+			P, Q, rc = P+pN, Q+qN, math.Max(rc, rN)+2*u
+			continue
+		}
+		emit(tgt, P+beta*pN, Q+beta*qN, math.Max(rc, rN)+4*u)
+		// the rest of the cell carries on: a fraction at most 1 - beta
+		// (rounded down, so that the fractions used never exceed 1)
+		f := (1 - beta) * (1 - 2*u)
+		P, Q, rc, tgt = f*pN, f*qN, rN+2*u, k
+	}
+	// the last carry has no partner above it: discarded
+}

@@ -1,0 +1,145 @@
+package engine
+
+import "math"
+
+// gridTable holds the eps-independent per-offset quantities of a grid
+// list's delta: the upper ends of the upper pair's masses, the lower ends of
+// the lower pair's, and e^-L(o) (0 or +Inf where it leaves float64) with its
+// relative error.
+type gridTable struct {
+	up, low []float64
+	t       []float64
+	trel    float64
+}
+
+func (l *list) gridTable(b bounds) *gridTable {
+	m := 2 * l.n
+	t := &gridTable{up: make([]float64, m), low: make([]float64, m)}
+	for o := 0; o < m; o++ {
+		t.up[o] = (l.a[o] + b.ea[o]) * (1 + 2*unitRoundoff)
+		t.low[o] = math.Max(0, l.c[o]-b.ec[o]) * (1 - 2*unitRoundoff)
+	}
+	t.t, t.trel = weights(l.n, l.lambda, -1)
+	return t
+}
+
+// gridDelta evaluates delta at eps for both directions from a grid list
+// (grid.go): the upper bounds from the upper pair, the lower bounds from the
+// lower pair, each atom at its window's worst end. The corners of the upper
+// pair count in full; the lower pair's distinguishing masses count.
+func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
+	res := DeltaBound{Eps: eps, Corners: l.corners()}
+	n := l.n
+	u := unitRoundoff
+	if math.IsInf(eps, 1) {
+		res.UpperAB, res.UpperBA = l.distA.upper(), l.distB.upper()
+		res.LowerAB, res.LowerBA = l.lowDistA.lower(), l.lowDistB.lower()
+	} else {
+		wU, wL := l.wUp, l.wLo
+		// A||B: an atom at loss l contributes a (1 - e^(eps-l))^+. The
+		// exponent eps - L -+ w is computed with an absolute error of at
+		// most d = 4u (eps + |L| + w), taken in the safe direction.
+		var upAB, upABv, loAB, loABv float64
+		start := max(0, int(math.Floor((eps-wU)/l.lambda))+n-3)
+		for o := start; o < 2*n; o++ {
+			L := l.loss(o)
+			d := 4 * u * (eps + math.Abs(L) + wU + wL)
+			if x := eps - L - wU - d; x < 0 {
+				f := -math.Expm1(x) * (1 + 2*u)
+				upAB += t.up[o] * f
+				upABv += l.a[o] * f
+			}
+			if x := eps - L + wL + d; x < 0 {
+				f := -math.Expm1(x) * (1 - 2*u)
+				loAB += t.low[o] * f
+				loABv += l.c[o] * f
+			}
+		}
+		// B||A: an atom at loss l contributes a (e^-l - e^eps)^+ =
+		// a e^-l (1 - e^(eps+l))^+.
+		var upBA, loBA float64
+		end := min(2*n-1, int(math.Ceil((wU-eps)/l.lambda))+n+1)
+		ewU := math.Exp(wU) * (1 + 2*u)
+		ewL := math.Exp(-wL) * (1 - 2*u)
+		gt := (1 + t.trel) * (1 + 4*u)
+		for o := 0; o <= end; o++ {
+			L := l.loss(o)
+			d := 4 * u * (eps + math.Abs(L) + wU + wL)
+			up, low := t.up[o], t.low[o]
+			if x := eps + L - wU - d; x < 0 && up > 0 {
+				f := -math.Expm1(x) * (1 + 2*u)
+				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
+					upBA += up * e * gt * ewU * f
+				} else {
+					s := 8 * u * (math.Abs(L) + math.Abs(math.Log(up)) + wU + 4)
+					upBA += math.Exp(math.Log(up)-L+wU+s) * f
+				}
+			}
+			if x := eps + L + wL + d; x < 0 && low > 0 {
+				f := -math.Expm1(x) * (1 - 2*u)
+				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
+					loBA += low * e / gt * ewL * f
+				} else {
+					s := 8 * u * (math.Abs(L) + math.Abs(math.Log(low)) + wL + 4)
+					loBA += math.Exp(math.Log(low)-L-wL-s) * f
+				}
+			}
+		}
+		g := 1 + gamma(2*n+16)
+		// the total errors bound the A||B sums of the atoms above eps too
+		// (every factor f is at most 1): sum (a + d) f <= sum a f + l1
+		upAB = math.Min(upAB, upABv+l.l1A)
+		loAB = math.Max(loAB, loABv-l.l1C*g)
+		// terms that underflowed to 0 lose at most 2^-1074 each
+		uf := float64(2*n) * 0x1p-1074
+		res.UpperAB = (upAB+l.distA.upper()+l.hiA.upper()+l.loA.upper())*g + uf
+		res.UpperBA = (upBA+l.distB.upper()+l.loC.upper()+l.hiC.upper())*g + uf
+		res.LowerAB = math.Max(0, loAB+l.lowDistA.lower()) / g
+		res.LowerBA = math.Max(0, loBA+l.lowDistB.lower()) / g
+	}
+	// an infinite error times a vanishing factor is the only way to NaN:
+	// the bound is then unknown
+	for _, v := range []*float64{&res.UpperAB, &res.UpperBA} {
+		if !(*v < 1) {
+			*v = 1
+		}
+	}
+	for _, v := range []*float64{&res.LowerAB, &res.LowerBA} {
+		if math.IsNaN(*v) {
+			*v = 0
+		}
+	}
+	res.Upper = math.Max(res.UpperAB, res.UpperBA)
+	res.Lower = math.Max(res.LowerAB, res.LowerBA)
+	return res
+}
+
+// combineDelta returns the tighter of two sound bounds, direction by
+// direction: the smaller upper and the larger lower bound.
+func combineDelta(x, y DeltaBound) DeltaBound {
+	z := x
+	z.UpperAB = math.Min(x.UpperAB, y.UpperAB)
+	z.UpperBA = math.Min(x.UpperBA, y.UpperBA)
+	z.LowerAB = maxNaN(x.LowerAB, y.LowerAB)
+	z.LowerBA = maxNaN(x.LowerBA, y.LowerBA)
+	z.Upper = math.Max(z.UpperAB, z.UpperBA)
+	z.Lower = math.Max(z.LowerAB, z.LowerBA)
+	if z.Upper < 1 {
+		z.Note = "" // the notes explain a trivial upper bound
+	} else if z.Note == "" {
+		z.Note = y.Note
+	}
+	return z
+}
+
+// maxNaN is the maximum, ignoring a NaN operand (a lower bound that was not
+// computed).
+func maxNaN(a, b float64) float64 {
+	if math.IsNaN(a) {
+		return b
+	}
+	if math.IsNaN(b) {
+		return a
+	}
+	return math.Max(a, b)
+}
