@@ -246,7 +246,7 @@ func writeCalibrationText(w io.Writer, cs []calibration) error {
 		s := c.Spec
 		fixed := fixedParams(s)
 		target := fmt.Sprintf("eps %s, delta %s after r %d", strconv.FormatFloat(s.Eps, 'g', -1, 64), strconv.FormatFloat(s.Delta, 'g', -1, 64), s.R)
-		what := fmt.Sprintf("%s %s; buckets, %d buckets", s.Mechanism.Kind, formatMechParams(fixed, s.Mechanism.Noise), s.Mechanism.Engine.Buckets)
+		what := fmt.Sprintf("%s %s; buckets, %d buckets", s.Mechanism.Kind, formatMechParams(fixed, mechWords(s.Mechanism.Noise, s.Mechanism.Sampling, s.Mechanism.Relation)...), s.Mechanism.Engine.Buckets)
 		if c.Meets == nil {
 			top := c.Result.Probes[len(c.Result.Probes)-1]
 			fmt.Fprintf(w, "no %s up to %s meets %s (%s)\n", strings.Join(s.Tie, ", "), formatTied(top.Params, s.Tie), target, what)
@@ -286,6 +286,8 @@ func writeCalibrationJSON(w io.Writer, cs []calibration) error {
 		Kind         string             `json:"kind"`
 		Params       map[string]float64 `json:"params"`
 		Noise        string             `json:"noise,omitempty"`
+		Sampling     string             `json:"sampling,omitempty"`
+		Relation     string             `json:"relation,omitempty"`
 		Tie          []string           `json:"tie"`
 		R            int                `json:"r"`
 		Eps          float64            `json:"eps"`
@@ -303,7 +305,7 @@ func writeCalibrationJSON(w io.Writer, cs []calibration) error {
 	out := []answer{}
 	for _, c := range cs {
 		s := c.Spec
-		a := answer{Kind: s.Mechanism.Kind, Params: fixedParams(s), Noise: s.Mechanism.Noise, Tie: s.Tie, R: s.R, Eps: s.Eps, Delta: s.Delta,
+		a := answer{Kind: s.Mechanism.Kind, Params: fixedParams(s), Noise: s.Mechanism.Noise, Sampling: s.Mechanism.Sampling, Relation: s.Mechanism.Relation, Tie: s.Tie, R: s.R, Eps: s.Eps, Delta: s.Delta,
 			Meets: c.Meets, Rounded: c.Rounded, Insufficient: c.Insufficient, Buckets: s.Mechanism.Engine.Buckets,
 			Status: c.Result.Status, Probes: len(c.Result.Probes), Notes: c.Result.Notes,
 			DeltaUpper: jsonFloat(math.NaN()), DeltaLower: jsonFloat(math.NaN())}

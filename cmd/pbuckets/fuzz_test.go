@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/pbuckets/pbuckets/pipeline/backend"
 )
 
 // FuzzQueryFlags feeds arguments (one per line) to the flag parsing of eps
@@ -20,6 +22,8 @@ func FuzzQueryFlags(f *testing.F) {
 		"--kind\nvuvuzela_dialing\n--noise\ngauss\n--mu\n200\n--scale\n20\n--r\n1\n--delta\n0.5\n--tilts\n2",
 		"--kind\nsgd\n--sigma\nNaN\n--q\n2\n--r\n-1\n--delta\n0",
 		"--kind\nrandomized_response\n--p\n0.6\n--r\n1\n--e-eps\n2\n--factor\n1.01",
+		"--kind\nsgd\n--sigma\n1.1\n--sampling\nfixed_size\n--relation\nreplace_one\n--batch\n256\n--dataset-size\n60000\n--r\n10\n--delta\n1e-5",
+		"--kind\nlaplace\n--scale\n2\n--q\n0.1\n--sampling\nfixed_size\n--sensitivity\n3\n--r\n10\n--delta\n1e-5",
 	} {
 		f.Add("eps", s)
 		f.Add("delta", strings.Replace(s, "--delta\n", "--eps\n", 1))
@@ -47,6 +51,14 @@ func FuzzQueryFlags(f *testing.F) {
 		insts := m.Instances()
 		if len(insts) != 1 || len(m.Query.Compositions) == 0 || len(m.Query.Methods) == 0 {
 			t.Fatalf("accepted %d instances, r %v, methods %v", len(insts), m.Query.Compositions, m.Query.Methods)
+		}
+		// The backend builds every subsampled mechanism the flags pass; the
+		// engine refuses only a sensitivity/noise ratio outside the float
+		// range it computes in (as for every kind, at run time).
+		if spec := insts[0].Spec; spec.Subsampled() {
+			if _, err := (backend.Engine{}).Mechanism(spec); err != nil && !strings.Contains(err.Error(), "is outside [1e-100, 1e100]") {
+				t.Fatalf("accepted %+v, engine refuses: %v", spec, err)
+			}
 		}
 		if what == queryEps && len(m.Query.Delta) == 0 || what == queryDelta && len(m.Query.Eps) == 0 {
 			t.Fatalf("accepted a %s query without points", what)

@@ -30,13 +30,19 @@ type mechParam struct {
 var mechParams = []mechParam{
 	{"sigma", "sigma"}, {"q", "q"}, {"scale", "scale"}, {"mu", "mu"}, {"p", "p"},
 	{"sensitivity", "sensitivity"}, {"truncate", "truncate"},
+	{"batch", "batch"}, {"dataset-size", "dataset_size"},
 	{"eps0", "eps"}, {"delta0", "delta"},
 }
+
+// mechOptions are the string options of the subsampled kinds, set by the
+// flags of the same name.
+var mechOptions = []string{"sampling", "relation"}
 
 // mechFlags holds the flags of one mechanism and of its engine options.
 type mechFlags struct {
 	kind, name, noise, file *string
 	params                  map[string]*float64
+	options                 map[string]*string
 	// Engine options ([engine] keys).
 	buckets, tilts                                *int
 	factor, tailBudget, squaring, freeInftyBudget *float64
@@ -45,11 +51,13 @@ type mechFlags struct {
 
 // addMechFlags registers the mechanism and engine flags on fs.
 func addMechFlags(fs *flag.FlagSet) *mechFlags {
-	f := &mechFlags{params: map[string]*float64{}}
+	f := &mechFlags{params: map[string]*float64{}, options: map[string]*string{}}
 	f.kind = fs.String("kind", "", "mechanism kind: "+strings.Join(manifest.Kinds(), ", "))
 	f.name = fs.String("name", "", "label of the mechanism in the output (default: the kind)")
 	f.noise = fs.String("noise", "", `noise of the Vuvuzela kinds: "laplace" or "gauss"`)
 	f.file = fs.String("file", "", "histogram file (kind histogram): CSV or Parquet with columns a and b")
+	f.options["sampling"] = fs.String("sampling", "", `sampling of kinds sgd and laplace (with --q): "poisson" (default) or "fixed_size"`)
+	f.options["relation"] = fs.String("relation", "", `neighbouring relation of kinds sgd and laplace (with --q): "add_remove" (default) or "replace_one"`)
 	for _, p := range mechParams {
 		help := "mechanism parameter " + p.key
 		if p.flag != p.key {
@@ -73,7 +81,7 @@ func mechFlagNames() []string {
 	for _, p := range mechParams {
 		names = append(names, p.flag)
 	}
-	return names
+	return append(names, mechOptions...)
 }
 
 // flagProblems collects the problems of flag values found before the
@@ -105,6 +113,11 @@ func (f *mechFlags) tables(set map[string]bool, problems *flagProblems) (mech, e
 	}
 	if set["file"] {
 		mech["file"] = *f.file
+	}
+	for _, k := range mechOptions {
+		if set[k] {
+			mech[k] = *f.options[k]
+		}
 	}
 	for _, p := range mechParams {
 		if set[p.flag] {

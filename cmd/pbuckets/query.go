@@ -260,7 +260,11 @@ type queryAnswer struct {
 	Label  string             `json:"mechanism"`
 	Params map[string]float64 `json:"params"`
 	Noise  string             `json:"noise,omitempty"`
-	R      int                `json:"r"`
+	// Sampling and Relation of the subsampled kinds, when not the
+	// defaults (poisson, add_remove).
+	Sampling string `json:"sampling,omitempty"`
+	Relation string `json:"relation,omitempty"`
+	R        int    `json:"r"`
 	// Query is "eps" (eps at Delta) or "delta" (delta at Eps).
 	Query string `json:"query"`
 	// Eps (natural log) and Delta: the query point and the bounds.
@@ -316,6 +320,7 @@ func (a queryAnswer) MarshalJSON() ([]byte, error) {
 // queryAnswers returns the answers of one outcome of a method.
 func queryAnswers(what, method string, in manifest.Instance, o methods.Outcome, job methods.Job, eEps bool) []queryAnswer {
 	base := queryAnswer{Method: method, Kind: in.Spec.Kind, Label: in.Label, Params: in.Spec.Params, Noise: in.Spec.Noise,
+		Sampling: in.Spec.Sampling, Relation: in.Spec.Relation,
 		R: o.R, Query: what, EEps: eEps, Buckets: o.Buckets, Factor: o.Factor, Cached: o.Cached, Note: o.Note}
 	var out []queryAnswer
 	if what == queryEps {
@@ -365,9 +370,9 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		} else {
 			at = "eps " + strconv.FormatFloat(float64(a.Eps), 'g', -1, 64)
 		}
-		what := fmt.Sprintf("%s %s", a.Label, formatMechParams(a.Params, a.Noise))
+		what := fmt.Sprintf("%s %s", a.Label, formatMechParams(a.Params, mechWords(a.Noise, a.Sampling, a.Relation)...))
 		if a.Label != a.Kind {
-			what = fmt.Sprintf("%s (%s) %s", a.Label, a.Kind, formatMechParams(a.Params, a.Noise))
+			what = fmt.Sprintf("%s (%s) %s", a.Label, a.Kind, formatMechParams(a.Params, mechWords(a.Noise, a.Sampling, a.Relation)...))
 		}
 		how := a.Method
 		if a.Buckets > 0 {
@@ -380,17 +385,27 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 	return nil
 }
 
-// formatMechParams renders parameters as "k=v" pairs, sorted by key.
-func formatMechParams(params map[string]float64, noise string) string {
+// mechWords returns the string settings of a mechanism that are set, as
+// "noise=gauss", "sampling=fixed_size", "relation=replace_one".
+func mechWords(noise, sampling, relation string) []string {
+	var out []string
+	for _, kv := range [][2]string{{"noise", noise}, {"sampling", sampling}, {"relation", relation}} {
+		if kv[1] != "" {
+			out = append(out, kv[0]+"="+kv[1])
+		}
+	}
+	return out
+}
+
+// formatMechParams renders the words (mechWords) followed by the
+// parameters as "k=v" pairs, sorted by key.
+func formatMechParams(params map[string]float64, words ...string) string {
 	keys := make([]string, 0, len(params))
 	for k := range params {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := make([]string, 0, len(keys)+1)
-	if noise != "" {
-		parts = append(parts, "noise="+noise)
-	}
+	parts := append(make([]string, 0, len(keys)+len(words)), words...)
 	for _, k := range keys {
 		parts = append(parts, k+"="+strconv.FormatFloat(params[k], 'g', -1, 64))
 	}

@@ -42,13 +42,16 @@ func (e Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
 	noise := engineNoise(spec.Noise)
 	switch spec.Kind {
 	case manifest.KindLaplace:
+		if spec.Subsampled() {
+			return subsampled(spec, engine.SubsampledLaplace, p["scale"])
+		}
 		return engine.Laplace(p["scale"], p["sensitivity"], p["truncate"])
 	case manifest.KindGauss:
 		return engine.Gauss(p["sigma"], p["sensitivity"], p["truncate"])
 	case manifest.KindRandomizedResponse:
 		return engine.RandomizedResponse(p["p"])
 	case manifest.KindSGD:
-		return engine.SGD(p["sigma"], p["q"])
+		return subsampled(spec, engine.SubsampledGauss, p["sigma"])
 	case manifest.KindEpsDelta:
 		return engine.EpsDelta(p["eps"], p["delta"])
 	case manifest.KindHistogram:

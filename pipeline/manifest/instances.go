@@ -90,6 +90,8 @@ func (in Instance) ParamsJSON() string {
 		Kind     string `json:"kind"`
 		Count    int    `json:"count"`
 		Noise    string `json:"noise,omitempty"`
+		Sampling string `json:"sampling,omitempty"`
+		Relation string `json:"relation,omitempty"`
 		File     string `json:"file,omitempty"`
 		DataHash string `json:"data_sha256,omitempty"`
 	}
@@ -97,6 +99,8 @@ func (in Instance) ParamsJSON() string {
 		Kind     string             `json:"kind"`
 		Params   map[string]float64 `json:"params,omitempty"`
 		Noise    string             `json:"noise,omitempty"`
+		Sampling string             `json:"sampling,omitempty"`
+		Relation string             `json:"relation,omitempty"`
 		File     string             `json:"file,omitempty"`
 		DataHash string             `json:"data_sha256,omitempty"`
 		Parts    []partDesc         `json:"parts,omitempty"`
@@ -105,9 +109,9 @@ func (in Instance) ParamsJSON() string {
 	var parts []partDesc
 	for _, p := range in.Spec.Parts {
 		pm := p.Mechanism
-		parts = append(parts, partDesc{pm.ID, pm.Kind, p.Count, pm.Noise, pm.File, pm.DataHash})
+		parts = append(parts, partDesc{pm.ID, pm.Kind, p.Count, pm.Noise, pm.Sampling, pm.Relation, pm.File, pm.DataHash})
 	}
-	b, err := json.Marshal(desc{in.Spec.Kind, in.Spec.Params, in.Spec.Noise, in.Spec.File, in.Spec.DataHash, parts, in.Spec.Engine})
+	b, err := json.Marshal(desc{in.Spec.Kind, in.Spec.Params, in.Spec.Noise, in.Spec.Sampling, in.Spec.Relation, in.Spec.File, in.Spec.DataHash, parts, in.Spec.Engine})
 	if err != nil {
 		return fmt.Sprintf("{%q: %q}", "error", err.Error())
 	}

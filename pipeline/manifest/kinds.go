@@ -27,6 +27,10 @@ func Kinds() []string {
 type paramSpec struct {
 	name     string
 	required bool
+	// optional parameters are left out of Params when absent (the backend
+	// applies their default), so that adding one to a kind changes neither
+	// the results' params column nor the cache keys of existing manifests.
+	optional bool
 	def      float64
 	// check returns a description of the valid range when v is outside it.
 	check func(v float64) string
@@ -38,6 +42,9 @@ type paramSpec struct {
 type kindSchema struct {
 	params  []paramSpec
 	strings []string
+	// options are optional string keys with a fixed set of values
+	// (sampling and relation of the subsampled kinds).
+	options []string
 }
 
 func (s kindSchema) keys() []string {
@@ -45,7 +52,8 @@ func (s kindSchema) keys() []string {
 	for _, p := range s.params {
 		keys = append(keys, p.name)
 	}
-	return append(keys, s.strings...)
+	keys = append(keys, s.strings...)
+	return append(keys, s.options...)
 }
 
 func (s kindSchema) param(name string) (paramSpec, bool) {
@@ -94,19 +102,34 @@ func closedUnit(v float64) string {
 	return "must be in [0, 1]"
 }
 
+// maxExactInt is 2^53: integers up to it are exact in a float64.
+const maxExactInt = 1 << 53
+
+func positiveInteger(v float64) string {
+	if v >= 1 && v <= maxExactInt && v == math.Trunc(v) {
+		return ""
+	}
+	return "must be a positive integer"
+}
+
 // schemaFor returns the parameter schema of a mechanism kind.
 func schemaFor(kind string) (kindSchema, bool) {
 	sens := paramSpec{name: "sensitivity", def: 1, check: positive}
 	trunc := paramSpec{name: "truncate", def: 0, check: nonNegative}
+	rate := paramSpec{name: "q", optional: true, check: halfOpenUnit}
 	switch kind {
 	case KindLaplace:
-		return kindSchema{params: []paramSpec{{name: "scale", required: true, check: positive}, sens, trunc}}, true
+		return kindSchema{params: []paramSpec{{name: "scale", required: true, check: positive}, sens, trunc, rate},
+			options: subsamplingKeys}, true
 	case KindGauss:
 		return kindSchema{params: []paramSpec{{name: "sigma", required: true, check: positive}, sens, trunc}}, true
 	case KindRandomizedResponse:
 		return kindSchema{params: []paramSpec{{name: "p", required: true, check: openUnit}}}, true
 	case KindSGD:
-		return kindSchema{params: []paramSpec{{name: "sigma", required: true, check: positive}, {name: "q", required: true, check: halfOpenUnit}}}, true
+		return kindSchema{params: []paramSpec{{name: "sigma", required: true, check: positive}, rate,
+			{name: "sensitivity", optional: true, def: 1, check: positive},
+			{name: "batch", optional: true, check: positiveInteger}, {name: "dataset_size", optional: true, check: positiveInteger}},
+			options: subsamplingKeys}, true
 	case KindEpsDelta:
 		return kindSchema{params: []paramSpec{{name: "eps", required: true, check: nonNegative}, {name: "delta", required: true, check: closedUnit}}}, true
 	case KindHistogram:

@@ -67,6 +67,11 @@ type MechanismSpec struct {
 	Params map[string]float64
 	// Noise is the noise of the Vuvuzela kinds ("laplace" or "gauss").
 	Noise string
+	// Sampling and Relation are the sampling scheme and neighbouring
+	// relation of the subsampled kinds (sgd, laplace with q): "fixed_size"
+	// and "replace_one", or "" for the defaults "poisson" and "add_remove"
+	// (see EffectiveSampling, EffectiveRelation).
+	Sampling, Relation string
 	// File is the histogram file (resolved against the manifest's folder);
 	// A and B are its two PMFs and DataHash their SHA-256.
 	File     string
@@ -362,7 +367,7 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 			if _, present := t[ps.name]; !present {
 				if ps.required {
 					p.el.add(spec.Line, disp+": "+ps.name, "missing required key for kind %s", kind)
-				} else {
+				} else if !ps.optional {
 					spec.Params[ps.name] = ps.def
 				}
 				continue
@@ -390,6 +395,9 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 			case k == "file":
 				p.histogram(&spec, s, l, d)
 			}
+		}
+		if len(schema.options) > 0 {
+			p.subsampling(t, &spec, at)
 		}
 		if x, ok := t["engine"]; ok {
 			spec.Engine = p.engine(x, m.Engine, []string{"mechanism", idx, "engine"}, disp+": engine")
@@ -542,6 +550,10 @@ func (p *parser) sweep(v any, m *Manifest) {
 				bad = true
 				break
 			}
+		}
+		if msg := checkSweptSubsampling(spec, e.param, vals); !bad && msg != "" {
+			p.el.add(l, d, "%s", msg)
+			bad = true
 		}
 		if !bad {
 			m.Sweep = append(m.Sweep, SweepAxis{Mechanism: e.id, Param: e.param, Values: vals, Line: l})

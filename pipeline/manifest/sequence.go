@@ -265,12 +265,36 @@ func (p *parser) checkSequences(m *Manifest) {
 		if len(spec.PartIDs()) < 2 {
 			continue
 		}
+		p.checkPartRelations(spec, disp)
 		for _, meth := range m.Query.Methods {
 			if meth == MethodKOV || meth == MethodAdvanced {
 				l := p.line("query", "methods")
 				p.el.add(l, "query.methods", "method %q does not apply to %s: its parts are different mechanisms (%s), and %s composes r copies of one mechanism; use buckets, rdp, cdp or exact for sequences (or a manifest of their own for %s)",
 					meth, disp, quoteList(spec.PartIDs()), meth, meth)
 			}
+		}
+	}
+}
+
+// checkPartRelations refuses a sequence whose subsampled parts use
+// different neighbouring relations: the composed bound is a guarantee for
+// one relation, and each part's pair bounds its steps under its own
+// relation only.
+func (p *parser) checkPartRelations(spec MechanismSpec, disp string) {
+	var first *MechanismSpec
+	for i := range spec.Parts {
+		pm := &spec.Parts[i].Mechanism
+		if !pm.Subsampled() {
+			continue
+		}
+		if first == nil {
+			first = pm
+			continue
+		}
+		if pm.EffectiveRelation() != first.EffectiveRelation() {
+			p.el.add(spec.Line, disp+": parts", "parts %q (relation %s) and %q (relation %s) use different neighbouring relations; a sequence bounds one relation: give its subsampled parts the same relation",
+				first.ID, first.EffectiveRelation(), pm.ID, pm.EffectiveRelation())
+			return
 		}
 	}
 }

@@ -392,6 +392,9 @@ func singleRoundCurve(st backend.State) (grid, vals []float64, info string, err 
 // package compare has one.
 func delta0(spec manifest.MechanismSpec) (compare.DeltaFunc, error) {
 	p := spec.Params
+	if spec.Subsampled() && spec.Kind == manifest.KindLaplace {
+		return nil, fmt.Errorf("%w: no closed-form single-round curve for the subsampled Laplace mechanism", ErrNotApplicable)
+	}
 	switch spec.Kind {
 	case manifest.KindGauss:
 		if p["truncate"] > 0 {
@@ -415,6 +418,9 @@ func delta0(spec manifest.MechanismSpec) (compare.DeltaFunc, error) {
 // compare has one.
 func renyiCurve(spec manifest.MechanismSpec) (compare.RenyiFunc, error) {
 	p := spec.Params
+	if err := subsampledRenyi(spec); err != nil {
+		return nil, err
+	}
 	switch spec.Kind {
 	case manifest.KindGauss:
 		if p["truncate"] > 0 {
@@ -429,11 +435,40 @@ func renyiCurve(spec manifest.MechanismSpec) (compare.RenyiFunc, error) {
 	case manifest.KindRandomizedResponse:
 		return compare.RRRenyi(p["p"])
 	case manifest.KindSGD:
-		return compare.SampledGaussianRenyi(p["sigma"], p["q"])
+		// Poisson add/remove (subsampledRenyi); the Renyi divergence depends
+		// on sigma/sensitivity only.
+		sens, ok := p["sensitivity"]
+		if !ok {
+			sens = 1
+		}
+		return compare.SampledGaussianRenyi(p["sigma"]/sens, p["q"])
 	case manifest.KindSequence:
 		return sequenceRenyiCurve(spec)
 	}
 	return nil, fmt.Errorf("%w: no closed-form Renyi curve for kind %s", ErrNotApplicable, spec.Kind)
+}
+
+// subsampledRenyi returns an error wrapping ErrNotApplicable for the
+// subsampled mechanisms without a Renyi curve (rdp and cdp do not apply):
+// the sampled Gaussian's curve (compare.SampledGaussianRenyi) is that of
+// Poisson sampling under add/remove, and no Renyi curve is used for
+// fixed-size sampling, replace-one or the subsampled Laplace mechanism. It
+// returns nil for every other mechanism.
+func subsampledRenyi(spec manifest.MechanismSpec) error {
+	if !spec.Subsampled() {
+		return nil
+	}
+	if spec.Kind == manifest.KindLaplace {
+		return fmt.Errorf("%w: no Renyi curve for the subsampled Laplace mechanism (q given); kov, advanced and buckets apply", ErrNotApplicable)
+	}
+	if spec.EffectiveSampling() != manifest.SamplingPoisson || spec.EffectiveRelation() != manifest.RelationAddRemove {
+		return fmt.Errorf("%w: the sampled Gaussian's Renyi curve holds for Poisson sampling under add/remove only, not sampling %q, relation %q; kov, advanced and buckets apply",
+			ErrNotApplicable, spec.EffectiveSampling(), spec.EffectiveRelation())
+	}
+	if _, ok := spec.Params["q"]; !ok {
+		return fmt.Errorf("%w: no sampling rate q", ErrNotApplicable)
+	}
+	return nil
 }
 
 // curveBuilder returns a method's curve after r compositions.
@@ -511,7 +546,7 @@ func exactMethod(ctx context.Context, job Job) ([]Outcome, error) {
 		build = func(r int) (compare.Curve, error) { return compare.ExactGauss(p["sigma"], p["sensitivity"], r) }
 	case spec.Kind == manifest.KindRandomizedResponse:
 		build = func(r int) (compare.Curve, error) { return compare.ExactRR(p["p"], r) }
-	case spec.Kind == manifest.KindLaplace && p["truncate"] == 0:
+	case spec.Kind == manifest.KindLaplace && p["truncate"] == 0 && !spec.Subsampled():
 		build = func(r int) (compare.Curve, error) {
 			if r != 1 {
 				return nil, fmt.Errorf("%w: the exact Laplace curve is known for r = 1 only", ErrNotApplicable)

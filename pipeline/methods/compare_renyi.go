@@ -32,6 +32,9 @@ func (c *singleRoundCache) renyi(ctx context.Context, job Job) (renyiInput, erro
 	if spec.Kind == manifest.KindSequence {
 		return c.sequenceRenyi(ctx, spec)
 	}
+	if err := subsampledRenyi(spec); err != nil {
+		return renyiInput{}, err // not from the backend either: rdp and cdp do not apply
+	}
 	f, err := renyiCurve(spec)
 	if err == nil {
 		return renyiInput{curve: f, source: "the closed-form single-round Renyi curve"}, nil

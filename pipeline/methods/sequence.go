@@ -95,6 +95,9 @@ func (c *singleRoundCache) sequenceRenyi(ctx context.Context, spec manifest.Mech
 	fromBackend := false
 	for i, p := range parts {
 		counts[i] = p.Count
+		if err := subsampledRenyi(p.Mechanism); err != nil {
+			return renyiInput{}, fmt.Errorf("part %q: %w", p.Mechanism.ID, err)
+		}
 		f, err := renyiCurve(p.Mechanism)
 		if err == nil {
 			curves[i] = f
