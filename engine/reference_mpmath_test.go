@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"bufio"
+	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -16,28 +13,15 @@ import (
 // 1 - 1e-12, M_{eps,delta} with eps0 = 800, Laplace r = 1 (closed form)
 // and r = 2 (mpmath quadrature of the loss distribution).
 func TestReferencesAgainstMpmath(t *testing.T) {
-	f, err := os.Open("testdata/mpmath_refs.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
 	n := 0
 	worst := 0.0
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		var v []float64
-		for _, s := range fs[1:] {
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatalf("%q: %v", sc.Text(), err)
-			}
-			v = append(v, x)
-		}
+	for _, r := range readRefFile(t, "testdata/mpmath_refs.txt") {
+		v := append(r.in, r.want)
+		line := fmt.Sprint(r.kind, " ", r.in)
 		want := v[len(v)-1]
 		eps := v[len(v)-2]
 		var got, unc float64
-		switch fs[0] {
+		switch r.kind {
 		case "gauss":
 			got, unc = refGauss(v[0], eps)
 		case "rr":
@@ -49,16 +33,16 @@ func TestReferencesAgainstMpmath(t *testing.T) {
 		case "laplace2":
 			got, unc = refLaplace(v[0], 2, eps)
 		default:
-			t.Fatalf("unknown kind %q", fs[0])
+			t.Fatalf("unknown kind %q", r.kind)
 		}
 		tol := unc + 1e-13*(1+math.Abs(want))
 		if math.IsInf(want, -1) != math.IsInf(got, -1) || !math.IsInf(want, -1) && math.Abs(got-want) > tol {
-			t.Errorf("%s: ln delta = %.17g, mpmath %.17g (diff %.3g)", sc.Text(), got, want, got-want)
+			t.Errorf("%s: ln delta = %.17g, mpmath %.17g (diff %.3g)", line, got, want, got-want)
 		}
 		if !math.IsInf(want, -1) {
 			worst = math.Max(worst, math.Abs(got-want)/(1+math.Abs(want)))
 			if unc > 1e-9*(1+math.Abs(want)) {
-				t.Errorf("%s: uncertainty %.3g is too large for a reference", sc.Text(), unc)
+				t.Errorf("%s: uncertainty %.3g is too large for a reference", line, unc)
 			}
 		}
 		n++

@@ -17,9 +17,14 @@ type refLine struct {
 	want float64
 }
 
-func readRef(t *testing.T) []refLine {
+// readRef reads testdata/subsampled_ref.txt (see readRefFile).
+func readRef(t *testing.T) []refLine { return readRefFile(t, "testdata/subsampled_ref.txt") }
+
+// readRefFile reads a file of reference values computed with mpmath: one
+// per line, a kind, its inputs and the value last.
+func readRefFile(t *testing.T, path string) []refLine {
 	t.Helper()
-	f, err := os.Open("testdata/subsampled_ref.txt")
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +40,9 @@ func readRef(t *testing.T) []refLine {
 				t.Fatalf("%q: %v", sc.Text(), err)
 			}
 			vals = append(vals, v)
+		}
+		if len(vals) == 0 {
+			t.Fatalf("%s: %q has no value", path, sc.Text())
 		}
 		out = append(out, refLine{fs[0], vals[:len(vals)-1], vals[len(vals)-1]})
 	}
