@@ -198,7 +198,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		// the cell of its mean loss (merging is a garbling wherever it goes)
 		k := i
 		if i-j > 1 {
-			m := math.Ceil((math.Log(e.pa) - math.Log(e.pb)) / lam)
+			m := math.Ceil((ln(e.pa) - ln(e.pb)) / lam)
 			k = int(math.Max(float64(j+1), math.Min(float64(i), m)))
 		}
 		o := k + n - 1
@@ -349,8 +349,8 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	// (q e^(i lambda) - p)/em1; q e^x by logarithms (no overflow), with x
 	// computed with relative error u.
 	scaled := func(x float64) (v, e float64) {
-		v = math.Exp(math.Log(q) + x)
-		e = r + 4*u*(math.Abs(x)+math.Abs(math.Log(q))+4)
+		v = math.Exp(ln(q) + x)
+		e = r + 4*u*(math.Abs(x)+math.Abs(ln(q))+4)
 		return v, e
 	}
 	hM0, hM1 := 0.0, math.Inf(1)
@@ -423,7 +423,7 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32) {
 	tgt := 0 // index of the target point
 	emit := func(k int, A, B, rA float64) {
 		gk := float64(k) * lam
-		la, lb := math.Log(A), math.Log(B)
+		la, lb := ln(A), ln(B)
 		rho := la - lb - gk
 		w := math.Abs(rho) + 2*rA + 4*u*(math.Abs(la)+math.Abs(lb)+math.Abs(gk)+4)
 		w *= 1 + 1e-9
@@ -445,8 +445,8 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32) {
 			continue
 		}
 		gk := float64(tgt) * lam
-		rhoC := math.Log(P) - math.Log(Q) - gk
-		rhoN := math.Log(pN) - math.Log(qN) - gk
+		rhoC := ln(P) - ln(Q) - gk
+		rhoN := ln(pN) - ln(qN) - gk
 		if rhoC >= 0 {
 			// the carry reached its target (up to rounding)
 			emit(tgt, P, Q, rc)

@@ -120,12 +120,12 @@ func (cp *composer) derivedB(l *list, a, ea []float64, w float64, slot int) (b, 
 			L := l.loss(o)
 			bv, be := 0.0, 0.0
 			if av > 0 {
-				la := math.Log(av)
+				la := ln(av)
 				bv = math.Exp(la - L)
 				be = bv * 8 * u * (math.Abs(L) + math.Abs(la) + 4)
 			}
 			if x := ae*ew + av*em; x > 0 {
-				lx := math.Log(x)
+				lx := ln(x)
 				be += math.Exp(lx - L + 8*u*(math.Abs(L)+math.Abs(lx)+4))
 			}
 			b[o], eb[o] = bv, be*(1+4*u)

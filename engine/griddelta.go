@@ -71,8 +71,8 @@ func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
 					upBA += up * e * gt * ewU * f
 				} else {
-					s := 8 * u * (math.Abs(L) + math.Abs(math.Log(up)) + wU + 4)
-					upBA += math.Exp(math.Log(up)-L+wU+s) * f
+					s := 8 * u * (math.Abs(L) + math.Abs(ln(up)) + wU + 4)
+					upBA += math.Exp(ln(up)-L+wU+s) * f
 				}
 			}
 			if x := eps + L + wL + d; x < 0 && low > 0 {
@@ -80,8 +80,8 @@ func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
 					loBA += low * e / gt * ewL * f
 				} else {
-					s := 8 * u * (math.Abs(L) + math.Abs(math.Log(low)) + wL + 4)
-					loBA += math.Exp(math.Log(low)-L-wL-s) * f
+					s := 8 * u * (math.Abs(L) + math.Abs(ln(low)) + wL + 4)
+					loBA += math.Exp(ln(low)-L-wL-s) * f
 				}
 			}
 		}
@@ -98,19 +98,11 @@ func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
 		res.LowerBA = math.Max(0, loBA+l.lowDistB.lower()) / g
 	}
 	// an infinite error times a vanishing factor is the only way to NaN:
-	// the bound is then unknown
-	for _, v := range []*float64{&res.UpperAB, &res.UpperBA} {
-		if !(*v < 1) {
-			*v = 1
-		}
-	}
-	for _, v := range []*float64{&res.LowerAB, &res.LowerBA} {
-		if math.IsNaN(*v) {
-			*v = 0
-		}
-	}
-	res.Upper = math.Max(res.UpperAB, res.UpperBA)
-	res.Lower = math.Max(res.LowerAB, res.LowerBA)
+	// the bound is then unknown (finishDelta clamps it to the trivial
+	// bound and, as for a grouped list, says why a trivial upper bound
+	// arose). The grid's lower pair is a lower bound whether or not error
+	// correction is enabled.
+	finishDelta(&res, true, l.cornerValue())
 	return res
 }
 

@@ -44,7 +44,7 @@ func (l *lnSum) value() float64 {
 	if l.s == 0 {
 		return math.Inf(-1)
 	}
-	return l.m + math.Log(l.s)
+	return l.m + ln(l.s)
 }
 
 // gridRenyi returns bounds on D_alpha from a grid list: an atom of A-mass a
@@ -62,13 +62,13 @@ func (l *list) gridRenyi(alpha float64, b bounds) (lower, upper float64) {
 	for o := 0; o < 2*l.n; o++ {
 		L := l.loss(o)
 		if v := l.a[o] + b.ea[o]; v > 0 {
-			lv := math.Log(v)
+			lv := ln(v)
 			s := 8 * u * (math.Abs(lv) + alpha*(math.Abs(L)+l.wUp) + 4)
 			upAB.add(lv + a1*(L+l.wUp) + s)
 			upBA.add(lv - alpha*(L-l.wUp) + s)
 		}
 		if v := l.c[o] - b.ec[o]; v > 0 {
-			lv := math.Log(v)
+			lv := ln(v)
 			s := 8 * u * (math.Abs(lv) + alpha*(math.Abs(L)+l.wLo) + 4)
 			loAB.add(lv + a1*(L-l.wLo) - s)
 			loBA.add(lv - alpha*(L+l.wLo) - s)
@@ -83,7 +83,7 @@ func (l *list) gridRenyi(alpha float64, b bounds) (lower, upper float64) {
 		if m.upper() <= 0 {
 			return math.Inf(-1)
 		}
-		return math.Log(m.upper()) - a1*nl + 8*u*(a1*nl+40)
+		return ln(m.upper()) - a1*nl + 8*u*(a1*nl+40)
 	}
 	upAB.add(far(l.loA))
 	upBA.add(far(l.hiC))
@@ -120,8 +120,8 @@ func (l *list) gridRenyiEstimate(alpha float64) float64 {
 	for o := l.lo; o <= l.hi; o++ {
 		if v := l.a[o]; v > 0 {
 			L := l.loss(o)
-			ab.add(math.Log(v) + (alpha-1)*L)
-			ba.add(math.Log(v) - alpha*L)
+			ab.add(ln(v) + (alpha-1)*L)
+			ba.add(ln(v) - alpha*L)
 		}
 	}
 	return math.Max(ab.value(), ba.value()) / (alpha - 1)

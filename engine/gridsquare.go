@@ -130,7 +130,7 @@ func (l *list) mergeSquare(z *list) float64 {
 	lnEnv := make([]float64, len(l.envC))
 	zeroEnv := true
 	for m, v := range l.envC {
-		lnEnv[m] = math.Log(v)
+		lnEnv[m] = ln(v)
 		if v != 0 {
 			zeroEnv = false
 		}

@@ -32,7 +32,7 @@ func logMix(q, x float64) (L, err float64) {
 	}
 	if x > 700 {
 		// lw = ln(q e^x), with |error| <= 3u(|x| + |ln q|).
-		lq := math.Log(q)
+		lq := ln(q)
 		lw := x + lq
 		e := 3 * u * (math.Abs(x) + math.Abs(lq))
 		if lw > 0 {
@@ -50,7 +50,7 @@ func logMix(q, x float64) (L, err float64) {
 		return L, 4*u*math.Abs(y)/(1+y) + 2*u*math.Abs(L) + 1e-300
 	}
 	s := (1 - q) + q*math.Exp(x)
-	L = math.Log(s)
+	L = ln(s)
 	return L, 5*u + 2*u*math.Abs(L) + 1e-300
 }
 

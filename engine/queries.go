@@ -141,7 +141,7 @@ func searchEps(f func(float64) float64, ok func(float64) bool, target, lo, hi, f
 		if !(v > 0) || math.IsInf(v, 0) || !(target > 0) {
 			return math.NaN()
 		}
-		return math.Log(v) - math.Log(target)
+		return ln(v) - ln(target)
 	}
 	x0, g0, x1, g1 := lo, g(flo), hi, g(fhi)
 	prevWidth := hi - lo

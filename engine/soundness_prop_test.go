@@ -74,8 +74,16 @@ func randOptions(rng *rand.Rand, big bool) (Options, string) {
 		o.TailBudget = math.Pow(10, -3-27*rng.Float64())
 	}
 	o.DisableErrorCorrection = rng.IntN(7) == 0
-	return o, fmt.Sprintf("buckets=%d factor=%v tilts=%d sq=%v free=%v tail=%v noEC=%v",
-		o.Buckets, o.Factor, o.Tilts, o.SquaringThreshold, o.FreeInftyBudget, o.TailBudget, o.DisableErrorCorrection)
+	// the lists composed: both (the default) half of the time, else the
+	// grouped list or the grid lists alone
+	switch rng.IntN(4) {
+	case 0:
+		o.Lists = ListsGrouped
+	case 1:
+		o.Lists = ListsGrid
+	}
+	return o, fmt.Sprintf("buckets=%d factor=%v tilts=%d sq=%v free=%v tail=%v noEC=%v lists=%d",
+		o.Buckets, o.Factor, o.Tilts, o.SquaringThreshold, o.FreeInftyBudget, o.TailBudget, o.DisableErrorCorrection, o.Lists)
 }
 
 // randR returns a number of compositions, log-uniform in [1, max].

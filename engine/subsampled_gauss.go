@@ -53,7 +53,7 @@ func logMixInv(q, L float64) float64 {
 	if q == 1 {
 		return L
 	}
-	lq := math.Log(q)
+	lq := ln(q)
 	if L-lq > 700 {
 		// e^x = (e^L - (1-q))/q with e^L huge.
 		return L - lq + math.Log1p(-(1-q)*math.Exp(-L))
@@ -107,16 +107,16 @@ func antipodalInv(q, a, L float64) float64 {
 		return -antipodalInv(q, a, -L)
 	}
 	A := -(1 - q) * math.Expm1(-L)
-	lw := math.Ln2 + math.Log(q) - a*a/2 - L/2
+	lw := math.Ln2 + ln(q) - a*a/2 - L/2
 	var lnx float64
 	switch {
 	case A == 0 || lw > 700:
 		lnx = -L / 2
 	case lw < -700:
-		lnx = lw - L/2 - math.Log(2*A)
+		lnx = lw - L/2 - ln(2*A)
 	default:
 		w := math.Exp(lw)
-		lnx = lw - L/2 - math.Log(A+math.Hypot(A, w))
+		lnx = lw - L/2 - ln(A+math.Hypot(A, w))
 	}
 	return lnx / a
 }
