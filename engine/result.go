@@ -26,6 +26,13 @@ type Result struct {
 	gb         bounds
 	gtableOnce sync.Once
 	gtable     *gridTable
+
+	// s is the grid list of the swapped pair (B, A) (gridswap.go), nil
+	// when not computed; sb its error bounds.
+	s          *list
+	sb         bounds
+	stableOnce sync.Once
+	stable     *gridTable
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
@@ -90,7 +97,7 @@ func (r *Result) epsMax() float64 {
 	if g := r.g; g != nil {
 		e = math.Max(e, (float64(g.n)+2)*g.lambda+math.Max(g.wUp, g.wLo))
 	}
-	return e
+	return math.Max(e, r.swapEpsMax())
 }
 
 // addNotes appends the notes not yet present.
@@ -216,9 +223,13 @@ func (r *Result) Delta(eps float64) DeltaBound {
 		r.gtableOnce.Do(func() { r.gtable = r.g.gridTable(r.gb) })
 		dg := r.g.gridDelta(eps, r.gtable)
 		if r.l == nil {
-			return dg
+			d = dg
+		} else {
+			d = combineDelta(d, dg)
 		}
-		d = combineDelta(d, dg)
+	}
+	if r.s != nil {
+		d = combineDelta(d, r.swapDelta(eps))
 	}
 	return d
 }
