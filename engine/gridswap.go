@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 )
 
@@ -192,4 +193,14 @@ func (r *Result) swapEpsMax() float64 {
 		return (float64(s.n)+2)*s.lambda + math.Max(s.wUp, s.wLo)
 	}
 	return 0
+}
+
+// swapFromWire adds the swapped grid list of an encoded result (nil: none).
+func (r *Result) swapFromWire(w *gridWire) error {
+	s, ok := gridFromWire(w)
+	if !ok {
+		return fmt.Errorf("engine: decoding result: inconsistent swapped grid list")
+	}
+	r.withSwap(s)
+	return nil
 }
