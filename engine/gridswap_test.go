@@ -94,18 +94,7 @@ func swapCase(rng *rand.Rand, trial int) (*list, [][]float64, [][]float64, strin
 	if far || rng.IntN(3) == 0 {
 		o.Factor = 0 // automatic factor (the far losses inside the range)
 	}
-	parts := make([]Part, k)
-	for i := range parts {
-		parts[i] = Part{mechs[i], 1}
-	}
-	p, err := newPlan(parts, o)
-	if err != nil {
-		panic(err)
-	}
-	leaves := make([]*list, k)
-	for i := range leaves {
-		leaves[i] = p.swapLeaf(mechs[i])
-	}
+	p, leaves := gridLeavesOf(mechs, o, true)
 	acc := composeRandomly(rng, p.gcp, leaves)
 	for s := rng.IntN(3); s > 0 && rng.IntN(2) == 0; s-- {
 		acc = acc.square()
@@ -133,25 +122,15 @@ func TestGridSwapBruteForce(t *testing.T) {
 		s, as, bs, desc := swapCase(rng, trial)
 		tab := s.gridTable(s.bounds())
 		for _, eps := range swapEps {
-			ab, dab, ba, dba := refEnumerateDirs(as, bs, eps)
 			d := s.gridDelta(eps, tab)
 			// the swapped list's directions are exchanged
-			for _, c := range []struct {
-				name         string
-				ex, unc      float64
-				upper, lower float64
-			}{{"A||B", ab, dab, d.UpperBA, d.LowerBA}, {"B||A", ba, dba, d.UpperAB, d.LowerAB}} {
-				if c.unc > 1e-6 {
-					continue // the reference cannot decide
-				}
-				tol := c.unc + 1e-12*(1+math.Abs(c.ex))
-				if !math.IsInf(c.ex, -1) && ln(c.upper) < c.ex-tol {
-					t.Fatalf("%s eps=%v %s: swapped upper %.17g < exact %.17g", desc, eps, c.name, c.upper, math.Exp(c.ex))
-				}
-				if c.lower > 0 && (math.IsInf(c.ex, -1) || ln(c.lower) > c.ex+tol) {
-					t.Fatalf("%s eps=%v %s: swapped lower %.17g > exact %.17g", desc, eps, c.name, c.lower, math.Exp(c.ex))
-				}
-				if eps > 700 && !math.IsInf(eps, 1) && c.upper < 1 && c.upper > 0 && !math.IsInf(c.ex, -1) {
+			sw := DeltaBound{UpperAB: d.UpperBA, LowerAB: d.LowerBA, UpperBA: d.UpperAB, LowerBA: d.LowerAB}
+			if msg := checkDirs(as, bs, eps, sw); msg != "" {
+				t.Fatalf("%s: swapped list: %s", desc, msg)
+			}
+			ab, _, ba, _ := refEnumerateDirs(as, bs, eps)
+			for _, c := range [][2]float64{{ab, sw.UpperAB}, {ba, sw.UpperBA}} {
+				if eps > 700 && !math.IsInf(eps, 1) && c[1] < 1 && c[1] > 0 && !math.IsInf(c[0], -1) {
 					informative++
 				}
 			}
@@ -202,14 +181,7 @@ func TestGridSwapGauss(t *testing.T) {
 	if up := res.EpsUpper(1e-5); up < exactEps || up > exactEps*(1+2e-3) {
 		t.Errorf("eps_upper(1e-5) = %v, exact %v", up, exactEps)
 	}
-	data, err := res.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Result
-	if err := back.UnmarshalBinary(data); err != nil {
-		t.Fatal(err)
-	}
+	back := roundTrip(t, res)
 	if back.s == nil {
 		t.Fatal("the decoded result lost its swapped grid list")
 	}
@@ -278,23 +250,8 @@ func TestGridSwapCompose(t *testing.T) {
 			swapped++
 		}
 		for _, eps := range swapEps {
-			ab, dab, ba, dba := refEnumerateDirs(as, bs, eps)
-			d := res.Delta(eps)
-			for _, c := range []struct {
-				name         string
-				ex, unc      float64
-				upper, lower float64
-			}{{"A||B", ab, dab, d.UpperAB, d.LowerAB}, {"B||A", ba, dba, d.UpperBA, d.LowerBA}} {
-				if c.unc > 1e-6 {
-					continue
-				}
-				tol := c.unc + 1e-12*(1+math.Abs(c.ex))
-				if !math.IsInf(c.ex, -1) && ln(c.upper) < c.ex-tol {
-					t.Errorf("trial %d (%d parts, swapped %v) eps=%v %s: upper %.17g < exact %.17g", trial, len(parts), res.s != nil, eps, c.name, c.upper, math.Exp(c.ex))
-				}
-				if c.lower > 0 && (math.IsInf(c.ex, -1) || ln(c.lower) > c.ex+tol) {
-					t.Errorf("trial %d (%d parts, swapped %v) eps=%v %s: lower %.17g > exact %.17g", trial, len(parts), res.s != nil, eps, c.name, c.lower, math.Exp(c.ex))
-				}
+			if msg := checkDirs(as, bs, eps, res.Delta(eps)); msg != "" {
+				t.Errorf("trial %d (%d parts, swapped %v): %s", trial, len(parts), res.s != nil, msg)
 			}
 		}
 	}
@@ -302,4 +259,28 @@ func TestGridSwapCompose(t *testing.T) {
 	if swapped < trials/4 {
 		t.Errorf("only %d results with a swapped grid list", swapped)
 	}
+}
+
+// checkDirs checks the per-direction bounds d at eps against enumeration
+// of the product of the pairs (as[k], bs[k]) in log space; it returns what
+// failed ("" if nothing).
+func checkDirs(as, bs [][]float64, eps float64, d DeltaBound) string {
+	ab, dab, ba, dba := refEnumerateDirs(as, bs, eps)
+	for _, c := range []struct {
+		name         string
+		ex, unc      float64
+		upper, lower float64
+	}{{"A||B", ab, dab, d.UpperAB, d.LowerAB}, {"B||A", ba, dba, d.UpperBA, d.LowerBA}} {
+		if c.unc > 1e-6 {
+			continue // the reference cannot decide
+		}
+		tol := c.unc + 1e-12*(1+math.Abs(c.ex))
+		if !math.IsInf(c.ex, -1) && ln(c.upper) < c.ex-tol {
+			return fmt.Sprintf("eps=%v %s: upper %.17g < exact %.17g", eps, c.name, c.upper, math.Exp(c.ex))
+		}
+		if c.lower > 0 && (math.IsInf(c.ex, -1) || ln(c.lower) > c.ex+tol) {
+			return fmt.Sprintf("eps=%v %s: lower %.17g > exact %.17g", eps, c.name, c.lower, math.Exp(c.ex))
+		}
+	}
+	return ""
 }
