@@ -18,9 +18,10 @@ import (
 // noise or lost to underflow, and delta_up(B||A) is made of error bounds
 // only: Gauss sigma 10, r = 2^16 at eps = 300 gave B||A in [0.830, 0.871]
 // while A||B was [0.85107, 0.85116] (the pair is symmetric, so the two are
-// equal). On the cases measured, the upper pair's derived B-mass sum_o a_o
-// e^-L_o was within 1e-8 of 1 for every composed range up to 350 nats, 0.3%
-// short at 560 and all lost from 750 on.
+// equal). On the cases measured (engine/README.md, step 3), the upper pair's
+// derived B-mass sum_o a_o e^-L_o was within 1e-8 of 1 for composed ranges
+// up to 324 nats, 0.02% to 0.6% short between 348 and 560, and all lost from
+// 752 on.
 //
 // The swapped chain composes the grid list of (B, A): its A-masses are the
 // B-masses of (A, B), held directly, at losses -L. Dominance is Blackwell's
