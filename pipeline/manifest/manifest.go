@@ -611,3 +611,30 @@ func (m *Manifest) mechanism(id string) *MechanismSpec {
 	}
 	return nil
 }
+
+// SetAccuracy sets the accuracy target of every mechanism of the manifest
+// (and of its [engine] table) to a, as `pbuckets run --accuracy` does,
+// overriding the manifest's accuracy keys; the bucket counts stay the first
+// rounds'. It refuses a outside (0, 1) and mechanisms without lower bounds
+// (error_correction = false), naming them with their file and line, and
+// then changes nothing.
+func (m *Manifest) SetAccuracy(a float64) error {
+	if !(a > 0 && a < 1) {
+		return fmt.Errorf("accuracy must be in (0, 1), got %v", a)
+	}
+	var errs []error
+	for _, s := range m.Mechanisms {
+		if !s.Engine.ErrorCorrection && len(s.InSequences) == 0 {
+			errs = append(errs, &Error{File: m.File, Line: s.Line, Key: fmt.Sprintf("mechanism %q", s.ID),
+				Err: errors.New("error_correction = false: no lower bounds, so no accuracy can be measured (drop --accuracy or the key)")})
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	m.Engine.Accuracy = a
+	for i := range m.Mechanisms {
+		m.Mechanisms[i].Engine.Accuracy = a
+	}
+	return nil
+}

@@ -213,6 +213,21 @@ func (a *Accuracy) Sentence(buckets int) string {
 	return fmt.Sprintf("accuracy %s not met: reached %s at %d buckets (%s)", target, reached, buckets, why)
 }
 
+// Short describes what the target reached in a few words: "accuracy
+// 0.0001 met in 3 rounds", "accuracy 0.0001 not met (reached 0.00026 in 2
+// rounds)". The reasons are in Sentence.
+func (a *Accuracy) Short() string {
+	rounds := "1 round"
+	if a.Rounds != 1 {
+		rounds = fmt.Sprintf("%d rounds", a.Rounds)
+	}
+	target := strconv.FormatFloat(a.Target, 'g', -1, 64)
+	if a.Met {
+		return fmt.Sprintf("accuracy %s met in %s", target, rounds)
+	}
+	return fmt.Sprintf("accuracy %s not met (reached %s in %s)", target, formatUp(a.Reached), rounds)
+}
+
 // formatUp formats a positive width with two significant digits, rounded
 // up (a width reached is not understated): 0.0475 is "0.048".
 func formatUp(x float64) string {
