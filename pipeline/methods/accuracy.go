@@ -194,11 +194,7 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 // buckets (3 rounds)" or "accuracy 0.001 not met: reached 0.0031 at 1600000
 // buckets (5 rounds; the next round, ... more than the memory budget 8 GiB)".
 func (a *Accuracy) Sentence(buckets int) string {
-	rounds := "1 round"
-	if a.Rounds != 1 {
-		rounds = fmt.Sprintf("%d rounds", a.Rounds)
-	}
-	target := strconv.FormatFloat(a.Target, 'g', -1, 64)
+	rounds, target := a.rounds(), strconv.FormatFloat(a.Target, 'g', -1, 64)
 	if a.Met {
 		return fmt.Sprintf("accuracy %s met at %d buckets (%s)", target, buckets, rounds)
 	}
@@ -217,15 +213,19 @@ func (a *Accuracy) Sentence(buckets int) string {
 // 0.0001 met in 3 rounds", "accuracy 0.0001 not met (reached 0.00026 in 2
 // rounds)". The reasons are in Sentence.
 func (a *Accuracy) Short() string {
-	rounds := "1 round"
-	if a.Rounds != 1 {
-		rounds = fmt.Sprintf("%d rounds", a.Rounds)
-	}
-	target := strconv.FormatFloat(a.Target, 'g', -1, 64)
+	rounds, target := a.rounds(), strconv.FormatFloat(a.Target, 'g', -1, 64)
 	if a.Met {
 		return fmt.Sprintf("accuracy %s met in %s", target, rounds)
 	}
 	return fmt.Sprintf("accuracy %s not met (reached %s in %s)", target, formatUp(a.Reached), rounds)
+}
+
+// rounds returns "1 round" or "N rounds".
+func (a *Accuracy) rounds() string {
+	if a.Rounds == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", a.Rounds)
 }
 
 // formatUp formats a positive width with two significant digits, rounded
