@@ -73,6 +73,10 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: --jobs must be at least 1, got %d\n", *jobs)
 		return exitUsage
 	}
+	if set["accuracy"] {
+		fmt.Fprintln(stderr, "error: --accuracy: "+errSearchAccuracy)
+		return exitUsage
+	}
 	budget, ok := parseMemory(*memFlag, stderr)
 	if !ok {
 		return exitUsage

@@ -31,20 +31,32 @@ func (b *Buckets) MemoryNeed(spec manifest.MechanismSpec) int64 {
 	return n
 }
 
+// Run computes the job's bounds: at the bucket count of the spec's engine
+// options, or, with an accuracy target (EngineOptions.Accuracy), at
+// growing bucket counts until the brackets meet it (refine, accuracy.go).
 func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
 	spec := job.Instance.Spec
 	mech, err := b.Backend.Mechanism(spec)
 	if err != nil {
 		return nil, fmt.Errorf("mechanism %q: %w", job.Instance.Label, err)
 	}
+	if spec.Engine.Accuracy > 0 {
+		return b.refine(ctx, job, mech)
+	}
+	return b.round(ctx, job, mech, spec, job.Compositions)
+}
+
+// round computes the outcomes of the job at the numbers of compositions
+// rs with the engine options of spec (which may differ from the job's in
+// the bucket count), reusing and filling the state cache.
+func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, spec manifest.MechanismSpec, rs []int) ([]Outcome, error) {
 	opt := spec.Engine
-	rs := job.Compositions
 	basis := 0
 	if opt.Factor == 0 {
 		// The automatic factor depends on the largest r: take the largest
 		// of the whole query, so that every shard of a manifest computes
 		// the same states (and the same table) as the unsplit run.
-		basis = slices.Max(rs)
+		basis = slices.Max(job.Compositions)
 		if job.Manifest != nil && len(job.Manifest.Query.Compositions) > 0 {
 			basis = max(basis, slices.Max(job.Manifest.Query.Compositions))
 		}
