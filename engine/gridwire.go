@@ -6,7 +6,7 @@ import "math"
 type gridWire struct {
 	N                                int
 	Lambda, WUp, WLo                 float64
-	A, C                             []float64
+	A, C                             floats
 	Lo, Hi                           int
 	RelA, RelC                       float64
 	Tau, EnvA, EnvC                  []float64
@@ -22,7 +22,7 @@ func gridToWire(g *list) *gridWire {
 		return nil
 	}
 	v := func(x val) [2]float64 { return [2]float64{x.v, x.e} }
-	return &gridWire{N: g.n, Lambda: g.lambda, WUp: g.wUp, WLo: g.wLo, A: g.a, C: g.c, Lo: g.lo, Hi: g.hi,
+	return &gridWire{N: g.n, Lambda: g.lambda, WUp: g.wUp, WLo: g.wLo, A: floats(g.a), C: floats(g.c), Lo: g.lo, Hi: g.hi,
 		RelA: g.relA, RelC: g.relC, Tau: g.tau, EnvA: g.envA, EnvC: g.envC, L1A: g.l1A, L1C: g.l1C,
 		HiA: v(g.hiA), HiC: v(g.hiC), LoA: v(g.loA), LoC: v(g.loC), DistA: v(g.distA), DistB: v(g.distB),
 		LowDistA: v(g.lowDistA), LowDistB: v(g.lowDistB),
@@ -39,7 +39,7 @@ func gridFromWire(w *gridWire) (g *list, ok bool) {
 		return nil, false
 	}
 	v := func(x [2]float64) val { return val{x[0], x[1]} }
-	return &list{n: w.N, lambda: w.Lambda, grid: true, wUp: w.WUp, wLo: w.WLo, a: w.A, c: w.C, lo: w.Lo, hi: w.Hi,
+	return &list{n: w.N, lambda: w.Lambda, grid: true, wUp: w.WUp, wLo: w.WLo, a: []float64(w.A), c: []float64(w.C), lo: w.Lo, hi: w.Hi,
 		relA: w.RelA, relC: w.RelC, tau: w.Tau, envA: w.EnvA, envC: w.EnvC, l1A: w.L1A, l1C: w.L1C,
 		hiA: v(w.HiA), hiC: v(w.HiC), loA: v(w.LoA), loC: v(w.LoC), distA: v(w.DistA), distB: v(w.DistB),
 		lowDistA: v(w.LowDistA), lowDistB: v(w.LowDistB),
