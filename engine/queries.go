@@ -42,9 +42,16 @@ func (r *Result) EpsLower(delta float64) float64 {
 
 // Eps returns both bounds on the tight eps for delta, with a note when one
 // of them is infinite.
+//
+// Both searches share their evaluations: every evaluation of Delta gives
+// both bounds, so the upper bound's search records them and the lower
+// bound's search starts from the narrowest bracket they establish (about
+// half the evaluations of two separate searches). Each returned end is
+// still one where the bound was evaluated and verified.
 func (r *Result) Eps(delta float64) EpsBound {
-	up, nu := r.epsUpper(delta)
-	lo, nl := r.epsLower(delta)
+	var m deltaMemo
+	up, nu := r.epsUpperMemo(delta, &m)
+	lo, nl := r.epsLowerMemo(delta, &m)
 	note := nu
 	if nl != "" && nu != "" {
 		note += "; " + nl
@@ -67,10 +74,39 @@ func (r *Result) epsRange() float64 {
 
 // epsUpper returns EpsBound.Upper and its note.
 func (r *Result) epsUpper(delta float64) (float64, string) {
+	return r.epsUpperMemo(delta, nil)
+}
+
+// deltaMemo records the evaluations of Delta of one eps query (Eps), so
+// that the lower bound's search reuses the upper bound's.
+type deltaMemo struct {
+	eps, upper, lower []float64
+}
+
+// eval returns Delta(e) through the memo m (nil: no memo).
+func (r *Result) evalMemo(m *deltaMemo, e float64) (up, low float64) {
+	if m == nil {
+		d := r.Delta(e)
+		return d.Upper, d.Lower
+	}
+	for i, x := range m.eps {
+		if x == e {
+			return m.upper[i], m.lower[i]
+		}
+	}
+	d := r.Delta(e)
+	m.eps = append(m.eps, e)
+	m.upper = append(m.upper, d.Upper)
+	m.lower = append(m.lower, d.Lower)
+	return d.Upper, d.Lower
+}
+
+// epsUpperMemo is epsUpper recording its evaluations in m (nil: none).
+func (r *Result) epsUpperMemo(delta float64, m *deltaMemo) (float64, string) {
 	if math.IsNaN(delta) {
 		return math.NaN(), ""
 	}
-	f := func(e float64) float64 { return r.Delta(e).Upper }
+	f := func(e float64) float64 { up, _ := r.evalMemo(m, e); return up }
 	// ok is false for NaN, so the search never takes an unverified end.
 	okv := func(v float64) bool { return v <= delta }
 	f0 := f(0)
@@ -98,10 +134,16 @@ func (r *Result) epsUpper(delta float64) (float64, string) {
 
 // epsLower returns EpsBound.Lower and its note.
 func (r *Result) epsLower(delta float64) (float64, string) {
+	return r.epsLowerMemo(delta, nil)
+}
+
+// epsLowerMemo is epsLower reusing and recording evaluations in m (nil:
+// none): the search starts from the narrowest bracket of evaluated points.
+func (r *Result) epsLowerMemo(delta float64, m *deltaMemo) (float64, string) {
 	if !r.ec || math.IsNaN(delta) {
 		return math.NaN(), ""
 	}
-	f := func(e float64) float64 { return r.Delta(e).Lower }
+	f := func(e float64) float64 { _, low := r.evalMemo(m, e); return low }
 	// above is true only when delta_low(e) > delta is established (false
 	// for NaN): the returned end always has it.
 	abovev := func(v float64) bool { return v > delta }
@@ -123,6 +165,20 @@ func (r *Result) epsLower(delta float64) (float64, string) {
 		}
 		hi *= 2
 		fhi = f(hi)
+	}
+	if m != nil {
+		// every evaluated point inside the bracket narrows it (its value
+		// was computed, so the ends stay verified)
+		for i, x := range m.eps {
+			if !(x > lo && x < hi) {
+				continue
+			}
+			if v := m.lower[i]; abovev(v) {
+				lo, flo = x, v
+			} else {
+				hi, fhi = x, v
+			}
+		}
 	}
 	lo, _ = searchEps(f, func(v float64) bool { return !abovev(v) }, delta, lo, hi, flo, fhi)
 	return lo, ""
