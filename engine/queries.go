@@ -495,7 +495,7 @@ func estBytes(b float64) int64 {
 type resultWire struct {
 	N                                int
 	Lambda, U                        float64
-	A, C                             floats
+	A, C                             floats // the support Lo..Hi (wirefloats.go)
 	Lo, Hi                           int
 	RelA, RelC                       float64
 	Tau, EnvA, EnvC                  []float64
@@ -520,7 +520,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 	if l == nil { // a grid list alone
 		l = &list{}
 	}
-	w := resultWire{NoGrouped: r.l == nil, N: l.n, Lambda: l.lambda, U: l.u, A: floats(l.a), C: floats(l.c), Lo: l.lo, Hi: l.hi,
+	w := resultWire{NoGrouped: r.l == nil, N: l.n, Lambda: l.lambda, U: l.u, A: support(l.a, l.lo, l.hi), C: support(l.c, l.lo, l.hi), Lo: l.lo, Hi: l.hi,
 		RelA: l.relA, RelC: l.relC, Tau: l.tau, EnvA: l.envA, EnvC: l.envC,
 		L1A: l.l1A, L1C: l.l1C, HasL1: true,
 		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
@@ -554,10 +554,15 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		r.withGrid(g)
 		return nil
 	}
-	if w.N < 2 || len(w.A) != 2*w.N || len(w.C) != 2*w.N || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
+	if w.N < 2 || w.N > 1<<39 || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
 		return fmt.Errorf("engine: decoding result: inconsistent sizes")
 	}
-	l := &list{n: w.N, lambda: w.Lambda, u: w.U, a: []float64(w.A), c: []float64(w.C), lo: w.Lo, hi: w.Hi,
+	a, okA := expand(w.A, w.Lo, w.Hi, 2*w.N)
+	c, okC := expand(w.C, w.Lo, w.Hi, 2*w.N)
+	if !okA || !okC {
+		return fmt.Errorf("engine: decoding result: inconsistent sizes")
+	}
+	l := &list{n: w.N, lambda: w.Lambda, u: w.U, a: a, c: c, lo: w.Lo, hi: w.Hi,
 		relA: w.RelA, relC: w.RelC, tau: w.Tau, envA: w.EnvA, envC: w.EnvC,
 		hiA: val{w.HiA[0], w.HiA[1]}, hiC: val{w.HiC[0], w.HiC[1]},
 		loA: val{w.LoA[0], w.LoA[1]}, loC: val{w.LoC[0], w.LoC[1]},

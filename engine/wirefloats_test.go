@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/gob"
 	"math"
 	"testing"
@@ -32,5 +33,61 @@ func TestFloatsRoundTrip(t *testing.T) {
 	var f floats
 	if err := f.GobDecode(make([]byte, 12)); err == nil {
 		t.Error("12 bytes decoded without an error")
+	}
+}
+
+// TestResultEncodingKeepsArrays checks that encoded results (which store
+// only the support of their arrays) decode to bitwise the same arrays, for
+// every kind of list, leaves and compositions, and that support keeps a
+// whole array whose entries outside lo..hi are not zero.
+func TestResultEncodingKeepsArrays(t *testing.T) {
+	sgd, _ := SGD(2, 0.05)
+	rr, _ := RandomizedResponse(0.7)
+	same := func(x, y []float64) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, m := range []Mechanism{sgd, rr} {
+		for _, r := range []int{1, 3, 64} {
+			for _, lists := range []Lists{ListsBoth, ListsGrid, ListsGrouped} {
+				res, err := Compose(context.Background(), m, r, Options{Buckets: 4000, Lists: lists})
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, err := res.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back Result
+				if err := back.UnmarshalBinary(data); err != nil {
+					t.Fatalf("%s r=%d %v: %v", m, r, lists, err)
+				}
+				for _, p := range []struct{ x, y *list }{{res.l, back.l}, {res.g, back.g}} {
+					if (p.x == nil) != (p.y == nil) {
+						t.Fatalf("%s r=%d %v: list present %v, decoded %v", m, r, lists, p.x != nil, p.y != nil)
+					}
+					if p.x != nil && (!same(p.x.a, p.y.a) || !same(p.x.c, p.y.c) || p.x.lo != p.y.lo || p.x.hi != p.y.hi) {
+						t.Errorf("%s r=%d %v: arrays differ after decoding", m, r, lists)
+					}
+				}
+			}
+		}
+	}
+	v := []float64{0, 1, 2, 0, 5}
+	if got := support(v, 1, 2); len(got) != len(v) {
+		t.Errorf("support of %v on 1..2 kept %d values, want all %d", v, len(got), len(v))
+	}
+	if got, ok := expand(support(v, 1, 4), 1, 4, 5); !ok || !same(got, v) {
+		t.Errorf("expand(support) = %v, %v; want %v", got, ok, v)
+	}
+	if _, ok := expand(floats{1, 2}, 3, 4, 4); ok {
+		t.Error("expand accepted a support beyond the array")
 	}
 }
