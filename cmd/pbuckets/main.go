@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // Exit statuses.
@@ -54,8 +55,19 @@ Run "pbuckets COMMAND -h" for the options of a command.
 `
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// gcPercent is the garbage collector's target (GOGC) of the command unless
+// the environment sets GOGC. The engine's heap is mostly float64 arrays
+// without pointers, so a collection costs little, while every page the
+// heap grows by costs a page fault: with Go's default 100 a DP-SGD run
+// (sigma 4, q 0.01, r 65,536) peaked at 210 MB and 47,000 faults, with 25
+// at 155 MB and 33,000, and took less CPU time.
+const gcPercent = 25
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
