@@ -137,15 +137,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeCalibrationText(stdout, answers)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitFailed
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "interrupted")
-		return exitInterrupted
-	}
-	return status
+	return exitAfterOutput(ctx, stderr, err, status, "interrupted")
 }
 
 // calibration is the answer of calibrate for one r: the least noise found

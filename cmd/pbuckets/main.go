@@ -21,6 +21,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -102,4 +103,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "pbuckets: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+// exitAfterOutput returns the exit status of a command that has written its
+// answers with error err: exitFailed (the error printed) when writing
+// failed, exitInterrupted (interrupted printed) when ctx was cancelled,
+// status otherwise.
+func exitAfterOutput(ctx context.Context, stderr io.Writer, err error, status int, interrupted string) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, interrupted)
+		return exitInterrupted
+	}
+	return status
 }

@@ -216,15 +216,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeSearchTable(stdout, all)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitFailed
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "interrupted: the answers found so far were written; run again to continue (states are cached)")
-		return exitInterrupted
-	}
-	return status
+	return exitAfterOutput(ctx, stderr, err, status, "interrupted: the answers found so far were written; run again to continue (states are cached)")
 }
 
 // writeSearchTable prints one line per search: target, the least noise
