@@ -509,6 +509,7 @@ type resultWire struct {
 	Info                             Info
 	Grid                             *gridWire // the grid list, if any (gridwire.go)
 	NoGrouped                        bool      // no grouped list (the grid list alone)
+	Swap                             *gridWire // the swapped grid list, if any (gridswap.go)
 	Abs                              float64
 	Notes                            []string
 }
@@ -527,7 +528,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
 		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info,
-		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g)}
+		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g), Swap: gridToWire(r.s)}
 	for _, nc := range l.names {
 		w.Names = append(w.Names, nc.name)
 		w.Counts = append(w.Counts, nc.count)
@@ -552,7 +553,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		}
 		*r = Result{ec: true, info: w.Info, notes: w.Notes}
 		r.withGrid(g)
-		return nil
+		return r.swapFromWire(w.Swap)
 	}
 	if w.N < 2 || w.N > 1<<39 || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
 		return fmt.Errorf("engine: decoding result: inconsistent sizes")
@@ -581,5 +582,5 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	}
 	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes}
 	r.withGrid(g)
-	return nil
+	return r.swapFromWire(w.Swap)
 }

@@ -26,6 +26,13 @@ type Result struct {
 	gb         bounds
 	gtableOnce sync.Once
 	gtable     *gridTable
+
+	// s is the grid list of the swapped pair (B, A) (gridswap.go), nil
+	// when not computed; sb its error bounds.
+	s          *list
+	sb         bounds
+	stableOnce sync.Once
+	stable     *gridTable
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
@@ -90,7 +97,7 @@ func (r *Result) epsMax() float64 {
 	if g := r.g; g != nil {
 		e = math.Max(e, (float64(g.n)+2)*g.lambda+math.Max(g.wUp, g.wLo))
 	}
-	return e
+	return math.Max(e, r.swapEpsMax())
 }
 
 // addNotes appends the notes not yet present.
@@ -207,6 +214,15 @@ func (r *Result) Delta(eps float64) DeltaBound {
 	if eps < 0 {
 		eps = 0
 	}
+	d := r.deltaLists(eps)
+	if r.s != nil {
+		d = combineDelta(d, r.swapDelta(eps))
+	}
+	return d
+}
+
+// deltaLists is Delta from the grouped and the grid list (eps >= 0).
+func (r *Result) deltaLists(eps float64) DeltaBound {
 	var d DeltaBound
 	if r.l != nil && r.g != nil {
 		// both lists: the grid list's sums on another core (they only read

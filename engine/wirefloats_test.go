@@ -54,7 +54,9 @@ func TestResultEncodingKeepsArrays(t *testing.T) {
 		}
 		return true
 	}
-	for _, m := range []Mechanism{sgd, rr} {
+	far, _ := Gauss(0.2, 1, 0) // r = 64: a swapped grid list (gridswap.go)
+	swapped := 0
+	for _, m := range []Mechanism{sgd, rr, far} {
 		for _, r := range []int{1, 3, 64} {
 			for _, lists := range []Lists{ListsBoth, ListsGrid, ListsGrouped} {
 				res, err := Compose(context.Background(), m, r, Options{Buckets: 4000, Lists: lists})
@@ -69,7 +71,10 @@ func TestResultEncodingKeepsArrays(t *testing.T) {
 				if err := back.UnmarshalBinary(data); err != nil {
 					t.Fatalf("%s r=%d %v: %v", m, r, lists, err)
 				}
-				for _, p := range []struct{ x, y *list }{{res.l, back.l}, {res.g, back.g}} {
+				if res.s != nil {
+					swapped++
+				}
+				for _, p := range []struct{ x, y *list }{{res.l, back.l}, {res.g, back.g}, {res.s, back.s}} {
 					if (p.x == nil) != (p.y == nil) {
 						t.Fatalf("%s r=%d %v: list present %v, decoded %v", m, r, lists, p.x != nil, p.y != nil)
 					}
@@ -79,6 +84,9 @@ func TestResultEncodingKeepsArrays(t *testing.T) {
 				}
 			}
 		}
+	}
+	if swapped == 0 {
+		t.Error("no result with a swapped grid list")
 	}
 	v := []float64{0, 1, 2, 0, 5}
 	if got := support(v, 1, 2); len(got) != len(v) {
