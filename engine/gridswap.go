@@ -128,6 +128,7 @@ func (p *plan) addSwapped(ctx context.Context, m Mechanism, rs []int, out []*Res
 	if leaf == nil {
 		return nil
 	}
+	p.addSteps(powerSteps(want))
 	ss, err := p.composePowers(ctx, leaf, want)
 	if err != nil {
 		return err
@@ -150,6 +151,7 @@ func (p *plan) addSwappedSequence(ctx context.Context, parts []Part, res *Result
 		if leaf == nil {
 			return nil
 		}
+		p.addSteps(powerSteps([]int{part.Count}))
 		ss, err := p.composePowers(ctx, leaf, []int{part.Count})
 		if err != nil {
 			return err

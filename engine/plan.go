@@ -37,6 +37,9 @@ type plan struct {
 	// and whether composeMany leaves it to composeSequence
 	swapSources  map[Mechanism]*swapSource
 	swapDeferred bool
+	// stepsPlanned is set when the caller planned every step of the
+	// computation (composeSequence) and composeMany must not add its own.
+	stepsPlanned bool
 }
 
 // maxRange is the largest bucket range (n+1) lambda, in units of privacy
@@ -352,6 +355,13 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 	var ls, gs []*list
 	var errL, errG error
 	var wg sync.WaitGroup
+	chains := 1
+	if p.grid && p.opt.Lists != ListsGrid {
+		chains = 2
+	}
+	if !p.stepsPlanned {
+		p.addSteps(chains * powerSteps(rs))
+	}
 	if p.grid {
 		wg.Add(1)
 		go func() {
@@ -387,6 +397,34 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 	return out, nil
 }
 
+// addSteps adds k to the steps planned (Options.Progress): every chain of
+// compositions adds its own when it starts, so the total grows with the
+// parts of a sequence and the swapped chain instead of being reset.
+func (p *plan) addSteps(k int) {
+	p.mu.Lock()
+	p.steps += k
+	p.mu.Unlock()
+}
+
+// powerSteps returns the compositions composePowers makes for rs: the
+// squarings x × x up to the largest r, and one composition per further
+// binary digit of each r.
+func powerSteps(rs []int) int {
+	maxR := 0
+	for _, r := range rs {
+		maxR = max(maxR, r)
+	}
+	bitsN := 0
+	for (1 << bitsN) <= maxR {
+		bitsN++
+	}
+	s := max(bitsN-1, 0)
+	for _, r := range rs {
+		s += max(popcount(r)-1, 0)
+	}
+	return s
+}
+
 // composePowers returns the r-fold compositions of leaf for every r in rs
 // by binary powers shared between the rs.
 func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list, error) {
@@ -399,16 +437,6 @@ func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list
 	for (1 << bitsN) <= maxR {
 		bitsN++
 	}
-	chains := 1
-	if p.grid && p.opt.Lists != ListsGrid {
-		chains = 2
-	}
-	p.mu.Lock()
-	p.steps = chains * (bitsN - 1)
-	for _, r := range rs {
-		p.steps += chains * (popcount(r) - 1)
-	}
-	p.mu.Unlock()
 	// the powers whose bit no r uses are dropped once the next is built
 	// (less memory held, fewer fresh pages)
 	used := 0
@@ -452,6 +480,18 @@ func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list
 func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, error) {
 	var acc, gacc *list
 	p.swapDeferred = true // addSwappedSequence below
+	// the whole sequence's steps are planned at once: each part's powers
+	// and the compositions joining the parts, in each chain
+	chains := 1
+	if p.grid && p.opt.Lists != ListsGrid {
+		chains = 2
+	}
+	planned := 0
+	for _, part := range parts {
+		planned += powerSteps([]int{part.Count})
+	}
+	p.addSteps(chains * (planned + len(parts) - 1))
+	p.stepsPlanned = true
 	for _, part := range parts {
 		res, err := p.composeMany(ctx, part.Mechanism, []int{part.Count})
 		if err != nil {
