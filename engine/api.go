@@ -63,7 +63,10 @@ type Options struct {
 	// mechanisms with atoms (randomized response, histograms, eps_delta,
 	// Laplace), whose lower pair loses mass at every squaring, and with a
 	// +Inf Renyi upper bound once a corner may hold mass. ListsGrouped is
-	// the paper's method alone (the engine before issue 12).
+	// the paper's method alone (the engine before issue 12). With
+	// DisableErrorCorrection only the grouped list is composed, whatever
+	// Lists says: the grid lists' bounds are error-corrected by
+	// construction, and the option asks for the paper's Definition 5.
 	Lists Lists
 
 	// Progress, if not nil, is called after every composition or squaring
@@ -107,7 +110,7 @@ type Part struct {
 // Version identifies the engine's numerical behaviour: it changes whenever
 // the bounds computed for the same mechanism, options and r may change
 // (result caches include it in their keys).
-const Version = "engine-2026-11-23.12"
+const Version = "engine-2026-11-23.13"
 
 // ErrInvalid is wrapped by every error caused by invalid parameters or
 // options, so callers can tell bad input from internal failures.

@@ -1,6 +1,10 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"runtime"
+	"sync"
+)
 
 // monotonePair describes a pair of continuous distributions on the real line
 // (in a standardised variable t) whose privacy loss L(t) = ln(p_A(t)/p_B(t))
@@ -42,6 +46,14 @@ type eventSink interface {
 // tMax): a piece whose computed mass is 0 or subnormal has underflowed, and
 // the leaf builder keeps it with its underflow allowance (tinyMass).
 func (mp *monotonePair) embed(b eventSink) {
+	mp.embedWorkers(b, runtime.GOMAXPROCS(0))
+}
+
+// embedWorkers is embed computing the cuts and the pieces' masses on up to
+// workers goroutines (they call only the pair's functions, which are pure);
+// the pieces reach b one after the other in loss order, so the leaf is the
+// same for any number of workers (TestEmbedWorkersIdentical).
+func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 	lam, n := b.grid()
 	lLo, lHi := mp.lossAtMin, mp.lossAtMax
 	if !mp.increasing {
@@ -123,55 +135,95 @@ func (mp *monotonePair) embed(b eventSink) {
 		}
 		return t
 	}
-	// piece adds the events with t between t1 and t2 (in loss order from
-	// low to high: for increasing L, t1 < t2).
-	piece := func(ta, tb float64) {
-		t1, t2 := math.Min(ta, tb), math.Max(ta, tb)
-		if !(t2 > t1) {
-			return
+	// The cuts at every border k = kLo..kHi, computed in parallel; with
+	// bothSides each border has a second cut, above it: a thin piece
+	// straddling k*lambda (bucket k+1, misplacement about 1), so that the
+	// next piece starts at or above k*lambda.
+	per := 1
+	if mp.bothSides {
+		per = 2
+	}
+	cuts := make([]float64, max(0, kHi-kLo+1)*per)
+	parallelRange(len(cuts), workers, func(i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			side := -1.0
+			if i%per == 1 {
+				side = 1
+			}
+			cuts[i] = border(kLo+i/per, side)
 		}
-		pa := mp.massA(t1, t2)
-		pb := mp.massB(t1, t2)
-		l1, l2 := mp.lossBounds(t1), mp.lossBounds(t2)
-		lo := math.Min(l1.lo, l2.lo)
-		hi := math.Max(l1.hi, l2.hi)
-		b.add(pa, pb, lo, hi)
-	}
-	lowEnd := mp.tMin
+	})
+	lowEnd, highEnd := mp.tMin, mp.tMax
 	if !mp.increasing {
-		lowEnd = mp.tMax
+		lowEnd, highEnd = mp.tMax, mp.tMin
 	}
+	// The pieces' ends in loss order: each cut, never back past the
+	// previous one, so the pieces partition the line.
+	ends := make([]float64, 1, len(cuts)+2)
+	ends[0] = lowEnd
 	prev := lowEnd
-	cut := func(t float64) {
+	for _, t := range cuts {
 		if math.IsNaN(t) {
 			// The inverse failed (e.g. a loss level its formula cannot
 			// reach in float64): leave the border out. The pieces on both
 			// sides become one, whose loss interval comes from its own
 			// ends (lossBounds), so it is placed soundly, only less
 			// precisely; skipping the piece would lose its mass.
-			return
+			continue
 		}
 		if mp.increasing {
 			t = math.Max(t, prev)
 		} else {
 			t = math.Min(t, prev)
 		}
-		piece(prev, t)
+		ends = append(ends, t)
 		prev = t
 	}
-	for k := kLo; k <= kHi; k++ {
-		cut(border(k, -1))
-		if mp.bothSides {
-			// a thin piece straddling k*lambda (bucket k+1, misplacement
-			// about 1), so that the next piece starts at or above k*lambda
-			cut(border(k, +1))
+	ends = append(ends, highEnd)
+	// Each piece holds the events with t between its ends (in loss order
+	// from low to high: for increasing L, t1 < t2); empty pieces add
+	// nothing.
+	type pieceMass struct {
+		pa, pb, lo, hi float64
+		empty          bool
+	}
+	pieces := make([]pieceMass, len(ends)-1)
+	parallelRange(len(pieces), workers, func(i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			t1, t2 := math.Min(ends[i], ends[i+1]), math.Max(ends[i], ends[i+1])
+			if !(t2 > t1) {
+				pieces[i].empty = true
+				continue
+			}
+			l1, l2 := mp.lossBounds(t1), mp.lossBounds(t2)
+			pieces[i] = pieceMass{pa: mp.massA(t1, t2), pb: mp.massB(t1, t2),
+				lo: math.Min(l1.lo, l2.lo), hi: math.Max(l1.hi, l2.hi)}
+		}
+	})
+	for _, pc := range pieces {
+		if !pc.empty {
+			b.add(pc.pa, pc.pb, pc.lo, pc.hi)
 		}
 	}
-	highEnd := mp.tMax
-	if !mp.increasing {
-		highEnd = mp.tMin
+}
+
+// parallelRange calls f on consecutive parts [i0, i1) of [0, count), on up
+// to workers goroutines (one when the range is short), and waits for them.
+func parallelRange(count, workers int, f func(i0, i1 int)) {
+	if workers < 2 || count < 4096 {
+		f(0, count)
+		return
 	}
-	piece(prev, highEnd)
+	workers = min(workers, count/2048)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(i0, i1 int) {
+			defer wg.Done()
+			f(i0, i1)
+		}(count*w/workers, count*(w+1)/workers)
+	}
+	wg.Wait()
 }
 
 type lossInterval struct{ lo, hi float64 }

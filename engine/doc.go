@@ -56,7 +56,10 @@
 // dp_accounting's pessimistic connect-the-dots PLD (Doroshenko et al., PETS
 // 2022) rests on the same fact. A grid list stores A-masses only (a upper,
 // c lower); the B-masses are A e^-L. Result.Delta takes the tighter of the
-// two lists' bounds in each direction.
+// two lists' bounds in each direction. Where a composed loss range exceeds
+// 600 nats, the B-masses of the B||A tail are lost below the A-side's error
+// (or float64), and the engine also composes the grid list of the swapped
+// pair (B, A) (gridswap.go), whose A||B bounds bound the mechanism's B||A.
 //
 // # Soundness through floating point
 //

@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"math/bits"
+	"runtime"
+	"sync"
 )
 
 // unitRoundoff is u = 2^-53, the unit roundoff of float64.
@@ -32,6 +34,44 @@ type fftPlan struct {
 	// the error analysis is unchanged; contiguous access is faster).
 	stRe, stIm []float64
 	stImC      []float64 // -stIm: the conjugate twiddles of the inverse
+	// workers is the number of goroutines over which a transform of
+	// length at least fftParallelMin runs its independent blocks
+	// (GOMAXPROCS when the plan was made).
+	workers int
+}
+
+// fftParallelMin is the shortest transform whose independent blocks run on
+// several goroutines: a composition convolves its tilts on all cores, but
+// with 3 tilts on 2 cores (or one list left of two) a core would idle
+// while the last tilt's transforms run. Splitting their blocks keeps it
+// busy, and costs two goroutines when every core is busy anyway. The
+// blocks are disjoint and each is transformed by the same operations, so
+// the result is bitwise that of one goroutine.
+const fftParallelMin = 1 << 15
+
+// eachBlock calls f(start) for start = 0, size, 2 size, ... < n, on up to
+// p.workers goroutines when n >= fftParallelMin and there are at least two
+// blocks, one after the other otherwise.
+func (p *fftPlan) eachBlock(n, size int, f func(start int)) {
+	count := n / size
+	w := min(p.workers, count)
+	if n < fftParallelMin || w < 2 {
+		for start := 0; start < n; start += size {
+			f(start)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func(b0, b1 int) {
+			defer wg.Done()
+			for b := b0; b < b1; b++ {
+				f(b * size)
+			}
+		}(count*k/w, count*(k+1)/w)
+	}
+	wg.Wait()
 }
 
 // twiddleErr bounds |w^ - w| for the twiddles computed by math.Sincos of an
@@ -44,7 +84,7 @@ func newFFTPlan(n int) *fftPlan {
 		panic("engine: FFT length must be a power of two >= 2")
 	}
 	logN := bits.TrailingZeros(uint(n))
-	p := &fftPlan{n: n, logN: logN}
+	p := &fftPlan{n: n, logN: logN, workers: runtime.GOMAXPROCS(0)}
 	p.twRe = make([]float64, n/2)
 	p.twIm = make([]float64, n/2)
 	// w^(k+n/4) = -i w^k exactly in the table (w^k = (re, im) gives
@@ -171,9 +211,9 @@ func (p *fftPlan) stage(size int, inv bool) (wr, wi []float64) {
 func (p *fftPlan) dit(re, im []float64, sign float64) {
 	n := p.n
 	b := min(n, fftBlock)
-	for start := 0; start < n; start += b {
+	p.eachBlock(n, b, func(start int) {
 		p.ditStages(re[start:start+b], im[start:start+b], 2, b, sign)
-	}
+	})
 	if b < n {
 		p.ditStages(re, im, 2*b, n, sign)
 	}
@@ -216,16 +256,18 @@ func (p *fftPlan) ditStages(re, im []float64, from, to int, sign float64) {
 		h := size >> 1 // half of the first stage
 		w1r, w1i := p.stage(size, inv)
 		w2r, w2i := p.stage(2*size, inv)
-		for start := 0; start < n; start += 2 * size {
-			ditPair(re[start:start+2*size], im[start:start+2*size], w1r, w1i, w2r[:h], w2i[:h], inv)
-		}
+		s2 := 2 * size
+		p.eachBlock(n, s2, func(start int) {
+			ditPair(re[start:start+s2], im[start:start+s2], w1r, w1i, w2r[:h], w2i[:h], inv)
+		})
 	}
 	for ; size <= to; size <<= 1 {
 		half := size >> 1
 		wr, wi := p.stage(size, inv)
-		for start := 0; start < n; start += size {
-			ditOne(re[start:start+size], im[start:start+size], wr[:half], wi[:half])
-		}
+		s1 := size
+		p.eachBlock(n, s1, func(start int) {
+			ditOne(re[start:start+s1], im[start:start+s1], wr[:half], wi[:half])
+		})
 	}
 }
 
@@ -237,9 +279,9 @@ func (p *fftPlan) dif(re, im []float64, sign float64) {
 	if b < n {
 		p.difStages(re, im, n, 2*b, sign)
 	}
-	for start := 0; start < n; start += b {
+	p.eachBlock(n, b, func(start int) {
 		p.difStages(re[start:start+b], im[start:start+b], b, 2, sign)
-	}
+	})
 }
 
 // difStages runs the decimation-in-frequency stages of sizes from, from/2,
@@ -256,15 +298,17 @@ func (p *fftPlan) difStages(re, im []float64, from, to int, sign float64) {
 		q := size >> 2
 		w1r, w1i := p.stage(size, inv)
 		w2r, w2i := p.stage(size/2, inv)
-		for start := 0; start < n; start += size {
-			difPair(re[start:start+size], im[start:start+size], w1r[:q], w1i[:q], w2r, w2i, inv)
-		}
+		s1 := size
+		p.eachBlock(n, s1, func(start int) {
+			difPair(re[start:start+s1], im[start:start+s1], w1r[:q], w1i[:q], w2r, w2i, inv)
+		})
 	}
 	for ; size >= low; size >>= 1 {
 		wr, wi := p.stage(size, inv)
-		for start := 0; start < n; start += size {
-			difOne(re[start:start+size], im[start:start+size], wr, wi)
-		}
+		s1 := size
+		p.eachBlock(n, s1, func(start int) {
+			difOne(re[start:start+s1], im[start:start+s1], wr, wi)
+		})
 	}
 	if to <= 4 && n >= 4 {
 		// Stage 4: pairs (0,2) with w = 1 and (1,3) with w = -i (forward)

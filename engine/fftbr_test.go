@@ -193,3 +193,34 @@ func TestConvolutionBitReversed(t *testing.T) {
 		t.Logf("N=%d: worst error / bound = %.3g", N, worst)
 	}
 }
+
+// TestFFTParallelBlocksBitwiseIdentical checks that transforms whose blocks
+// run on several goroutines (fftPlan.eachBlock, lengths from
+// fftParallelMin) give bitwise the results of one goroutine, forward (dif)
+// and inverse (dit), for worker counts that do and do not divide the
+// number of blocks.
+func TestFFTParallelBlocksBitwiseIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, logN := range []int{15, 16, 17} {
+		n := 1 << logN
+		one := newFFTPlan(n)
+		one.workers = 1
+		for _, w := range []int{2, 3, 8} {
+			many := newFFTPlan(n)
+			many.workers = w
+			for _, sign := range []float64{1, -1} {
+				re, im := randomComplex(rng, n)
+				r2, i2 := append([]float64(nil), re...), append([]float64(nil), im...)
+				one.dif(re, im, sign)
+				many.dif(r2, i2, sign)
+				one.dit(re, im, -sign)
+				many.dit(r2, i2, -sign)
+				for i := range re {
+					if math.Float64bits(re[i]) != math.Float64bits(r2[i]) || math.Float64bits(im[i]) != math.Float64bits(i2[i]) {
+						t.Fatalf("n=%d workers=%d sign=%v: entry %d differs", n, w, sign, i)
+					}
+				}
+			}
+		}
+	}
+}

@@ -116,8 +116,9 @@ type gridBuilder struct {
 	addsA, addsC []int32 // contributions per offset (rounding of the sums)
 	relA, relC   float64 // largest relative error of one contribution
 	wUp, wLo     float64
-	// groups of the upper pair that leave the range (lower atom below -n+1)
-	loA, loC float64
+	// groups of the upper pair that leave the range (lower atom below -n+1,
+	// upper atom above n)
+	loA, loC, hiA, hiC float64
 }
 
 // addUp adds the A-mass v (relative error rel) at point i of the upper
@@ -165,8 +166,26 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			tinyErr += tinyMass
 			continue
 		}
-		i := int(bucketOf(e.lossHi, lam))
-		j := int(gridFloor(e.lossLo, lam))
+		// (far losses are compared before bucketOf, which needs
+		// moderate quotients)
+		fi := float64(n + 1)
+		if e.lossHi <= float64(n+1)*lam {
+			fi = bucketOf(e.lossHi, lam)
+		}
+		fj := float64(-n - 1)
+		if e.lossLo > -float64(n+2)*lam {
+			fj = math.Max(fj, gridFloor(e.lossLo, lam))
+		}
+		if fi > float64(n) {
+			// the upper atom would leave the range (a swapped leaf's
+			// group, swappedBuilder): the upper pair keeps the group in
+			// its high corner; the lower pair drops it
+			g.hiA += e.pa
+			g.hiC += e.pb
+			continue
+		}
+		i := int(fi)
+		j := int(fj)
 		// loss bounds a rounding error beyond a grid point (spreadUpper)
 		loGrid, hiGrid := true, true
 		if j < i-1 && math.FMA(float64(j+1), lam, -e.lossLo) <= gridWindowCap {
@@ -224,7 +243,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	// events), and the groups that left the range at the bottom
 	rc := (rel + gamma(b.events+2)) * (1 + 2*u)
 	mk := func(v float64) val { return val{v, rc * v} }
-	l.hiA, l.hiC = mk(b.hiA+tinyHiA), mk(b.hiC+tinyHiC)
+	l.hiA, l.hiC = mk(b.hiA+g.hiA+tinyHiA), mk(b.hiC+g.hiC+tinyHiC)
 	l.loA, l.loC = mk(b.loA+g.loA+tinyLoA), mk(b.loC+g.loC+tinyLoC)
 	l.hiA.e += b.hiAErr*(1+4*u) + tinyErr
 	l.hiC.e += b.hiCErr*(1+4*u) + tinyErr

@@ -109,18 +109,7 @@ func gridCase(rng *rand.Rand, trial int) (*list, []float64, []float64, string) {
 	if rng.IntN(3) == 0 {
 		o.Factor = 0 // automatic factor (atoms on borders)
 	}
-	parts := make([]Part, k)
-	for i := range parts {
-		parts[i] = Part{mechs[i], 1}
-	}
-	p, err := newPlan(parts, o)
-	if err != nil {
-		panic(err)
-	}
-	leaves := make([]*list, k)
-	for i := range leaves {
-		leaves[i] = p.gridLeaves[mechs[i]]
-	}
+	p, leaves := gridLeavesOf(mechs, o, false)
 	acc := composeRandomly(rng, p.cp, leaves)
 	for s := rng.IntN(3); s > 0 && rng.IntN(2) == 0; s-- {
 		acc = acc.square()
@@ -128,6 +117,28 @@ func gridCase(rng *rand.Rand, trial int) (*list, []float64, []float64, string) {
 	pa, pb := product(as, bs)
 	desc := fmt.Sprintf("trial %d: k=%d buckets=%d f=%v tilts=%d squarings=%d wUp=%g wLo=%g", trial, k, buckets, math.Exp(p.lambda), o.Tilts, acc.squarings, acc.wUp, acc.wLo)
 	return acc, pa, pb, desc
+}
+
+// gridLeavesOf plans one observation of each mechanism with the options o
+// and returns the plan and the grid leaves (swap: the swapped grid leaves
+// of gridswap.go).
+func gridLeavesOf(mechs []Mechanism, o Options, swap bool) (*plan, []*list) {
+	parts := make([]Part, len(mechs))
+	for i := range parts {
+		parts[i] = Part{mechs[i], 1}
+	}
+	p, err := newPlan(parts, o)
+	if err != nil {
+		panic(err)
+	}
+	leaves := make([]*list, len(mechs))
+	for i := range leaves {
+		leaves[i] = p.gridLeaves[mechs[i]]
+		if swap {
+			leaves[i] = p.swapLeaf(mechs[i])
+		}
+	}
+	return p, leaves
 }
 
 // exactDir returns the exact delta of both directions of explicit PMFs.
@@ -414,14 +425,7 @@ func TestResultRoundTripWithGrid(t *testing.T) {
 	if res.g == nil {
 		t.Fatal("no grid list")
 	}
-	data, err := res.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Result
-	if err := back.UnmarshalBinary(data); err != nil {
-		t.Fatal(err)
-	}
+	back := roundTrip(t, res)
 	for _, eps := range []float64{0, 0.1, 0.5, 1, 3, math.Inf(1)} {
 		if a, b := res.Delta(eps), back.Delta(eps); a != b {
 			t.Fatalf("eps %v: %+v vs decoded %+v", eps, a, b)
@@ -430,6 +434,20 @@ func TestResultRoundTripWithGrid(t *testing.T) {
 	if a, b := res.EpsUpper(1e-6), back.EpsUpper(1e-6); a != b {
 		t.Fatalf("EpsUpper %v vs %v", a, b)
 	}
+}
+
+// roundTrip returns res encoded and decoded.
+func roundTrip(t *testing.T, res *Result) *Result {
+	t.Helper()
+	data, err := res.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := back.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	return &back
 }
 
 // TestGridOnlyResult checks a result built from the grid list alone (no
@@ -469,15 +487,7 @@ func TestGridOnlyResult(t *testing.T) {
 		}
 	}
 	_ = res.Corners()
-	data, err := res.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Result
-	if err := back.UnmarshalBinary(data); err != nil {
-		t.Fatal(err)
-	}
-	if a, b := res.Delta(0.5), back.Delta(0.5); a != b {
+	if a, b := res.Delta(0.5), roundTrip(t, res).Delta(0.5); a != b {
 		t.Fatalf("decoded grid-only result differs: %+v vs %+v", a, b)
 	}
 	for _, c := range []struct {

@@ -20,6 +20,12 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 		gl, gu := r.g.gridRenyi(alpha, r.gb)
 		lower, upper = math.Max(lower, gl), math.Min(upper, gu)
 	}
+	if r.s != nil {
+		// the swapped pair's (gridswap.go): the maximum over both
+		// directions is the same for (A, B) and (B, A)
+		sl, su := r.s.gridRenyi(alpha, r.sb)
+		lower, upper = math.Max(lower, sl), math.Min(upper, su)
+	}
 	return lower, upper
 }
 

@@ -6,7 +6,7 @@ import "math"
 type gridWire struct {
 	N                                int
 	Lambda, WUp, WLo                 float64
-	A, C                             []float64
+	A, C                             floats // the support Lo..Hi (wirefloats.go)
 	Lo, Hi                           int
 	RelA, RelC                       float64
 	Tau, EnvA, EnvC                  []float64
@@ -22,7 +22,7 @@ func gridToWire(g *list) *gridWire {
 		return nil
 	}
 	v := func(x val) [2]float64 { return [2]float64{x.v, x.e} }
-	return &gridWire{N: g.n, Lambda: g.lambda, WUp: g.wUp, WLo: g.wLo, A: g.a, C: g.c, Lo: g.lo, Hi: g.hi,
+	return &gridWire{N: g.n, Lambda: g.lambda, WUp: g.wUp, WLo: g.wLo, A: support(g.a, g.lo, g.hi), C: support(g.c, g.lo, g.hi), Lo: g.lo, Hi: g.hi,
 		RelA: g.relA, RelC: g.relC, Tau: g.tau, EnvA: g.envA, EnvC: g.envC, L1A: g.l1A, L1C: g.l1C,
 		HiA: v(g.hiA), HiC: v(g.hiC), LoA: v(g.loA), LoC: v(g.loC), DistA: v(g.distA), DistB: v(g.distB),
 		LowDistA: v(g.lowDistA), LowDistB: v(g.lowDistB),
@@ -34,12 +34,17 @@ func gridFromWire(w *gridWire) (g *list, ok bool) {
 	if w == nil {
 		return nil, true
 	}
-	if w.N < 2 || len(w.A) != 2*w.N || len(w.C) != 2*w.N || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) ||
+	if w.N < 2 || w.N > 1<<39 || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) ||
 		math.IsNaN(w.WUp) || math.IsNaN(w.WLo) {
 		return nil, false
 	}
+	a, okA := expand(w.A, w.Lo, w.Hi, 2*w.N)
+	c, okC := expand(w.C, w.Lo, w.Hi, 2*w.N)
+	if !okA || !okC {
+		return nil, false
+	}
 	v := func(x [2]float64) val { return val{x[0], x[1]} }
-	return &list{n: w.N, lambda: w.Lambda, grid: true, wUp: w.WUp, wLo: w.WLo, a: w.A, c: w.C, lo: w.Lo, hi: w.Hi,
+	return &list{n: w.N, lambda: w.Lambda, grid: true, wUp: w.WUp, wLo: w.WLo, a: a, c: c, lo: w.Lo, hi: w.Hi,
 		relA: w.RelA, relC: w.RelC, tau: w.Tau, envA: w.EnvA, envC: w.EnvC, l1A: w.L1A, l1C: w.L1C,
 		hiA: v(w.HiA), hiC: v(w.HiC), loA: v(w.LoA), loC: v(w.LoC), distA: v(w.DistA), distB: v(w.DistB),
 		lowDistA: v(w.LowDistA), lowDistB: v(w.LowDistB),

@@ -33,6 +33,10 @@ type plan struct {
 	// notes say where the computation fell back from the method's
 	// settings (Result.Notes), each once.
 	notes []string
+	// the swapped grid chain (gridswap.go): the grid leaves' builders,
+	// and whether composeMany leaves it to composeSequence
+	swapSources  map[Mechanism]*swapSource
+	swapDeferred bool
 }
 
 // maxRange is the largest bucket range (n+1) lambda, in units of privacy
@@ -241,6 +245,7 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 			}
 		}
 		p.gridLeaves[m] = gb.finishGrid(l.relErrIn, m.String())
+		p.keepSwapSource(m, gb, l.relErrIn)
 	}
 	return l, nil
 }
@@ -376,6 +381,9 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 		}
 		out[i].addNotes(p.notes)
 	}
+	if err := p.addSwapped(ctx, m, rs, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -443,6 +451,7 @@ func (p *plan) composePowers(ctx context.Context, leaf *list, rs []int) ([]*list
 // composeSequence composes the heterogeneous sequence parts.
 func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, error) {
 	var acc, gacc *list
+	p.swapDeferred = true // addSwappedSequence below
 	for _, part := range parts {
 		res, err := p.composeMany(ctx, part.Mechanism, []int{part.Count})
 		if err != nil {
@@ -470,6 +479,9 @@ func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, erro
 		res = newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda).withGrid(gacc)
 	}
 	res.addNotes(p.notes)
+	if err := p.addSwappedSequence(ctx, parts, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

@@ -42,9 +42,16 @@ func (r *Result) EpsLower(delta float64) float64 {
 
 // Eps returns both bounds on the tight eps for delta, with a note when one
 // of them is infinite.
+//
+// Both searches share their evaluations: every evaluation of Delta gives
+// both bounds, so the upper bound's search records them and the lower
+// bound's search starts from the narrowest bracket they establish (about
+// half the evaluations of two separate searches). Each returned end is
+// still one where the bound was evaluated and verified.
 func (r *Result) Eps(delta float64) EpsBound {
-	up, nu := r.epsUpper(delta)
-	lo, nl := r.epsLower(delta)
+	var m deltaMemo
+	up, nu := r.epsUpperMemo(delta, &m)
+	lo, nl := r.epsLowerMemo(delta, &m)
 	note := nu
 	if nl != "" && nu != "" {
 		note += "; " + nl
@@ -67,10 +74,39 @@ func (r *Result) epsRange() float64 {
 
 // epsUpper returns EpsBound.Upper and its note.
 func (r *Result) epsUpper(delta float64) (float64, string) {
+	return r.epsUpperMemo(delta, nil)
+}
+
+// deltaMemo records the evaluations of Delta of one eps query (Eps), so
+// that the lower bound's search reuses the upper bound's.
+type deltaMemo struct {
+	eps, upper, lower []float64
+}
+
+// eval returns Delta(e) through the memo m (nil: no memo).
+func (r *Result) evalMemo(m *deltaMemo, e float64) (up, low float64) {
+	if m == nil {
+		d := r.Delta(e)
+		return d.Upper, d.Lower
+	}
+	for i, x := range m.eps {
+		if x == e {
+			return m.upper[i], m.lower[i]
+		}
+	}
+	d := r.Delta(e)
+	m.eps = append(m.eps, e)
+	m.upper = append(m.upper, d.Upper)
+	m.lower = append(m.lower, d.Lower)
+	return d.Upper, d.Lower
+}
+
+// epsUpperMemo is epsUpper recording its evaluations in m (nil: none).
+func (r *Result) epsUpperMemo(delta float64, m *deltaMemo) (float64, string) {
 	if math.IsNaN(delta) {
 		return math.NaN(), ""
 	}
-	f := func(e float64) float64 { return r.Delta(e).Upper }
+	f := func(e float64) float64 { up, _ := r.evalMemo(m, e); return up }
 	// ok is false for NaN, so the search never takes an unverified end.
 	okv := func(v float64) bool { return v <= delta }
 	f0 := f(0)
@@ -98,10 +134,16 @@ func (r *Result) epsUpper(delta float64) (float64, string) {
 
 // epsLower returns EpsBound.Lower and its note.
 func (r *Result) epsLower(delta float64) (float64, string) {
+	return r.epsLowerMemo(delta, nil)
+}
+
+// epsLowerMemo is epsLower reusing and recording evaluations in m (nil:
+// none): the search starts from the narrowest bracket of evaluated points.
+func (r *Result) epsLowerMemo(delta float64, m *deltaMemo) (float64, string) {
 	if !r.ec || math.IsNaN(delta) {
 		return math.NaN(), ""
 	}
-	f := func(e float64) float64 { return r.Delta(e).Lower }
+	f := func(e float64) float64 { _, low := r.evalMemo(m, e); return low }
 	// above is true only when delta_low(e) > delta is established (false
 	// for NaN): the returned end always has it.
 	abovev := func(v float64) bool { return v > delta }
@@ -123,6 +165,20 @@ func (r *Result) epsLower(delta float64) (float64, string) {
 		}
 		hi *= 2
 		fhi = f(hi)
+	}
+	if m != nil {
+		// every evaluated point inside the bracket narrows it (its value
+		// was computed, so the ends stay verified)
+		for i, x := range m.eps {
+			if !(x > lo && x < hi) {
+				continue
+			}
+			if v := m.lower[i]; abovev(v) {
+				lo, flo = x, v
+			} else {
+				hi, fhi = x, v
+			}
+		}
 	}
 	lo, _ = searchEps(f, func(v float64) bool { return !abovev(v) }, delta, lo, hi, flo, fhi)
 	return lo, ""
@@ -439,7 +495,7 @@ func estBytes(b float64) int64 {
 type resultWire struct {
 	N                                int
 	Lambda, U                        float64
-	A, C                             []float64
+	A, C                             floats // the support Lo..Hi (wirefloats.go)
 	Lo, Hi                           int
 	RelA, RelC                       float64
 	Tau, EnvA, EnvC                  []float64
@@ -453,6 +509,7 @@ type resultWire struct {
 	Info                             Info
 	Grid                             *gridWire // the grid list, if any (gridwire.go)
 	NoGrouped                        bool      // no grouped list (the grid list alone)
+	Swap                             *gridWire // the swapped grid list, if any (gridswap.go)
 	Abs                              float64
 	Notes                            []string
 }
@@ -464,14 +521,14 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 	if l == nil { // a grid list alone
 		l = &list{}
 	}
-	w := resultWire{NoGrouped: r.l == nil, N: l.n, Lambda: l.lambda, U: l.u, A: l.a, C: l.c, Lo: l.lo, Hi: l.hi,
+	w := resultWire{NoGrouped: r.l == nil, N: l.n, Lambda: l.lambda, U: l.u, A: support(l.a, l.lo, l.hi), C: support(l.c, l.lo, l.hi), Lo: l.lo, Hi: l.hi,
 		RelA: l.relA, RelC: l.relC, Tau: l.tau, EnvA: l.envA, EnvC: l.envC,
 		L1A: l.l1A, L1C: l.l1C, HasL1: true,
 		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
 		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
 		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info,
-		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g)}
+		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g), Swap: gridToWire(r.s)}
 	for _, nc := range l.names {
 		w.Names = append(w.Names, nc.name)
 		w.Counts = append(w.Counts, nc.count)
@@ -496,12 +553,17 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		}
 		*r = Result{ec: true, info: w.Info, notes: w.Notes}
 		r.withGrid(g)
-		return nil
+		return r.swapFromWire(w.Swap)
 	}
-	if w.N < 2 || len(w.A) != 2*w.N || len(w.C) != 2*w.N || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
+	if w.N < 2 || w.N > 1<<39 || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
 		return fmt.Errorf("engine: decoding result: inconsistent sizes")
 	}
-	l := &list{n: w.N, lambda: w.Lambda, u: w.U, a: w.A, c: w.C, lo: w.Lo, hi: w.Hi,
+	a, okA := expand(w.A, w.Lo, w.Hi, 2*w.N)
+	c, okC := expand(w.C, w.Lo, w.Hi, 2*w.N)
+	if !okA || !okC {
+		return fmt.Errorf("engine: decoding result: inconsistent sizes")
+	}
+	l := &list{n: w.N, lambda: w.Lambda, u: w.U, a: a, c: c, lo: w.Lo, hi: w.Hi,
 		relA: w.RelA, relC: w.RelC, tau: w.Tau, envA: w.EnvA, envC: w.EnvC,
 		hiA: val{w.HiA[0], w.HiA[1]}, hiC: val{w.HiC[0], w.HiC[1]},
 		loA: val{w.LoA[0], w.LoA[1]}, loC: val{w.LoC[0], w.LoC[1]},
@@ -520,5 +582,5 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	}
 	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes}
 	r.withGrid(g)
-	return nil
+	return r.swapFromWire(w.Swap)
 }

@@ -147,3 +147,41 @@ func TestRenyiUpperFineBuckets(t *testing.T) {
 		}
 	}
 }
+
+// TestEpsSharedSearch checks that Eps, whose lower bound's search starts
+// from the upper bound's evaluations, returns verified ends: delta_up at
+// Upper is at most delta, delta_low at Lower exceeds delta (or Lower is
+// 0), and both agree with the separate searches to their precision.
+func TestEpsSharedSearch(t *testing.T) {
+	sgd, _ := SGD(2, 0.05)
+	gauss, _ := Gauss(3, 1, 0)
+	rr, _ := RandomizedResponse(0.6)
+	for _, c := range []struct {
+		m Mechanism
+		r int
+	}{{sgd, 200}, {gauss, 40}, {rr, 30}} {
+		res, err := Compose(context.Background(), c.m, c.r, Options{Buckets: 8000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []float64{0.3, 1e-3, 1e-6, 1e-10} {
+			e := res.Eps(d)
+			up, lo := res.EpsUpper(d), res.EpsLower(d)
+			if !math.IsInf(e.Upper, 1) && !(res.DeltaUpper(e.Upper) <= d) {
+				t.Errorf("%s r=%d delta %g: delta_up(%v) = %v > delta", c.m, c.r, d, e.Upper, res.DeltaUpper(e.Upper))
+			}
+			if e.Lower > 0 && !math.IsInf(e.Lower, 1) && !(res.DeltaLower(e.Lower) > d) {
+				t.Errorf("%s r=%d delta %g: delta_low(%v) = %v <= delta", c.m, c.r, d, e.Lower, res.DeltaLower(e.Lower))
+			}
+			if e.Upper != up {
+				t.Errorf("%s r=%d delta %g: Eps upper %v, EpsUpper %v", c.m, c.r, d, e.Upper, up)
+			}
+			if math.Abs(e.Lower-lo) > 4e-12*math.Max(lo, 1e-300) {
+				t.Errorf("%s r=%d delta %g: Eps lower %v, EpsLower %v", c.m, c.r, d, e.Lower, lo)
+			}
+			if e.Lower > e.Upper {
+				t.Errorf("%s r=%d delta %g: lower %v above upper %v", c.m, c.r, d, e.Lower, e.Upper)
+			}
+		}
+	}
+}

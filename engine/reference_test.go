@@ -338,6 +338,16 @@ func refLaplace(mu float64, r int, eps float64) (float64, float64) {
 // bs[k]) by enumeration of every product event in log space, maximised
 // over both directions (Lemma 1).
 func refEnumerate(as, bs [][]float64, eps float64) (float64, float64) {
+	ab, dab, ba, dba := refEnumerateDirs(as, bs, eps)
+	if ab >= ba {
+		return ab, dab
+	}
+	return ba, dba
+}
+
+// refEnumerateDirs is refEnumerate per direction: ln delta_{A||B}(eps) and
+// ln delta_{B||A}(eps), each with its uncertainty.
+func refEnumerateDirs(as, bs [][]float64, eps float64) (ab, dab, ba, dba float64) {
 	// Each event's masses are products of at most a few factors: in float64
 	// (8u relative) while they stay normal, else as sums of logs.
 	type ev struct{ pa, pb, la, lb, da, db float64 }
@@ -388,12 +398,9 @@ func refEnumerate(as, bs [][]float64, eps float64) (float64, float64) {
 		}
 		return s.get()
 	}
-	ab, dab := dir(true)
-	ba, dba := dir(false)
-	if ab >= ba {
-		return ab, dab
-	}
-	return ba, dba
+	ab, dab = dir(true)
+	ba, dba = dir(false)
+	return ab, dab, ba, dba
 }
 
 // refEps returns the tight eps for delta of a mechanism with ln delta(eps)

@@ -234,6 +234,7 @@ type propStats struct {
 	worstUpDesc            string
 	worstLoDesc            string
 	worstEpsUp, worstEpsLo float64 // min of (epsUp - exact)/exact, (exact - epsLo)/exact
+	swapped                int     // results with a swapped grid list (gridswap.go)
 }
 
 // checkPropCase runs one case and returns its failures.
@@ -243,6 +244,9 @@ func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
 	res, err := c.compose(context.Background())
 	if err != nil {
 		return []string{fmt.Sprintf("compose: %v", err)}
+	}
+	if res.s != nil {
+		st.swapped++
 	}
 	if info := res.Info(); math.IsNaN(info.LogFactor) || math.IsInf(info.LogFactor, 0) || info.LogFactor <= 0 {
 		fail("log factor %v", info.LogFactor)
@@ -395,6 +399,10 @@ func TestSoundnessProperty(t *testing.T) {
 	t.Logf("worst upper margin ln(upper/exact) = %.3g (%s)", st.worstUp, st.worstUpDesc)
 	t.Logf("worst lower margin ln(exact/lower) = %.3g (%s)", st.worstLo, st.worstLoDesc)
 	t.Logf("worst eps margins: (up - exact)/exact = %.3g, (exact - low)/exact = %.3g", st.worstEpsUp, st.worstEpsLo)
+	t.Logf("%d results with a swapped grid list", st.swapped)
+	if n >= 100 && st.swapped < n/20 {
+		t.Errorf("only %d of %d cases composed a swapped grid list: the property test does not exercise it", st.swapped, n)
+	}
 }
 
 // FuzzSoundness runs one case of TestSoundnessProperty per input, drawn

@@ -14,7 +14,8 @@
 //     within a memory budget, and the result files they write.
 //   - methods: the bounding methods a manifest names: buckets and the
 //     comparison methods of package compare, behind one contract (Job,
-//     Outcome, Func).
+//     Outcome, Func); the refinement of an accuracy target (growing
+//     bucket counts until the brackets meet it).
 //   - backend: the Backend interface through which states are composed,
 //     and Engine, its implementation with package engine (the only
 //     pipeline package that imports engine).

@@ -73,6 +73,10 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: --jobs must be at least 1, got %d\n", *jobs)
 		return exitUsage
 	}
+	if set["accuracy"] {
+		fmt.Fprintln(stderr, "error: --accuracy: "+errSearchAccuracy)
+		return exitUsage
+	}
 	budget, ok := parseMemory(*memFlag, stderr)
 	if !ok {
 		return exitUsage
@@ -133,15 +137,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeCalibrationText(stdout, answers)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitFailed
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "interrupted")
-		return exitInterrupted
-	}
-	return status
+	return exitAfterOutput(ctx, stderr, err, status, "interrupted")
 }
 
 // calibration is the answer of calibrate for one r: the least noise found

@@ -25,6 +25,20 @@ func loadManifests(paths []string, stderr io.Writer) ([]*manifest.Manifest, bool
 }
 
 // printErrors prints each error of a joined error on its own line.
+// prefixErrors returns err, or each error that err joins, with prefix
+// before it ("--accuracy: ...").
+func prefixErrors(prefix string, err error) error {
+	var multi interface{ Unwrap() []error }
+	if !errors.As(err, &multi) {
+		return fmt.Errorf("%s: %w", prefix, err)
+	}
+	var out []error
+	for _, e := range multi.Unwrap() {
+		out = append(out, fmt.Errorf("%s: %w", prefix, e))
+	}
+	return errors.Join(out...)
+}
+
 func printErrors(w io.Writer, err error) {
 	var multi interface{ Unwrap() []error }
 	if errors.As(err, &multi) {

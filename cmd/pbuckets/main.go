@@ -21,9 +21,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // Exit statuses.
@@ -54,8 +56,19 @@ Run "pbuckets COMMAND -h" for the options of a command.
 `
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// gcPercent is the garbage collector's target (GOGC) of the command unless
+// the environment sets GOGC. The engine's heap is mostly float64 arrays
+// without pointers, so a collection costs little, while every page the
+// heap grows by costs a page fault: with Go's default 100 a DP-SGD run
+// (sigma 4, q 0.01, r 65,536) peaked at 210 MB and 47,000 faults, with 25
+// at 155 MB and 33,000, and took less CPU time.
+const gcPercent = 25
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -90,4 +103,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "pbuckets: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+// exitAfterOutput returns the exit status of a command that has written its
+// answers with error err: exitFailed (the error printed) when writing
+// failed, exitInterrupted (interrupted printed) when ctx was cancelled,
+// status otherwise.
+func exitAfterOutput(ctx context.Context, stderr io.Writer, err error, status int, interrupted string) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, interrupted)
+		return exitInterrupted
+	}
+	return status
 }

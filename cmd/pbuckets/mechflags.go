@@ -47,6 +47,9 @@ type mechFlags struct {
 	buckets, tilts                                *int
 	factor, tailBudget, squaring, freeInftyBudget *float64
 	noErrorCorrection                             *bool
+	// accuracy is the accuracy target (eps and delta only; calibrate and
+	// search refuse it, see refuseAccuracy).
+	accuracy *float64
 }
 
 // addMechFlags registers the mechanism and engine flags on fs.
@@ -72,12 +75,13 @@ func addMechFlags(fs *flag.FlagSet) *mechFlags {
 	f.squaring = fs.Float64("squaring-threshold", 0, "corner-mass growth that triggers a squaring, > 1 (default 2.2)")
 	f.freeInftyBudget = fs.Float64("free-infty-budget", 0, "corner mass below which no squaring is triggered (default: the tail budget)")
 	f.noErrorCorrection = fs.Bool("no-error-correction", false, "disable the error correction (no lower bounds)")
+	f.accuracy = fs.Float64("accuracy", 0, "target relative width of the brackets, in (0, 1), e.g. 1e-4: the bucket count (--buckets, the first round) doubles until every bracket meets it or the memory budget ends it (eps and delta only)")
 	return f
 }
 
 // mechFlagNames lists the flags of addMechFlags other than --kind.
 func mechFlagNames() []string {
-	names := []string{"name", "noise", "file", "buckets", "factor", "tilts", "tail-budget", "squaring-threshold", "free-infty-budget", "no-error-correction"}
+	names := []string{"name", "noise", "file", "buckets", "factor", "tilts", "tail-budget", "squaring-threshold", "free-infty-budget", "no-error-correction", "accuracy"}
 	for _, p := range mechParams {
 		names = append(names, p.flag)
 	}
@@ -137,7 +141,8 @@ func (f *mechFlags) tables(set map[string]bool, problems *flagProblems) (mech, e
 		key string
 		v   float64
 	}{"factor": {"factor", *f.factor}, "tail-budget": {"tail_budget", *f.tailBudget},
-		"squaring-threshold": {"squaring_threshold", *f.squaring}, "free-infty-budget": {"free_infty_budget", *f.freeInftyBudget}} {
+		"squaring-threshold": {"squaring_threshold", *f.squaring}, "free-infty-budget": {"free_infty_budget", *f.freeInftyBudget},
+		"accuracy": {"accuracy", *f.accuracy}} {
 		if set[flagName] {
 			problems.finite(flagName, kv.v)
 			engine[kv.key] = kv.v

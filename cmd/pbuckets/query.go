@@ -32,7 +32,7 @@ Prints sound bounds on eps(delta) after r observations of one mechanism,
 one line per method, r and delta:
 
   pbuckets eps --kind sgd --sigma 1.1 --q 0.01 --r 10000 --delta 1e-5
-  eps in [5.1925, 6.5051] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
+  eps in [5.19253, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 
 The mechanism flags are named like the manifest keys (experiments/README.md);
 kind eps_delta takes --eps0 and --delta0. --r, --delta, --eps and --e-eps take
@@ -117,6 +117,11 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 	defer memory.LimitRuntime(budget)()
 
 	job := methods.Job{Manifest: m, Instance: &in, Compositions: m.Query.Compositions, Eps: m.Query.Eps, Delta: m.Query.Delta}
+	if in.Spec.Engine.Accuracy > 0 && isTerminal(os.Stderr) && stderr == io.Writer(os.Stderr) {
+		job.Round = func(round, buckets int) {
+			fmt.Fprintf(stderr, "accuracy %g: round %d, %d buckets\n", in.Spec.Engine.Accuracy, round, buckets)
+		}
+	}
 	var answers []queryAnswer
 	status = exitOK
 	for _, meth := range m.Query.Methods {
@@ -275,6 +280,9 @@ type queryAnswer struct {
 	Factor       float64   `json:"factor,omitempty"`
 	Cached       bool      `json:"cached,omitempty"`
 	Note         string    `json:"note,omitempty"`
+	// Accuracy is what an accuracy target reached (buckets with
+	// --accuracy; nil otherwise).
+	Accuracy *methods.Accuracy `json:"-"`
 }
 
 // jsonFloat is a float64 that encodes NaN (no bound) as null and the
@@ -309,6 +317,9 @@ func (a queryAnswer) MarshalJSON() ([]byte, error) {
 	} else {
 		extra = map[string]jsonFloat{"eps": a.Eps, "e_eps": jsonFloat(math.Exp(float64(a.Eps))), "delta_upper": a.Upper, "delta_lower": a.Lower}
 	}
+	if a.Accuracy != nil {
+		extra["accuracy"], extra["accuracy_reached"] = jsonFloat(a.Accuracy.Target), jsonFloat(a.Accuracy.Reached)
+	}
 	e, err := json.Marshal(extra)
 	if err != nil {
 		return nil, err
@@ -321,7 +332,7 @@ func (a queryAnswer) MarshalJSON() ([]byte, error) {
 func queryAnswers(what, method string, in manifest.Instance, o methods.Outcome, job methods.Job, eEps bool) []queryAnswer {
 	base := queryAnswer{Method: method, Kind: in.Spec.Kind, Label: in.Label, Params: in.Spec.Params, Noise: in.Spec.Noise,
 		Sampling: in.Spec.Sampling, Relation: in.Spec.Relation,
-		R: o.R, Query: what, EEps: eEps, Buckets: o.Buckets, Factor: o.Factor, Cached: o.Cached, Note: o.Note}
+		R: o.R, Query: what, EEps: eEps, Buckets: o.Buckets, Factor: o.Factor, Cached: o.Cached, Note: o.Note, Accuracy: o.Accuracy}
 	var out []queryAnswer
 	if what == queryEps {
 		for i, d := range job.Delta {
@@ -355,8 +366,11 @@ func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
 
 // writeQueryText prints one line per answer:
 //
-//	eps in [5.1925, 6.5051] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
+//	eps in [5.19253, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 //	eps <= 6.2787 (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, rdp)
+//
+// With an accuracy target, the buckets lines say what it reached
+// ("..., 400000 buckets, accuracy 0.0001 met in 3 rounds").
 //
 // The bracket is rounded outwards (see formatBracket), so the printed
 // numbers are bounds too.
@@ -377,6 +391,9 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		how := a.Method
 		if a.Buckets > 0 {
 			how = fmt.Sprintf("%s, %d buckets", a.Method, a.Buckets)
+		}
+		if acc := a.Accuracy; acc != nil {
+			how += ", " + acc.Short()
 		}
 		if _, err := fmt.Fprintf(w, "%s %s (%s, r %d, %s, %s)\n", a.Query, formatBracket(float64(a.Lower), float64(a.Upper)), at, a.R, what, how); err != nil {
 			return err

@@ -35,6 +35,9 @@ bisection in log space over a factor t that multiplies the tied parameters
 cached in OUT/.cache. With manifests, the [search] table says what to search
 and the results go to OUT/<name>/search.parquet and search-probes.parquet.`
 
+// errSearchAccuracy is why search and calibrate refuse an accuracy target.
+const errSearchAccuracy = "not supported by noise searches: each probe is decided by the upper bound at one bucket count; set the buckets instead (--buckets, [engine] buckets)"
+
 func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("search", searchSynopsis, stderr)
 	out := fs.String("out", "results", "results folder: cache in DIR/.cache, manifest results in DIR/<name>/")
@@ -70,6 +73,10 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	flagMode := set["kind"]
+	if flagMode && set["accuracy"] {
+		fmt.Fprintln(stderr, "error: --accuracy: "+errSearchAccuracy)
+		return exitUsage
+	}
 	var manifests []*manifest.Manifest
 	switch {
 	case flagMode && len(paths) > 0:
@@ -100,6 +107,12 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 			if m.Search == nil {
 				fmt.Fprintf(stderr, "error: %s: no [search] table (see experiments/README.md)\n", m.File)
 				return exitUsage
+			}
+			for _, spec := range m.Mechanisms {
+				if spec.Engine.Accuracy > 0 {
+					fmt.Fprintf(stderr, "error: %s: mechanism %q: engine accuracy: %s (pbuckets run uses it for the [query])\n", m.File, spec.ID, errSearchAccuracy)
+					return exitUsage
+				}
 			}
 		}
 	}
@@ -203,15 +216,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeSearchTable(stdout, all)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitFailed
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "interrupted: the answers found so far were written; run again to continue (states are cached)")
-		return exitInterrupted
-	}
-	return status
+	return exitAfterOutput(ctx, stderr, err, status, "interrupted: the answers found so far were written; run again to continue (states are cached)")
 }
 
 // writeSearchTable prints one line per search: target, the least noise

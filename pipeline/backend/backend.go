@@ -40,7 +40,9 @@ type State interface {
 	EpsBounds(delta float64) (upper, lower float64)
 	// Summary describes how the state was computed.
 	Summary() StateSummary
-	// MarshalBinary serializes the state for the cache.
+	// MarshalBinary serializes the state for the cache. It may run
+	// concurrently with the queries above (the buckets method writes the
+	// cache while it answers them).
 	MarshalBinary() ([]byte, error)
 }
 

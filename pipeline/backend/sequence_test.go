@@ -73,8 +73,8 @@ func TestSequenceEqualsComposeSequence(t *testing.T) {
 		}
 		for _, delta := range []float64{1e-3, 1e-6} {
 			up, lo := states[i].EpsBounds(delta)
-			if up != direct.EpsUpper(delta) || lo != direct.EpsLower(delta) {
-				t.Errorf("r %d, delta %g: eps [%v, %v], ComposeSequence [%v, %v]", r, delta, lo, up, direct.EpsLower(delta), direct.EpsUpper(delta))
+			if e := direct.Eps(delta); up != e.Upper || lo != e.Lower {
+				t.Errorf("r %d, delta %g: eps [%v, %v], ComposeSequence [%v, %v]", r, delta, lo, up, e.Lower, e.Upper)
 			}
 		}
 	}

@@ -27,10 +27,32 @@ type States struct {
 // mech with options opt, computed by a backend of the given version (see
 // BackendVersion). basis is the largest r of the ComposeMany call when the
 // factor is automatic (the engine picks the factor for it), else 0.
+//
+// opt.Accuracy does not enter the key: it says how many bucket counts the
+// buckets method tries, not what a state is.
 func Key(version string, mech backend.Mechanism, spec manifest.MechanismSpec, opt manifest.EngineOptions, r, basis int) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nbackend=%s\nmechanism=%s\ndata=%s\nengine=%+v\nr=%d\nbasis=%d\n", cacheFormat, version, mech.String(), spec.DataHash, opt, r, basis)
+	fmt.Fprintf(h, "%s\nbackend=%s\nmechanism=%s\ndata=%s\nengine=%+v\nr=%d\nbasis=%d\n", cacheFormat, version, mech.String(), spec.DataHash, keyOptions(opt), r, basis)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// engineKey holds the fields of manifest.EngineOptions that a state depends
+// on, named and ordered as they were when the keys were defined, so that
+// %+v prints them as it printed EngineOptions then and existing keys stay
+// valid (TestKeyFormat pins it).
+type engineKey struct {
+	Buckets           int
+	Factor            float64
+	ErrorCorrection   bool
+	SquaringThreshold float64
+	FreeInftyBudget   float64
+	TailBudget        float64
+	Tilts             int
+}
+
+// keyOptions returns the part of opt that enters cache keys.
+func keyOptions(opt manifest.EngineOptions) engineKey {
+	return engineKey{opt.Buckets, opt.Factor, opt.ErrorCorrection, opt.SquaringThreshold, opt.FreeInftyBudget, opt.TailBudget, opt.Tilts}
 }
 
 // versioned is implemented by backends whose results depend on their

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 
@@ -24,5 +26,29 @@ func TestStateKeyIncludesBackendVersion(t *testing.T) {
 	}
 	if v := BackendVersion(&pipelinetest.Fake{}); v != "" {
 		t.Errorf("fake backend version %q, want empty", v)
+	}
+}
+
+// TestKeyFormat pins the text that cache keys hash, so that states cached
+// before EngineOptions grew fields (Accuracy) are still found, and checks
+// that the accuracy target does not enter the key.
+func TestKeyFormat(t *testing.T) {
+	mech := pipelinetest.FakeMech{Desc: "gauss sigma=2"}
+	opt := manifest.EngineOptions{Buckets: 100000, Factor: 1.5, ErrorCorrection: true, SquaringThreshold: 2.2, FreeInftyBudget: 1e-20, TailBudget: 1e-22, Tilts: 2}
+	text := "pbuckets-state-v1\nbackend=v1\nmechanism=gauss sigma=2\ndata=d\n" +
+		"engine={Buckets:100000 Factor:1.5 ErrorCorrection:true SquaringThreshold:2.2 FreeInftyBudget:1e-20 TailBudget:1e-22 Tilts:2}\nr=64\nbasis=128\n"
+	sum := sha256.Sum256([]byte(text))
+	want := hex.EncodeToString(sum[:])
+	spec := manifest.MechanismSpec{DataHash: "d"}
+	if got := Key("v1", mech, spec, opt, 64, 128); got != want {
+		t.Errorf("Key = %s, want %s (the sha256 of the pinned text)", got, want)
+	}
+	opt.Accuracy = 1e-3
+	if got := Key("v1", mech, spec, opt, 64, 128); got != want {
+		t.Errorf("Key with accuracy = %s, want %s: the target must not enter the key", got, want)
+	}
+	opt.Buckets = 200000
+	if got := Key("v1", mech, spec, opt, 64, 128); got == want {
+		t.Error("Key ignores the bucket count")
 	}
 }

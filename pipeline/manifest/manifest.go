@@ -52,6 +52,15 @@ type EngineOptions struct {
 	FreeInftyBudget   float64 `json:"free_infty_budget"`
 	TailBudget        float64 `json:"tail_budget"`
 	Tilts             int     `json:"tilts"`
+	// Accuracy is the target relative width of the reported brackets, in
+	// (0, 1), or 0 for none (the key accuracy): (eps_up - eps_low)/eps_up
+	// for eps(delta) queries, (delta_up - delta_low)/delta_up for
+	// delta(eps) queries. With a target, the buckets method refines the
+	// bucket count, starting at Buckets, until every query of a job meets
+	// it or the memory budget ends the refinement (package methods). It is
+	// not an engine option: it does not enter cache keys (each round's
+	// states are cached under their own bucket count).
+	Accuracy float64 `json:"accuracy,omitempty"`
 }
 
 // DefaultEngineOptions are used where a manifest sets nothing.
@@ -240,7 +249,7 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 		p.el.add(p.line(path...), display, "must be a table, got %s", typeName(v))
 		return base
 	}
-	keys := []string{"buckets", "factor", "error_correction", "squaring_threshold", "free_infty_budget", "tail_budget", "tilts"}
+	keys := []string{"buckets", "factor", "error_correction", "squaring_threshold", "free_infty_budget", "tail_budget", "tilts", "accuracy"}
 	tb := p.table(t, path, display+".")
 	tb.unknown(keys, "engine option", false)
 	o := base
@@ -294,6 +303,26 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 		return "must be 1, 2 or 3"
 	}); ok {
 		o.Tilts = n
+	}
+	if f, ok := num("accuracy", func(f float64) string {
+		if f > 0 && f < 1 {
+			return ""
+		}
+		return "must be in (0, 1) (the relative width of the bracket, e.g. 1e-3)"
+	}); ok {
+		o.Accuracy = f
+	}
+	if o.Accuracy > 0 && !o.ErrorCorrection {
+		// Where the two meet: this table's accuracy key, else its
+		// error_correction key (an accuracy inherited from [engine]).
+		k := "accuracy"
+		if _, set := t[k]; !set {
+			k = "error_correction"
+		}
+		if _, set := t[k]; set {
+			l, d := at(k)
+			p.el.add(l, d, "accuracy needs lower bounds, and error_correction = false gives none: the width of the bracket cannot be measured (drop one of the two)")
+		}
 	}
 	return o
 }
@@ -579,6 +608,33 @@ func (m *Manifest) mechanism(id string) *MechanismSpec {
 		if m.Mechanisms[i].ID == id {
 			return &m.Mechanisms[i]
 		}
+	}
+	return nil
+}
+
+// SetAccuracy sets the accuracy target of every mechanism of the manifest
+// (and of its [engine] table) to a, as `pbuckets run --accuracy` does,
+// overriding the manifest's accuracy keys; the bucket counts stay the first
+// rounds'. It refuses a outside (0, 1) and mechanisms without lower bounds
+// (error_correction = false), naming them with their file and line, and
+// then changes nothing.
+func (m *Manifest) SetAccuracy(a float64) error {
+	if !(a > 0 && a < 1) {
+		return fmt.Errorf("accuracy must be in (0, 1), got %v", a)
+	}
+	var errs []error
+	for _, s := range m.Mechanisms {
+		if !s.Engine.ErrorCorrection && len(s.InSequences) == 0 {
+			errs = append(errs, &Error{File: m.File, Line: s.Line, Key: fmt.Sprintf("mechanism %q", s.ID),
+				Err: errors.New("error_correction = false: no lower bounds, so no accuracy can be measured (drop --accuracy or the key)")})
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	m.Engine.Accuracy = a
+	for i := range m.Mechanisms {
+		m.Mechanisms[i].Engine.Accuracy = a
 	}
 	return nil
 }

@@ -100,6 +100,12 @@ func TestParseManifestErrors(t *testing.T) {
 		{"single table", strings.Replace(base, "[[mechanism]]", "[mechanism]", 1), []string{"[[mechanism]]"}},
 		{"engine buckets odd", "[engine]\nbuckets = 1001\n" + strings.Replace(base, `name = "x"`, "", 1) + "name = \"x\"\n", []string{"m.toml:2", "even"}},
 		{"engine typo", base + "[engine]\nbucket = 1000\n", []string{"m.toml:10", `did you mean "buckets"`}},
+		{"accuracy one", base + "[engine]\naccuracy = 1.0\n", []string{"m.toml:10", "engine.accuracy", "(0, 1)"}},
+		{"accuracy zero", base + "[engine]\naccuracy = 0.0\n", []string{"m.toml:10", "engine.accuracy", "(0, 1)"}},
+		{"accuracy nan", base + "[engine]\naccuracy = nan\n", []string{"m.toml:10", "engine.accuracy", "(0, 1)"}},
+		{"accuracy string", base + "[engine]\naccuracy = \"1e-3\"\n", []string{"m.toml:10", "engine.accuracy", "must be a number"}},
+		{"accuracy without error correction", base + "[engine]\nerror_correction = false\naccuracy = 1e-3\n", []string{"m.toml:11", "engine.accuracy", "lower bounds"}},
+		{"accuracy inherited, error correction off", strings.Replace(base, "sigma = 1.0", "sigma = 1.0\n[mechanism.engine]\nerror_correction = false", 1) + "[engine]\naccuracy = 1e-3\n", []string{"m.toml:7", "error_correction", "lower bounds"}},
 		{"sweep unknown mechanism", base + "[sweep]\n\"h.sigma\" = [1.0]\n", []string{"m.toml:10", `no mechanism with id "h"`}},
 		{"sweep unknown param", base + "[sweep]\n\"g.sigam\" = [1.0]\n", []string{"m.toml:10", `did you mean "sigma"`}},
 		{"sweep bad value", base + "[sweep]\n\"g.sigma\" = [1.0, -1.0]\n", []string{"m.toml:10", "positive"}},
@@ -130,6 +136,35 @@ func TestParseManifestErrors(t *testing.T) {
 	// The valid histogram parses.
 	if _, err := Parse(filepath.Join(dir, "m.toml"), []byte(hist("ok.csv"))); err != nil {
 		t.Errorf("valid histogram: %v", err)
+	}
+}
+
+// TestParseAccuracy: the accuracy key reaches the effective engine
+// options of every mechanism, a mechanism's own engine table may set or
+// override it, and without it the options are those of before (0).
+func TestParseAccuracy(t *testing.T) {
+	m, err := Parse("m.toml", []byte(base+"[engine]\naccuracy = 1e-3\nbuckets = 4000\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Mechanisms[0].Engine; got.Accuracy != 1e-3 || got.Buckets != 4000 || m.Engine.Accuracy != 1e-3 {
+		t.Errorf("engine options %+v, want accuracy 1e-3 and buckets 4000", got)
+	}
+	own := strings.Replace(base, "sigma = 1.0", "sigma = 1.0\n[mechanism.engine]\naccuracy = 0.01", 1)
+	if m, err = Parse("m.toml", []byte(own)); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Mechanisms[0].Engine.Accuracy; got != 0.01 || m.Engine.Accuracy != 0 {
+		t.Errorf("mechanism accuracy %v (manifest %v), want 0.01 (0)", got, m.Engine.Accuracy)
+	}
+	if m, err = Parse("m.toml", []byte(base)); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Mechanisms[0].Engine; got != DefaultEngineOptions() {
+		t.Errorf("without [engine]: %+v, want the defaults %+v", got, DefaultEngineOptions())
+	}
+	if d := m.Instances()[0].ParamsJSON(); strings.Contains(d, "accuracy") {
+		t.Errorf("params %s mention accuracy without a target", d)
 	}
 }
 

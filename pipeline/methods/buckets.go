@@ -31,20 +31,32 @@ func (b *Buckets) MemoryNeed(spec manifest.MechanismSpec) int64 {
 	return n
 }
 
+// Run computes the job's bounds: at the bucket count of the spec's engine
+// options, or, with an accuracy target (EngineOptions.Accuracy), at
+// growing bucket counts until the brackets meet it (refine, accuracy.go).
 func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
 	spec := job.Instance.Spec
 	mech, err := b.Backend.Mechanism(spec)
 	if err != nil {
 		return nil, fmt.Errorf("mechanism %q: %w", job.Instance.Label, err)
 	}
+	if spec.Engine.Accuracy > 0 {
+		return b.refine(ctx, job, mech)
+	}
+	return b.round(ctx, job, mech, spec, job.Compositions)
+}
+
+// round computes the outcomes of the job at the numbers of compositions
+// rs with the engine options of spec (which may differ from the job's in
+// the bucket count), reusing and filling the state cache.
+func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, spec manifest.MechanismSpec, rs []int) (out []Outcome, retErr error) {
 	opt := spec.Engine
-	rs := job.Compositions
 	basis := 0
 	if opt.Factor == 0 {
 		// The automatic factor depends on the largest r: take the largest
 		// of the whole query, so that every shard of a manifest computes
 		// the same states (and the same table) as the unsplit run.
-		basis = slices.Max(rs)
+		basis = slices.Max(job.Compositions)
 		if job.Manifest != nil && len(job.Manifest.Query.Compositions) > 0 {
 			basis = max(basis, slices.Max(job.Manifest.Query.Compositions))
 		}
@@ -85,19 +97,34 @@ func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
 		byR := make(map[int]backend.State, len(compute))
 		for i, r := range compute {
 			byR[r] = got[i]
-			if data, err := got[i].MarshalBinary(); err == nil {
-				if err := b.Cache.Store(cache.Key(version, mech, spec, opt, r, basis), data); err != nil {
-					return nil, fmt.Errorf("caching state: %w", err)
+		}
+		// The states are encoded and written to the cache while the
+		// queries below are answered (a few MB each: 5-10% of a short
+		// run); the round waits for it before it returns.
+		stored := make(chan error, 1)
+		go func() {
+			for i, r := range compute {
+				if data, err := got[i].MarshalBinary(); err == nil {
+					if err := b.Cache.Store(cache.Key(version, mech, spec, opt, r, basis), data); err != nil {
+						stored <- fmt.Errorf("caching state: %w", err)
+						return
+					}
 				}
 			}
-		}
+			stored <- nil
+		}()
+		defer func() {
+			if err := <-stored; err != nil && retErr == nil {
+				out, retErr = nil, err
+			}
+		}()
 		for i, r := range rs {
 			if states[i] == nil {
 				states[i] = byR[r]
 			}
 		}
 	}
-	out := make([]Outcome, len(rs))
+	out = make([]Outcome, len(rs))
 	for i, r := range rs {
 		st := states[i]
 		sum := st.Summary()

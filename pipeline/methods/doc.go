@@ -7,5 +7,17 @@
 // closed forms or with the backend's single-round state, and on sequences
 // of mechanisms where they compose (sequence.go).
 //
-// May import: compare, pipeline/backend, pipeline/cache, pipeline/manifest.
+// With an accuracy target ([engine] accuracy, EngineOptions.Accuracy),
+// Buckets refines (accuracy.go): it composes at the job's bucket count,
+// then at twice as many, and so on, for the numbers of compositions whose
+// brackets are still wider than the target, until every eps(delta) and
+// delta(eps) bracket of the job meets it (relative width
+// (upper - lower)/upper, RelativeWidth), no unmet bracket narrows, the next
+// round would exceed the memory budget, or the bucket count would pass
+// 2^26. Every round's states go through the cache under their own bucket
+// count. The Outcome reports the narrowest round (Buckets, Accuracy) and
+// says what was reached in its Note.
+//
+// May import: compare, pipeline/backend, pipeline/cache, pipeline/manifest,
+// pipeline/memory.
 package methods

@@ -31,6 +31,9 @@ type Job struct {
 	// Alpha holds the Renyi orders of D_alpha queries (answered by the
 	// buckets method only).
 	Alpha []float64
+	// Round, if not nil, is called when the buckets method starts a round
+	// of an accuracy target (1, 2, ...) with the round's bucket count.
+	Round func(round, buckets int)
 }
 
 // Bound is an upper and a lower bound at one query point; Lower is NaN when
@@ -56,6 +59,9 @@ type Outcome struct {
 	Cached bool
 	// Note is a remark for runs.parquet.
 	Note string
+	// Accuracy, when the job had an accuracy target, says what it reached
+	// (buckets method only; nil otherwise).
+	Accuracy *Accuracy
 	// Err, if not nil, fails this task alone (or skips it, when it wraps
 	// ErrNotApplicable or ErrNotAvailable).
 	Err error

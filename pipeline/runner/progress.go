@@ -28,6 +28,8 @@ type runningJob struct {
 	label       string
 	since       time.Time
 	step, steps int
+	// round and buckets: the round of an accuracy target (0 without one).
+	round, buckets int
 }
 
 // NewProgress returns a Progress drawing on w (normally a terminal).
@@ -87,6 +89,19 @@ func (p *Progress) jobStep(id, step, steps int) {
 	}
 }
 
+// jobRound records that job id started round round of an accuracy target
+// with the given bucket count; its steps start again.
+func (p *Progress) jobRound(id, round, buckets int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if j := p.running[id]; j != nil {
+		j.round, j.buckets, j.step, j.steps = round, buckets, 0, 0
+	}
+}
+
 func (p *Progress) jobDone(id, tasks int) {
 	if p == nil {
 		return
@@ -110,6 +125,9 @@ func (p *Progress) draw(final bool) {
 	if len(ids) > 0 {
 		j := p.running[ids[0]]
 		line += "  running: " + j.label
+		if j.round > 0 {
+			line += fmt.Sprintf(" (round %d, %d buckets)", j.round, j.buckets)
+		}
 		if j.steps > 0 {
 			line += fmt.Sprintf(" (step %d/%d)", j.step, j.steps)
 		}

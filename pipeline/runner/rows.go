@@ -55,11 +55,14 @@ type runRow struct {
 	buckets      int
 	factor       float64
 	infinityMass float64
-	seconds      float64
-	cached       bool
-	status       string
-	note         string
-	err          string
+	// accuracy and reached: the accuracy target of the buckets method and
+	// the relative width it reached (NaN without a target).
+	accuracy, reached float64
+	seconds           float64
+	cached            bool
+	status            string
+	note              string
+	err               string
 }
 
 // collector gathers the rows of one manifest from concurrent jobs.
@@ -163,6 +166,8 @@ func (c *collector) runsFrame(version, shard string) *results.Frame {
 	inf := &results.Column{Name: "infinity_mass", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
 	secs := &results.Column{Name: "seconds", Type: results.Float64, Floats: make([]float64, n)}
 	cached := &results.Column{Name: "cached", Type: results.Bool, Bools: make([]bool, n)}
+	acc := &results.Column{Name: "accuracy", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
+	reached := &results.Column{Name: "accuracy_reached", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
 	for i, r := range rows {
 		mech.Strings[i], comp.Ints[i], meth.Strings[i] = r.task.Instance.Label, int64(r.task.R), r.task.Method
 		params.Strings[i], note.Strings[i] = r.params, r.note
@@ -173,8 +178,9 @@ func (c *collector) runsFrame(version, shard string) *results.Frame {
 		if r.buckets > 0 {
 			factor.Floats[i], inf.Floats[i] = r.factor, r.infinityMass
 		}
+		acc.Floats[i], reached.Floats[i] = r.accuracy, r.reached
 	}
-	return &results.Frame{Columns: []*results.Column{mech, comp, meth, params, buckets, factor, inf, secs, note, hash, ver, status, cached, errc, id, kind, file, shardc}}
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, params, buckets, factor, inf, secs, note, hash, ver, status, cached, errc, id, kind, file, shardc, acc, reached}}
 }
 
 // renyiFrame builds renyi.parquet: one row per mechanism instance x r x

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -226,7 +227,7 @@ func (rn *Runner) runBatch(ctx context.Context, id int, b *batch, fn methods.Fun
 	finish := func(status, note string, err error, secs float64) {
 		for _, r := range b.rs {
 			t := b.task(r)
-			row := runRow{key: key(r), task: t, params: params, status: status, note: note, seconds: secs}
+			row := runRow{key: key(r), task: t, params: params, status: status, note: note, seconds: secs, accuracy: math.NaN(), reached: math.NaN()}
 			var failure error
 			if err != nil {
 				row.err = err.Error()
@@ -251,6 +252,7 @@ func (rn *Runner) runBatch(ctx context.Context, id int, b *batch, fn methods.Fun
 	job := methods.Job{
 		Manifest: m, Instance: b.instance, Compositions: b.rs, Eps: m.Query.Eps, Delta: m.Query.Delta, Alpha: m.Query.Alpha,
 		Progress: func(done, total int) { rn.Progress.jobStep(id, done, total) },
+		Round:    func(round, buckets int) { rn.Progress.jobRound(id, round, buckets) },
 	}
 	start := time.Now()
 	outs, err := fn(ctx, job)
@@ -274,7 +276,10 @@ func (rn *Runner) runBatch(ctx context.Context, id int, b *batch, fn methods.Fun
 	for _, r := range b.rs {
 		t := b.task(r)
 		o, ok := byR[r]
-		row := runRow{key: key(r), task: t, params: params, seconds: secs}
+		row := runRow{key: key(r), task: t, params: params, seconds: secs, accuracy: math.NaN(), reached: math.NaN()}
+		if a := o.Accuracy; a != nil {
+			row.accuracy, row.reached = a.Target, a.Reached
+		}
 		switch {
 		case !ok:
 			o.Err = errors.New("the method returned no result for this r")

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"math"
+	"testing"
+)
+
+// recordSink records the groups a pair adds, in order.
+type recordSink struct {
+	lam  float64
+	n    int
+	adds [][4]float64
+}
+
+func (s *recordSink) add(pa, pb, lo, hi float64) { s.adds = append(s.adds, [4]float64{pa, pb, lo, hi}) }
+func (s *recordSink) addUnknown(aLo, aHi, cLo, cHi float64) {
+	s.adds = append(s.adds, [4]float64{aLo, aHi, cLo, cHi})
+}
+func (s *recordSink) grid() (float64, int) { return s.lam, s.n }
+
+// TestEmbedWorkersIdentical checks that embedding a continuous pair on
+// several goroutines adds the same groups, bit for bit and in the same
+// order, as embedding it on one (monotonePair.embedWorkers).
+func TestEmbedWorkersIdentical(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mp   *monotonePair
+		lam  float64
+		n    int
+	}{
+		{"remove q=0.01 a=0.25", gaussRemove(0.01, 0.25), 1e-5, 20000},
+		{"remove q=0.2 a=2", gaussRemove(0.2, 2), 4e-4, 50000},
+		{"antipodal q=0.05 a=1", gaussAntipodal(0.05, 1), 2e-4, 30000},
+		{"antipodal few buckets", gaussAntipodal(0.05, 1), 0.05, 300},
+		{"symmetric half (both sides)", func() *monotonePair {
+			mp := gaussRemove(0.1, 1)
+			mp.tMin, mp.lossAtMin, mp.bothSides = 0.5, 0, true
+			return mp
+		}(), 1e-4, 20000},
+	} {
+		one := &recordSink{lam: c.lam, n: c.n}
+		c.mp.embedWorkers(one, 1)
+		for _, w := range []int{2, 3, 8} {
+			many := &recordSink{lam: c.lam, n: c.n}
+			c.mp.embedWorkers(many, w)
+			if len(many.adds) != len(one.adds) {
+				t.Fatalf("%s, %d workers: %d groups, one worker %d", c.name, w, len(many.adds), len(one.adds))
+			}
+			for i := range one.adds {
+				for k := range 4 {
+					if math.Float64bits(many.adds[i][k]) != math.Float64bits(one.adds[i][k]) {
+						t.Fatalf("%s, %d workers: group %d = %v, one worker %v", c.name, w, i, many.adds[i], one.adds[i])
+					}
+				}
+			}
+		}
+		if len(one.adds) < 1000 && c.n > 1000 {
+			t.Errorf("%s: only %d groups", c.name, len(one.adds))
+		}
+	}
+}
