@@ -23,6 +23,7 @@ type composer struct {
 	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
 	bBuf      [4][]float64   // scratch of derivedB (grid lists)
 	bestBuf   [2][]float64   // scratch of compose: the best bound per entry
+	tl1Acc    []float64      // scratch of fftTL1 (K*K)
 	// e^-L(o) of the most recent lambda (negExp)
 	negExpTab    []float64
 	negExpRel    float64
@@ -115,6 +116,12 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	K := len(x.tau)
 	mxA, mxC := cp.moments(x, tw)
 	myA, myC := cp.moments(y, tw)
+	// Tilted total-error bounds of the operands (tl1.go).
+	exA, exC := tl1Of(x, tw)
+	eyA, eyC := exA, exC
+	if y != x {
+		eyA, eyC = tl1Of(y, tw)
+	}
 
 	// Atoms: the largest entries, when they carry much of the 2-norm, are
 	// convolved directly (positive terms: relative rounding error only) and
@@ -173,6 +180,7 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		chA[o], chC[o] = noTilt, noTilt
 	}
 	var sumFA, sumFC float64
+	tfA, tfC := make([]float64, K), make([]float64, K) // fftTL1
 	fftNonzero := false
 
 	haveRegular := x.lo <= x.hi && y.lo <= y.hi
@@ -247,6 +255,11 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		}
 		sumFA = fftL1(chA, outs, tw, w0, w1, true)
 		sumFC = fftL1(chC, outs, tw, w0, w1, false)
+		if len(cp.tl1Acc) < K*K {
+			cp.tl1Acc = make([]float64, K*K)
+		}
+		tfA = fftTL1(chA, outs, tw, w0, w1, true, cp.tl1Acc)
+		tfC = fftTL1(chC, outs, tw, w0, w1, false, cp.tl1Acc)
 	} else {
 		for m := 0; m < K; m++ {
 			wm := w[m]
@@ -259,14 +272,21 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// the true mass there is at most v + rel*v + env <= (1 + 1/32) env for
 	// v <= env/64, so enlarging every envelope by 1/32 keeps the model valid.
 	zeroed := false
-	var zeroA, zeroC float64 // mass set to 0
+	var zeroA, zeroC float64                           // mass set to 0
+	tzA, tzC := make([]float64, K), make([]float64, K) // and tilted
 	for o := w0; o <= w1; o++ {
 		if z.a[o] > 0 && z.a[o]*noiseRatio <= bestA[o] {
 			zeroA += z.a[o]
+			for k := range tzA {
+				tzA[k] += z.a[o] * w[k][o]
+			}
 			z.a[o], zeroed = 0, true
 		}
 		if z.c[o] > 0 && z.c[o]*noiseRatio <= bestC[o] {
 			zeroC += z.c[o]
+			for k := range tzC {
+				tzC[k] += z.c[o] * w[k][o]
+			}
 			z.c[o], zeroed = 0, true
 		}
 	}
@@ -305,6 +325,17 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	}
 	z.l1A = l1Compose(x.l1A, y.l1A, xa, ya, drel, sumFA, zeroA, n) + float64(2*n)*newAbs
 	z.l1C = l1Compose(x.l1C, y.l1C, xc, yc, drel, sumFC, zeroC, n) + float64(2*n)*newAbs
+	// the same in the tilted measure of every tilt (tl1.go)
+	tmxA, tmxC := tl1Moments(mxA, wrel, n), tl1Moments(mxC, wrel, n)
+	tmyA, tmyC := tl1Moments(myA, wrel, n), tl1Moments(myC, wrel, n)
+	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
+	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	for k := 0; k < K; k++ {
+		absT := absTilted(newAbs, n, x.lambda, x.tau[k])
+		uf := float64(2*n) * 0x1p-1074 // zeroed products below 2^-1022
+		z.tl1A[k] = tl1Compose(exA[k], eyA[k], tmxA[k], tmyA[k], drel, tfA[k], tzA[k]*gz+uf, absT, n)
+		z.tl1C[k] = tl1Compose(exC[k], eyC[k], tmxC[k], tmyC[k], drel, tfC[k], tzC[k]*gz+uf, absT, n)
+	}
 
 	if cs == nil {
 		c := cp.corners(x, y)

@@ -274,6 +274,7 @@ type sideSums struct {
 	p, q             float64 // their summed values (P-side, Q-side)
 	sumP             float64 // the upper bounds of P summed (for rounding)
 	count            int     // buckets with a term
+	oMin, oMax       int     // first and last offset wholly above eps (-1: none)
 }
 
 // wholeL1 returns upper and lower bounds on the contribution of the buckets
@@ -304,6 +305,7 @@ func (s sideSums) wholeL1(l1P, l1Q, eps float64, n int) (up, lo float64) {
 // their P-enclosures, qLo, qHi, qsLo, qsHi the Q-enclosures of deltaTable,
 // hi the upper end of the log-ratios of an offset. t supplies w and d.
 func sideTerms(eps float64, ec bool, o0, o1 int, hi, lo func(o int) float64, P, Q, pHi, pLo, qLo, qHi, qsLo, qsHi []float64, t *deltaTable) (s sideSums, upStr, loStr float64) {
+	s.oMin, s.oMax = -1, -1
 	eEup := math.Exp(eps) * (1 - 2*unitRoundoff) // lower bound on e^eps (for upper terms)
 	eElo := math.Exp(eps) * (1 + 2*unitRoundoff) // upper bound (for lower terms)
 	big := eps > epsBig
@@ -344,6 +346,10 @@ func sideTerms(eps float64, ec bool, o0, o1 int, hi, lo func(o int) float64, P, 
 			s.loWhole += low
 			s.p += P[o]
 			s.q += Q[o]
+			if s.oMin < 0 {
+				s.oMin = o
+			}
+			s.oMax = o
 		} else {
 			upStr += up
 			loStr += low
@@ -387,9 +393,17 @@ func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, useL1 bo
 			// The straddling buckets keep their pointwise terms; the
 			// split sums are in another order than the totals, which the
 			// factor g below covers (sums of at most 2n+16 terms >= 0).
-			u, lw := ab.wholeL1(l.l1A, l.l1C, eps, n)
+			// The buckets wholly above eps form a suffix of the offsets
+			// in A||B (from ab.oMin on: losses >= L(ab.oMin)) and a
+			// prefix in B||A (up to ba.oMax): their summed errors are
+			// bounded by l1 and by the tilted bounds (tailTL1).
+			l1P := l.tailTL1(l.l1A, l.tl1A, ab.oMin, 1)
+			l1Q := l.tailTL1(l.l1C, l.tl1C, ab.oMin, 1)
+			u, lw := ab.wholeL1(l1P, l1Q, eps, n)
 			upAB, loAB = math.Min(upAB, upStrAB+u), math.Max(loAB, loStrAB+lw)
-			u, lw = ba.wholeL1(l.l1C, l.l1A, eps, n)
+			l1P = l.tailTL1(l.l1C, l.tl1C, ba.oMax, -1)
+			l1Q = l.tailTL1(l.l1A, l.tl1A, ba.oMax, -1)
+			u, lw = ba.wholeL1(l1P, l1Q, eps, n)
 			upBA, loBA = math.Min(upBA, upStrBA+u), math.Max(loBA, loStrBA+lw)
 		}
 		g := 1 + gamma(2*n+16)

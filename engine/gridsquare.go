@@ -18,7 +18,7 @@ func (l *list) gridSquare() *list {
 	z.lowDistA, z.lowDistB = l.lowDistA, l.lowDistB
 	if l.lo <= l.hi {
 		l.spreadSquare(z)
-		absLow := l.mergeSquare(z)
+		absLow, ampT := l.mergeSquare(z)
 		// Underflow allowance (list.abs, shared by both pairs): the
 		// spread's weights sum to 2 at most per new entry, the merges'
 		// realised factor is absLow; the products (at most 4 per entry)
@@ -29,8 +29,38 @@ func (l *list) gridSquare() *list {
 		z.lo = max(0, l.index(l.lo)/2-2+n-1)
 		z.hi = min(2*n-1, l.index(l.hi)/2+2+n-1)
 		z.trim()
+		l.gridSquareTL1(z, ampT)
 	}
 	return z
+}
+
+// gridSquareTL1 sets the tilted total-error bounds of the squared grid list
+// z (tl1.go): the spread moves an odd atom's error onto its neighbours with
+// weights cUp, cDn (sum 1), at most the factor max(1, cUp e^(tau lambda) +
+// cDn e^(-tau lambda)) in the tilted measure; the merges amplify by ampT
+// (mergeSquare); the roundings are relative to the new entries (tilted: the
+// new tilted moments, with the factors of spreadSquare and mergeSquare),
+// and every entry gains the allowance 2^-1070 (gridSquare).
+func (l *list) gridSquareTL1(z *list, ampT []float64) {
+	if !l.hasTL1() {
+		return
+	}
+	n, lam := l.n, l.lambda
+	u := unitRoundoff
+	t := math.Exp(-lam)
+	cUp := 1 / (1 + t)
+	cDn := t * cUp
+	K := len(l.tau)
+	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	for m, tau := range l.tau {
+		x := tau * lam
+		g := math.Max(1, (cUp*math.Exp(x)+cDn*math.Exp(-x))*(1+16*u*(1+math.Abs(x))))
+		absT := absTilted(0x1p-1070, n, z.lambda, tau)
+		ra := (8*u + gamma(3)) * tiltedSum(z.a, z.lo, z.hi, n, z.lambda, tau) * (1 + 16*u)
+		z.tl1A[m] = upInf((mulNN(l.tl1A[m], g)+ra)*(1+4*u) + absT)
+		rc := (8*u + gamma(4)) * 2 * tiltedSum(z.c, z.lo, z.hi, n, z.lambda, tau) * (1 + 16*u)
+		z.tl1C[m] = upInf((mulNN(l.tl1C[m], ampT[m])+rc)*(1+4*u) + absT)
+	}
 }
 
 // halfIndex returns m/2 for even m and the two even neighbours (m-1)/2,
@@ -118,8 +148,13 @@ func envAbs(lnEnv, tau []float64, L float64) (hi, lo float64) {
 // crude factor of each tilt), the total error by the largest amplification.
 //
 // It returns the realised factor of the underflow allowance: the largest
-// sum over one new entry of its contributions' coefficients.
-func (l *list) mergeSquare(z *list) float64 {
+// sum over one new entry of its contributions' coefficients, and per tilt
+// tau_m the amplification of the tilted total error (tl1.go): an input
+// whose errors reach the outputs with coefficients summing to amp and
+// moved by at most dHi and at least dLo old buckets contributes at most
+// amp e^(tau_m lambda d) (d = dHi for tau_m > 0, dLo for tau_m < 0) times
+// its tilted error; ampT[m] is the largest such factor (at least 1).
+func (l *list) mergeSquare(z *list) (float64, []float64) {
 	n, lam := l.n, l.lambda
 	u := unitRoundoff
 	c := l.c
@@ -139,6 +174,8 @@ func (l *list) mergeSquare(z *list) float64 {
 	avail := make([]float64, 2*n)
 	copy(avail[lo:hi+1], c[lo:hi+1])
 	amp := make([]float64, 2*n) // total error amplification per input
+	dHi := make([]int32, 2*n)   // the farthest move up and down per input
+	dLo := make([]int32, 2*n)   // (old buckets; 0 included)
 	babs := make([]float64, 2*n)
 	aabs := make([]float64, 2*n) // coefficients of the allowance per output
 	eo := func(o int) float64 {
@@ -161,6 +198,11 @@ func (l *list) mergeSquare(z *list) float64 {
 		aabs[ok] += math.Max(k1*f1, k2*f2)
 		amp[o1] += k1 * f1
 		amp[o2] += k2 * f2
+		for _, p := range [2]int{o1, o2} {
+			d := int32(2*k - l.index(p))
+			dHi[p] = max(dHi[p], d)
+			dLo[p] = min(dLo[p], d)
+		}
 		// never use more than the stored values (rounding down)
 		avail[o1] = math.Max(0, (avail[o1]-x)*(1-2*u))
 		avail[o2] = math.Max(0, (avail[o2]-y)*(1-2*u))
@@ -316,5 +358,32 @@ func (l *list) mergeSquare(z *list) float64 {
 	for _, v := range aabs {
 		fa = math.Max(fa, v)
 	}
-	return fa * (1 + 1e-12)
+	ampT := make([]float64, len(l.tau))
+	for m, tau := range l.tau {
+		x := tau * lam
+		var exps [129]float64 // e^(x d) for |d| <= 64 (0: not yet)
+		A, dm := 1.0, 0.0
+		for o, v := range amp {
+			if !(v > 0) {
+				continue
+			}
+			d := dHi[o]
+			if tau < 0 {
+				d = dLo[o]
+			}
+			var e float64
+			if d >= -64 && d <= 64 {
+				if e = exps[d+64]; e == 0 {
+					e = math.Exp(x * float64(d))
+					exps[d+64] = e
+				}
+			} else {
+				e = math.Exp(x * float64(d))
+			}
+			A = math.Max(A, v*e)
+			dm = math.Max(dm, math.Abs(float64(d)))
+		}
+		ampT[m] = upInf(A * (1 + 1e-12) * (1 + 16*u*(1+math.Abs(x)*dm)))
+	}
+	return fa * (1 + 1e-12), ampT
 }
