@@ -28,6 +28,11 @@ func (l *list) gridTable(b bounds) *gridTable {
 // lower pair, each atom at its window's worst end. The corners of the upper
 // pair count in full; the lower pair's distinguishing masses count.
 func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
+	return l.gridDeltaWith(eps, t, errAll)
+}
+
+// gridDeltaWith is gridDelta with the error bounds of mode (delta.go).
+func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound {
 	res := DeltaBound{Eps: eps, Corners: l.corners()}
 	n := l.n
 	u := unitRoundoff
@@ -114,20 +119,30 @@ func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
 		g := 1 + gamma(2*n+16)
 		// the total errors bound the A||B sums of the atoms above eps too
 		// (every factor f is at most 1): sum (a + d) f <= sum a f + l1
-		upAB = math.Min(upAB, upABv+l.l1A)
-		loAB = math.Max(loAB, loABv-l.l1C*g)
+		if mode == errAll {
+			upAB = math.Min(upAB, upABv+l.l1A)
+			loAB = math.Max(loAB, loABv-l.l1C*g)
+		}
 		// Tilted total errors (tl1.go, gridTailTL1): the errors of the
 		// atoms above eps summed with their factors f, which vanish at
 		// eps: sum |d| f <= E_m e^(-tau_m e0) max (1-e^-x) e^(-tau_m x),
 		// e0 = eps - wU for the upper pair (f <= 1 - e^(eps - wU - L)),
 		// eps for the lower (f <= 1 - e^(eps - L)); in B||A the terms carry
 		// e^-L (and e^wU, resp. e^-wL <= 1) and the shifted tilts.
-		upAB = math.Min(upAB, upABv+l.gridTailTL1(l.tl1A, eps-wU, false))
-		loAB = math.Max(loAB, loABv-l.gridTailTL1(l.tl1C, eps, false)*g)
+		tAB := upABv + l.gridTailTL1(l.tl1A, eps-wU, false)
+		tlAB := loABv - l.gridTailTL1(l.tl1C, eps, false)*g
+		tBA := math.Inf(1)
 		if eb := l.gridTailTL1(l.tl1A, eps-wU, true); eb < math.Inf(1) {
-			upBA = math.Min(upBA, upBAv+mulExp(eb, wU, 4*u*(wU+1), true))
+			tBA = upBAv + mulExp(eb, wU, 4*u*(wU+1), true)
 		}
-		loBA = math.Max(loBA, loBAv-l.gridTailTL1(l.tl1C, eps, true)*g)
+		tlBA := loBAv - l.gridTailTL1(l.tl1C, eps, true)*g
+		switch mode {
+		case errAll:
+			upAB, loAB = math.Min(upAB, tAB), math.Max(loAB, tlAB)
+			upBA, loBA = math.Min(upBA, tBA), math.Max(loBA, tlBA)
+		case errTilted:
+			upAB, loAB, upBA, loBA = tAB, tlAB, tBA, tlBA
+		}
 		// terms that underflowed to 0 lose at most 2^-1074 each
 		uf := float64(2*n) * 0x1p-1074
 		res.UpperAB = (upAB+l.distA.upper()+l.hiA.upper()+l.loA.upper())*g + uf
