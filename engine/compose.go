@@ -329,13 +329,20 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	tmxA, tmxC := tl1Moments(mxA, wrel, n), tl1Moments(mxC, wrel, n)
 	tmyA, tmyC := tl1Moments(myA, wrel, n), tl1Moments(myC, wrel, n)
 	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
+	// The zeroed entries are kept apart (list.tl1ZA): tilted and
+	// untilted sums of their values, rounded up (products below 2^-1022
+	// lose 2^-1074 each).
 	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	z.tl1ZA, z.tl1ZC = make([]float64, K), make([]float64, K)
+	uf := float64(2*n) * 0x1p-1074
 	for k := 0; k < K; k++ {
 		absT := absTilted(newAbs, n, x.lambda, x.tau[k])
-		uf := float64(2*n) * 0x1p-1074 // zeroed products below 2^-1022
-		z.tl1A[k] = tl1Compose(exA[k], eyA[k], tmxA[k], tmyA[k], drel, tfA[k], tzA[k]*gz+uf, absT, n)
-		z.tl1C[k] = tl1Compose(exC[k], eyC[k], tmxC[k], tmyC[k], drel, tfC[k], tzC[k]*gz+uf, absT, n)
+		z.tl1A[k] = tl1Compose(exA[k], eyA[k], tmxA[k], tmyA[k], drel, tfA[k], 0, absT, n)
+		z.tl1C[k] = tl1Compose(exC[k], eyC[k], tmxC[k], tmyC[k], drel, tfC[k], 0, absT, n)
+		z.tl1ZA[k], z.tl1ZC[k] = upInf(tzA[k]*gz+uf), upInf(tzC[k]*gz+uf)
 	}
+	z.zA = zeroA*(1+gamma(2*n+2)) + uf
+	z.zC = zeroC*(1+gamma(2*n+2)) + uf
 
 	if cs == nil {
 		c := cp.corners(x, y)

@@ -424,15 +424,15 @@ func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, mode err
 				}
 				return s.wholeL1(l1P, l1Q, eps, n)
 			}
-			l1P := l.tailTL1(l1A, l.tl1A, ab.oMin, 1)
-			l1Q := l.tailTL1(l1C, l.tl1C, ab.oMin, 1)
+			l1P := l.tailTL1(l1A, l.tl1A, l.zA, ab.oMin, 1)
+			l1Q := l.tailTL1(l1C, l.tl1C, l.zC, ab.oMin, 1)
 			u, lw := whole(ab, l1P, l1Q)
 			upAB, loAB = math.Min(upAB, upStrAB+u), math.Max(loAB, loStrAB+lw)
 			if mode == errTilted {
 				upAB, loAB = upStrAB+u, loStrAB+lw
 			}
-			l1P = l.tailTL1(l1C, l.tl1C, ba.oMax, -1)
-			l1Q = l.tailTL1(l1A, l.tl1A, ba.oMax, -1)
+			l1P = l.tailTL1(l1C, l.tl1C, l.zC, ba.oMax, -1)
+			l1Q = l.tailTL1(l1A, l.tl1A, l.zA, ba.oMax, -1)
 			u, lw = whole(ba, l1P, l1Q)
 			upBA, loBA = math.Min(upBA, upStrBA+u), math.Max(loBA, loStrBA+lw)
 			if mode == errTilted {

@@ -42,7 +42,8 @@ func (l *list) gridSquare() *list {
 // new tilted moments, with the factors of spreadSquare and mergeSquare),
 // and every entry gains the allowance 2^-1070 (gridSquare).
 func (l *list) gridSquareTL1(z *list, ampT []float64) {
-	if !l.hasTL1() {
+	ea, ec := l.tl1Sum()
+	if ea == nil {
 		return
 	}
 	n, lam := l.n, l.lambda
@@ -57,9 +58,9 @@ func (l *list) gridSquareTL1(z *list, ampT []float64) {
 		g := math.Max(1, (cUp*math.Exp(x)+cDn*math.Exp(-x))*(1+16*u*(1+math.Abs(x))))
 		absT := absTilted(0x1p-1070, n, z.lambda, tau)
 		ra := (8*u + gamma(3)) * tiltedSum(z.a, z.lo, z.hi, n, z.lambda, tau) * (1 + 16*u)
-		z.tl1A[m] = upInf((mulNN(l.tl1A[m], g)+ra)*(1+4*u) + absT)
+		z.tl1A[m] = upInf((mulNN(ea[m], g)+ra)*(1+4*u) + absT)
 		rc := (8*u + gamma(4)) * 2 * tiltedSum(z.c, z.lo, z.hi, n, z.lambda, tau) * (1 + 16*u)
-		z.tl1C[m] = upInf((mulNN(l.tl1C[m], ampT[m])+rc)*(1+4*u) + absT)
+		z.tl1C[m] = upInf((mulNN(ec[m], ampT[m])+rc)*(1+4*u) + absT)
 	}
 }
 

@@ -94,9 +94,10 @@ func (l *list) retilt(tau []float64) *list {
 	z.envA = retiltEnv(l.envA, l.tau, tau, l.n, l.lambda)
 	z.envC = retiltEnv(l.envC, l.tau, tau, l.n, l.lambda)
 	z.tl1A, z.tl1C = nil, nil // unknown: compose sums the pointwise bounds
-	if l.hasTL1() {
-		z.tl1A = retiltTL1(l.tl1A, l.tau, tau, l.n, l.lambda)
-		z.tl1C = retiltTL1(l.tl1C, l.tau, tau, l.n, l.lambda)
+	z.tl1ZA, z.tl1ZC, z.zA, z.zC = nil, nil, 0, 0
+	if ea, ec := l.tl1Sum(); ea != nil {
+		z.tl1A = retiltTL1(ea, l.tau, tau, l.n, l.lambda)
+		z.tl1C = retiltTL1(ec, l.tau, tau, l.n, l.lambda)
 	}
 	return &z
 }

@@ -50,12 +50,12 @@ func (l *list) square() *list {
 	// so the tilted error grows by at most max(1, e^(tau lambda)), plus
 	// the addition's rounding (u per new entry, tilted: u times the new
 	// tilted moment).
-	if l.hasTL1() {
+	if ea, ec := l.tl1Sum(); ea != nil {
 		z.tl1A, z.tl1C = make([]float64, len(l.tau)), make([]float64, len(l.tau))
 		for m, t := range l.tau {
 			f := math.Max(1, math.Exp(t*l.lambda)) * (1 + 8*u*(1+math.Abs(t*l.lambda)))
-			z.tl1A[m] = upInf((mulNN(l.tl1A[m], f) + u*tiltedSum(z.a, z.lo, z.hi, n, z.lambda, t)) * g)
-			z.tl1C[m] = upInf((mulNN(l.tl1C[m], f) + u*tiltedSum(z.c, z.lo, z.hi, n, z.lambda, t)) * g)
+			z.tl1A[m] = upInf((mulNN(ea[m], f) + u*tiltedSum(z.a, z.lo, z.hi, n, z.lambda, t)) * g)
+			z.tl1C[m] = upInf((mulNN(ec[m], f) + u*tiltedSum(z.c, z.lo, z.hi, n, z.lambda, t)) * g)
 		}
 	}
 	return z

@@ -66,6 +66,23 @@ func (l *list) hasTL1() bool {
 	return len(l.tau) > 0 && len(l.tl1A) == len(l.tau) && len(l.tl1C) == len(l.tau)
 }
 
+// tl1Sum returns the whole tilted error bounds of l, tl1 + tl1Z (nil when
+// unknown; list.tl1ZA), rounded up.
+func (l *list) tl1Sum() (ea, ec []float64) {
+	if !l.hasTL1() {
+		return nil, nil
+	}
+	if len(l.tl1ZA) != len(l.tau) || len(l.tl1ZC) != len(l.tau) {
+		return l.tl1A, l.tl1C
+	}
+	ea, ec = make([]float64, len(l.tau)), make([]float64, len(l.tau))
+	for m := range ea {
+		ea[m] = upInf((l.tl1A[m] + l.tl1ZA[m]) * (1 + 2*unitRoundoff))
+		ec[m] = upInf((l.tl1C[m] + l.tl1ZC[m]) * (1 + 2*unitRoundoff))
+	}
+	return ea, ec
+}
+
 // upInf returns v, or +Inf for NaN (an unknown bound).
 func upInf(v float64) float64 {
 	if math.IsNaN(v) {
@@ -143,7 +160,7 @@ func tl1Moments(m []float64, rel float64, n int) []float64 {
 // older encodings), its pointwise bounds summed with the weights.
 func tl1Of(x *list, tw *tiltWeights) (ea, ec []float64) {
 	if x.hasTL1() {
-		return x.tl1A, x.tl1C
+		return x.tl1Sum()
 	}
 	return tl1Pointwise(x, tw)
 }
@@ -313,9 +330,10 @@ func retiltTL1(E, from, to []float64, n int, lambda float64) []float64 {
 
 // tailTL1 returns an upper bound on the error summed over the offsets with
 // L(o) >= L(oS) (dir > 0) or L(o) <= L(oS) (dir < 0), from the total error
-// l1 and the tilted bounds E (tilts tau, nil: none): min of l1 and of
-// e^(-tau_m L(oS)) E_m over the tilts with dir*tau_m >= 0. oS < 0: l1.
-func (l *list) tailTL1(l1 float64, E []float64, oS, dir int) float64 {
+// l1 and the tilted bounds E (tilts tau, nil: none) with the zeroed part
+// z apart (list.tl1ZA): min of l1 and of e^(-tau_m L(oS)) E_m + z over the
+// tilts with dir*tau_m >= 0. oS < 0: l1.
+func (l *list) tailTL1(l1 float64, E []float64, z float64, oS, dir int) float64 {
 	best := l1
 	if oS < 0 || len(E) != len(l.tau) {
 		return best
@@ -326,7 +344,7 @@ func (l *list) tailTL1(l1 float64, E []float64, oS, dir int) float64 {
 			continue
 		}
 		a := -t * L
-		v := mulExp(E[m], a, 4*unitRoundoff*(math.Abs(a)+1), true)
+		v := (mulExp(E[m], a, 4*unitRoundoff*(math.Abs(a)+1), true) + z) * (1 + 2*unitRoundoff)
 		if v < best {
 			best = v
 		}
