@@ -76,9 +76,8 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 			if x := eps + L - wU - d; x < 0 && up > 0 {
 				f := -math.Expm1(x) * (1 + 2*u)
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
-					fe := e * gt * ewU * f
-					upBA += up * fe
-					upBAv += l.a[o] * fe
+					upBA += up * e * gt * ewU * f
+					upBAv += l.a[o] * e * gt * ewU * f
 				} else {
 					s := 8 * u * (math.Abs(L) + math.Abs(ln(up)) + wU + 4)
 					upBA += math.Exp(ln(up)-L+wU+s) * f
@@ -91,9 +90,8 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 			if x := eps + L + wL + d; x < 0 && low > 0 {
 				f := -math.Expm1(x) * (1 - 2*u)
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
-					fe := e / gt * ewL * f
-					loBA += low * fe
-					loBAv += l.c[o] * fe
+					loBA += low * e / gt * ewL * f
+					loBAv += l.c[o] * e / gt * ewL * f
 				} else {
 					s := 8 * u * (math.Abs(L) + math.Abs(ln(low)) + wL + 4)
 					loBA += math.Exp(ln(low)-L-wL-s) * f
