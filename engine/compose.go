@@ -258,8 +258,8 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		if len(cp.tl1Acc) < K*K {
 			cp.tl1Acc = make([]float64, K*K)
 		}
-		tfA = fftTL1(chA, outs, tw, w0, w1, true, cp.tl1Acc)
-		tfC = fftTL1(chC, outs, tw, w0, w1, false, cp.tl1Acc)
+		tfA = fftTL1(chA, outs, tw, x.tau, n, x.lambda, w0, w1, true, cp.tl1Acc)
+		tfC = fftTL1(chC, outs, tw, x.tau, n, x.lambda, w0, w1, false, cp.tl1Acc)
 	} else {
 		for m := 0; m < K; m++ {
 			wm := w[m]

@@ -665,14 +665,29 @@ func TestFFTTL1WorstCase(t *testing.T) {
 		for o := range ch {
 			ch[o] = uint8(rng.IntN(K))
 		}
+		if trial%2 == 0 {
+			// runs (the usual structure: fftTL1Runs)
+			m := rng.IntN(K)
+			for o := range ch {
+				if rng.IntN(max(4, n/4)) == 0 {
+					m = rng.IntN(K)
+				}
+				ch[o] = uint8(m)
+			}
+		}
 		outs := make([]tiltOut, K)
 		for m := range outs {
 			outs[m].fftA = math.Exp(-40 * rng.Float64())
 			outs[m].fftC = outs[m].fftA * rng.Float64()
 		}
 		acc := make([]float64, K*K)
-		fa := fftTL1(ch, outs, tw, w0, w1, true, acc)
-		fc := fftTL1(ch, outs, tw, w0, w1, false, acc)
+		fa := fftTL1(ch, outs, tw, tau, n, lambda, w0, w1, true, acc)
+		fc := fftTL1(ch, outs, tw, tau, n, lambda, w0, w1, false, acc)
+		if trial%2 == 0 {
+			if _, ok := fftTL1Runs(ch, outs, tau, n, lambda, w0, w1, true, acc); !ok {
+				t.Fatalf("trial %d: runs not taken", trial)
+			}
+		}
 		for k := 0; k < K; k++ {
 			var worstA, worstC float64
 			for m := 0; m < K; m++ {
