@@ -418,22 +418,29 @@ func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, mode err
 			if mode == errTilted {
 				l1A, l1C = math.Inf(1), math.Inf(1)
 			}
-			whole := func(s sideSums, l1P, l1Q float64) (float64, float64) {
+			// The entries zeroed as noise (list.tl1ZA) hold a true mass
+			// >= their stored 0: they can raise P and Q above the stored
+			// sums, never lower them, so their values zA, zC count where
+			// a side may be larger than stored (P for the upper bound, Q
+			// for the lower) and not otherwise.
+			whole := func(s sideSums, l1P, l1Q, l1Pz, l1Qz float64) (float64, float64) {
 				if mode == errTilted {
-					return s.wholeL1Raw(l1P, l1Q, eps, n)
+					up, _ := s.wholeL1Raw(l1Pz, l1Q, eps, n)
+					_, lo := s.wholeL1Raw(l1P, l1Qz, eps, n)
+					return up, lo
 				}
-				return s.wholeL1(l1P, l1Q, eps, n)
+				up, _ := s.wholeL1(l1Pz, l1Q, eps, n)
+				_, lo := s.wholeL1(l1P, l1Qz, eps, n)
+				return up, lo
 			}
-			l1P := l.tailTL1(l1A, l.tl1A, l.zA, ab.oMin, 1)
-			l1Q := l.tailTL1(l1C, l.tl1C, l.zC, ab.oMin, 1)
-			u, lw := whole(ab, l1P, l1Q)
+			u, lw := whole(ab, l.tailTL1(l1A, l.tl1A, 0, ab.oMin, 1), l.tailTL1(l1C, l.tl1C, 0, ab.oMin, 1),
+				l.tailTL1(l1A, l.tl1A, l.zA, ab.oMin, 1), l.tailTL1(l1C, l.tl1C, l.zC, ab.oMin, 1))
 			upAB, loAB = math.Min(upAB, upStrAB+u), math.Max(loAB, loStrAB+lw)
 			if mode == errTilted {
 				upAB, loAB = upStrAB+u, loStrAB+lw
 			}
-			l1P = l.tailTL1(l1C, l.tl1C, l.zC, ba.oMax, -1)
-			l1Q = l.tailTL1(l1A, l.tl1A, l.zA, ba.oMax, -1)
-			u, lw = whole(ba, l1P, l1Q)
+			u, lw = whole(ba, l.tailTL1(l1C, l.tl1C, 0, ba.oMax, -1), l.tailTL1(l1A, l.tl1A, 0, ba.oMax, -1),
+				l.tailTL1(l1C, l.tl1C, l.zC, ba.oMax, -1), l.tailTL1(l1A, l.tl1A, l.zA, ba.oMax, -1))
 			upBA, loBA = math.Min(upBA, upStrBA+u), math.Max(loBA, loStrBA+lw)
 			if mode == errTilted {
 				upBA, loBA = upStrBA+u, loStrBA+lw

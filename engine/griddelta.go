@@ -127,16 +127,18 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 		// e0 = eps - wU for the upper pair (f <= 1 - e^(eps - wU - L)),
 		// eps for the lower (f <= 1 - e^(eps - L)); in B||A the terms carry
 		// e^-L (and e^wU, resp. e^-wL <= 1) and the shifted tilts.
-		// (A||B: the zeroed entries' values zA, zC apart, list.tl1ZA,
-		// since f <= 1; B||A: the whole tilted bounds, tl1Sum)
+		// The entries zeroed as noise (list.tl1ZA) hold a true mass >=
+		// their stored 0: upper bounds add their values (A||B: zA, since
+		// f <= 1; B||A: the whole tilted bounds, tl1Sum), lower bounds
+		// need only the errors of the other entries (tl1C).
 		tAB := upABv + (l.gridTailTL1(l.tl1A, eps-wU, false)+l.zA)*(1+2*u)
-		tlAB := loABv - (l.gridTailTL1(l.tl1C, eps, false)+l.zC)*(1+2*u)*g
-		sa, sc := l.tl1Sum()
+		tlAB := loABv - l.gridTailTL1(l.tl1C, eps, false)*g
+		sa, _ := l.tl1Sum()
 		tBA := math.Inf(1)
 		if eb := l.gridTailTL1(sa, eps-wU, true); eb < math.Inf(1) {
 			tBA = upBAv + mulExp(eb, wU, 4*u*(wU+1), true)
 		}
-		tlBA := loBAv - l.gridTailTL1(sc, eps, true)*g
+		tlBA := loBAv - l.gridTailTL1(l.tl1C, eps, true)*g
 		switch mode {
 		case errAll:
 			upAB, loAB = math.Min(upAB, tAB), math.Max(loAB, tlAB)

@@ -559,39 +559,49 @@ func TestTL1DeltaTight(t *testing.T) {
 		l.l1A, l.l1C = math.Inf(1), math.Inf(1)
 		// entries zeroed as noise (list.tl1ZA): computed 0, true values
 		// kept, their values apart in zA, zC and tl1ZA, tl1ZC
-		zeroed := map[int]bool{}
+		// (either side or both; 1: a, 2: c, 3: both)
+		zeroed := map[int]int{}
 		if trial%3 == 0 {
 			for k := 0; k < 1+rng.IntN(2); k++ {
 				o := rng.IntN(2 * n)
-				zeroed[o] = true
+				zeroed[o] = 1 + rng.IntN(3)
 				errs = append(errs, o)
 			}
 		}
 		l.tl1A, l.tl1C = make([]float64, K), make([]float64, K)
 		l.tl1ZA, l.tl1ZC = make([]float64, K), make([]float64, K)
-		for o := range zeroed {
-			l.zA += l.a[o] * (1 + 1e-13)
-			l.zC += l.c[o] * (1 + 1e-13)
+		for o, sides := range zeroed {
+			if sides&1 != 0 {
+				l.zA += l.a[o] * (1 + 1e-13)
+			}
+			if sides&2 != 0 {
+				l.zC += l.c[o] * (1 + 1e-13)
+			}
 		}
 		for m, tm := range tau {
 			for o := range l.a {
+				// errors before zeroing |true - v|, the values v of the
+				// zeroed entries apart
 				w := math.Exp(tm * l.loss(o))
-				if zeroed[o] {
-					// error before zeroing |true - v|, the value v apart
-					l.tl1A[m] += math.Abs(trueA[o]-l.a[o]) * w
-					l.tl1C[m] += math.Abs(trueC[o]-l.c[o]) * w
-					l.tl1ZA[m] += l.a[o] * w * (1 + 1e-13)
-					l.tl1ZC[m] += l.c[o] * w * (1 + 1e-13)
-					continue
-				}
 				l.tl1A[m] += math.Abs(trueA[o]-l.a[o]) * w
 				l.tl1C[m] += math.Abs(trueC[o]-l.c[o]) * w
+				if zeroed[o]&1 != 0 {
+					l.tl1ZA[m] += l.a[o] * w * (1 + 1e-13)
+				}
+				if zeroed[o]&2 != 0 {
+					l.tl1ZC[m] += l.c[o] * w * (1 + 1e-13)
+				}
 			}
 			l.tl1A[m] *= 1 + 1e-13
 			l.tl1C[m] *= 1 + 1e-13
 		}
-		for o := range zeroed {
-			l.a[o], l.c[o] = 0, 0
+		for o, sides := range zeroed {
+			if sides&1 != 0 {
+				l.a[o] = 0
+			}
+			if sides&2 != 0 {
+				l.c[o] = 0
+			}
 		}
 		l.trim()
 		l.compositions = 1
