@@ -397,7 +397,8 @@ func fftL1(ch []uint8, outs []tiltOut, tw *tiltWeights, w0, w1 int, aSide bool) 
 // and by the entries zeroed as noise (zeroed); clamping at 0
 // only brings values closer to the non-negative truth.
 // mx and my are upper bounds on the operands' regular masses of this side
-// (list.regularMass).
+// (list.regularMass). tl1Compose (tl1.go) is the same bound in the tilted
+// measure of each tilt.
 func l1Compose(ex, ey, mx, my, drel, sumF, zeroed float64, n int) float64 {
 	v := ex*(my+ey) + mx*ey + drel*mx*my/(1-drel) + sumF + zeroed
 	if math.IsNaN(v) {
