@@ -6,7 +6,24 @@ import "math"
 // becomes f^2 and the atom at old index m goes to new index m/2 for even
 // m; the odd atoms are spread (upper pair) or merged (lower pair) onto the
 // even points. Corners and windows are unchanged.
-func (l *list) gridSquare() *list {
+func (l *list) gridSquare() *list { return l.gridSquareRec(nil) }
+
+// mergeLog records the merges of a grid squaring (tests): per merged or
+// kept part, the input offsets, the new offset and the amounts taken.
+type mergeLog struct {
+	parts []mergePart
+}
+
+// mergePart: amounts x of o1 and y of o2 (o2 < 0: an even atom kept, y
+// unused) went to the new offset ok with coefficients k1 = 1 + y/x and
+// k2 = 1 + x/y.
+type mergePart struct {
+	o1, o2, ok   int
+	x, y, k1, k2 float64
+}
+
+// gridSquareRec is gridSquare, recording the merges in rec (nil: none).
+func (l *list) gridSquareRec(rec *mergeLog) *list {
 	n := l.n
 	z := newList(n, 2*l.lambda, l.tau)
 	z.grid = true
@@ -18,7 +35,7 @@ func (l *list) gridSquare() *list {
 	z.lowDistA, z.lowDistB = l.lowDistA, l.lowDistB
 	if l.lo <= l.hi {
 		l.spreadSquare(z)
-		absLow, ampT := l.mergeSquare(z)
+		absLow, ampT := l.mergeSquare(z, rec)
 		// Underflow allowance (list.abs, shared by both pairs): the
 		// spread's weights sum to 2 at most per new entry, the merges'
 		// realised factor is absLow; the products (at most 4 per entry)
@@ -155,7 +172,7 @@ func envAbs(lnEnv, tau []float64, L float64) (hi, lo float64) {
 // moved by at most dHi and at least dLo old buckets contributes at most
 // amp e^(tau_m lambda d) (d = dHi for tau_m > 0, dLo for tau_m < 0) times
 // its tilted error; ampT[m] is the largest such factor (at least 1).
-func (l *list) mergeSquare(z *list) (float64, []float64) {
+func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 	n, lam := l.n, l.lambda
 	u := unitRoundoff
 	c := l.c
@@ -194,6 +211,9 @@ func (l *list) mergeSquare(z *list) (float64, []float64) {
 		}
 		ok := k + n - 1
 		z.c[ok] += x + y
+		if rec != nil {
+			rec.parts = append(rec.parts, mergePart{o1, o2, ok, x, y, k1, k2})
+		}
 		f1, f2 := x/c[o1], y/c[o2]
 		babs[ok] += math.Max(k1*f1*eo(o1), k2*f2*eo(o2))
 		aabs[ok] += math.Max(k1*f1, k2*f2)
@@ -307,6 +327,9 @@ func (l *list) mergeSquare(z *list) (float64, []float64) {
 		ok := l.index(o)/2 + n - 1
 		f := avail[o] / c[o]
 		z.c[ok] += avail[o]
+		if rec != nil {
+			rec.parts = append(rec.parts, mergePart{o, -1, ok, avail[o], 0, 1, 0})
+		}
 		babs[ok] += f * eo(o)
 		aabs[ok] += f
 		amp[o] += f

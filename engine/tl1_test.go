@@ -508,6 +508,10 @@ func TestTL1DeltaTight(t *testing.T) {
 		grid := trial%2 == 0
 		l := newList(n, lambda, tau)
 		l.grid = grid
+		if grid && rng.IntN(2) == 0 {
+			// windows: each check puts the true atoms at the worst end
+			l.wUp, l.wLo = 0.3*lambda*rng.Float64(), 0.3*lambda*rng.Float64()
+		}
 		trueA := make([]float64, 2*n)
 		for o := 0; o < 2*n; o++ {
 			if rng.IntN(2) == 0 {
@@ -530,7 +534,7 @@ func TestTL1DeltaTight(t *testing.T) {
 		for o := range l.a {
 			v := math.Max(l.a[o], trueA[o])
 			sA += v
-			sB += v * math.Exp(-l.loss(o))
+			sB += v * math.Exp(-l.loss(o)+l.wUp+l.wLo)
 		}
 		sc := 0.9 / math.Max(sA, sB)
 		for o := range l.a {
@@ -631,12 +635,19 @@ func TestTL1DeltaTight(t *testing.T) {
 			if !(eps >= 0) {
 				continue
 			}
-			var ab, ba float64
+			var ab, ba, abLo, baLo float64
 			for o := range trueA {
 				L := l.loss(o)
 				if grid {
-					ab += trueA[o] * math.Max(0, -math.Expm1(eps-L))
-					ba += trueA[o] * math.Exp(-L) * math.Max(0, -math.Expm1(eps+L))
+					// upper pair at L + wUp (A||B) or L - wUp (B||A), lower
+					// pair at L - wLo (A||B) or L + wLo (B||A): the ends of
+					// the windows where each delta is largest, resp. least
+					lu, lb := L+l.wUp, L-l.wUp
+					ab += trueA[o] * math.Max(0, -math.Expm1(eps-lu))
+					ba += trueA[o] * math.Exp(-lb) * math.Max(0, -math.Expm1(eps+lb))
+					ll, lm := L-l.wLo, L+l.wLo
+					abLo += trueC[o] * math.Max(0, -math.Expm1(eps-ll))
+					baLo += trueC[o] * math.Exp(-lm) * math.Max(0, -math.Expm1(eps+lm))
 				} else {
 					ab += math.Max(0, trueA[o]-math.Exp(eps)*trueC[o])
 					ba += math.Max(0, trueC[o]-math.Exp(eps)*trueA[o])
@@ -648,8 +659,15 @@ func TestTL1DeltaTight(t *testing.T) {
 			} else {
 				d = l.deltaWith(eps, b, true, dt, errTilted)
 			}
-			if msg := checkPair(ab, ba, d); msg != "" {
-				t.Fatalf("trial %d (grid %v, n %d, lambda %g, tau %v, errors at %v): eps %v: %s", trial, grid, n, lambda, tau, errs, eps, msg)
+			msg := checkPair(ab, ba, d)
+			if grid {
+				msg = checkPair(ab, ba, DeltaBound{UpperAB: d.UpperAB, UpperBA: d.UpperBA})
+				if m2 := checkPair(abLo, baLo, DeltaBound{UpperAB: 1, UpperBA: 1, LowerAB: d.LowerAB, LowerBA: d.LowerBA}); m2 != "" {
+					msg = m2
+				}
+			}
+			if msg != "" {
+				t.Fatalf("trial %d (grid %v, n %d, lambda %g, tau %v, windows %g %g, errors at %v): eps %v: %s", trial, grid, n, lambda, tau, l.wUp, l.wLo, errs, eps, msg)
 			}
 		}
 	}
@@ -717,6 +735,92 @@ func TestFFTTL1WorstCase(t *testing.T) {
 			}
 			if worstA < fa[k]*(1-1e-6) {
 				t.Fatalf("trial %d tilt %d: bound %.6g not attained (%.6g): the check is not the worst case", trial, k, fa[k], worstA)
+			}
+		}
+	}
+}
+
+// TestTL1MergeTight checks the grid merge's tilted amplification (ampT in
+// mergeSquare) against the lower pair the merges define: for each recorded
+// merge of amounts x of atom o1 and y of atom o2 (fractions phi = x/c[o1],
+// y/c[o2]) the true merged atom is min(phi1 T1 k1, phi2 T2 k2) of the true
+// atoms T, and a kept even atom is phi T. Inputs carry known errors at a
+// few offsets with tight tilted bounds, dense and sparse (far merges), at
+// tilts where a bucket's move matters (|tau lambda| up to 2).
+func TestTL1MergeTight(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1313))
+	for trial := 0; trial < 2000; trial++ {
+		n := 4 * (2 + rng.IntN(12))
+		lambda := math.Exp(-3 + 3*rng.Float64())
+		K := 1 + rng.IntN(4)
+		tau := make([]float64, K)
+		for m := range tau {
+			tau[m] = (2*rng.Float64() - 1) * 2 / lambda
+			if float64(n+1)*lambda*math.Abs(tau[m]) > 300 {
+				tau[m] *= 300 / (float64(n+1) * lambda * math.Abs(tau[m]))
+			}
+		}
+		l := newList(n, lambda, tau)
+		l.grid = true
+		sparse := rng.IntN(2) == 0
+		for o := 0; o < 2*n; o++ {
+			if (!sparse && rng.IntN(4) != 0) || (sparse && rng.IntN(6) == 0) {
+				l.a[o] = rng.Float64() / float64(2*n)
+				l.c[o] = l.a[o] * (0.5 + rng.Float64())
+			}
+		}
+		l.lo, l.hi = 0, 2*n-1
+		l.trim()
+		if l.lo > l.hi {
+			continue
+		}
+		trueC := append([]float64(nil), l.c...)
+		var errs []int
+		for k := 0; k < 1+rng.IntN(3); k++ {
+			e := l.lo + rng.IntN(l.hi-l.lo+1)
+			if l.c[e] == 0 {
+				continue
+			}
+			trueC[e] = l.c[e] * (1 + 0.3*(2*rng.Float64()-1))
+			errs = append(errs, e)
+		}
+		l.relA, l.relC = 0, 0
+		l.envA, l.envC = make([]float64, K), make([]float64, K)
+		l.tl1A, l.tl1C = make([]float64, K), make([]float64, K)
+		for m, tm := range tau {
+			for o := range l.c {
+				l.tl1C[m] += math.Abs(trueC[o]-l.c[o]) * math.Exp(tm*l.loss(o))
+			}
+			l.tl1C[m] *= 1 + 1e-13
+			// pointwise envelopes covering the errors (not used here)
+			for _, e := range errs {
+				l.envC[m] = math.Max(l.envC[m], math.Abs(trueC[e]-l.c[e])*math.Exp(tm*l.loss(e))*(1+1e-13))
+			}
+		}
+		l.l1A, l.l1C = 0, 0
+		for _, e := range errs {
+			l.l1C += math.Abs(trueC[e]-l.c[e]) * (1 + 1e-13)
+		}
+		var rec mergeLog
+		s := l.gridSquareRec(&rec)
+		tc := make([]float64, 2*n)
+		for _, p := range rec.parts {
+			if p.o2 < 0 {
+				tc[p.ok] += p.x / l.c[p.o1] * trueC[p.o1]
+				continue
+			}
+			f1, f2 := p.x/l.c[p.o1], p.y/l.c[p.o2]
+			tc[p.ok] += math.Min(f1*trueC[p.o1]*p.k1, f2*trueC[p.o2]*p.k2)
+		}
+		_, sc := s.tl1Sum()
+		for m, tm := range s.tau {
+			ec := 0.0
+			for o := range tc {
+				ec += math.Abs(tc[o]-s.c[o]) * math.Exp(tm*s.loss(o))
+			}
+			if ec > sc[m]*(1+1e-9) {
+				t.Fatalf("trial %d (n %d, lambda %g, tau %v, sparse %v, errors at %v): merge tilt %g: errors %.6g > bound %.6g",
+					trial, n, lambda, tau, sparse, errs, tm, ec, sc[m])
 			}
 		}
 	}
