@@ -274,16 +274,8 @@ func fftTL1Runs(ch []uint8, outs []tiltOut, tau []float64, n int, lambda float64
 	}
 	g := (1 + 4*unitRoundoff) * (1 + gamma(K+2)) * (1 + 1e-12)
 	for m := 0; m < K; m++ {
-		f := outs[m].fftA
-		if !aSide {
-			f = outs[m].fftC
-		}
-		if !(f > 0) {
-			if math.IsNaN(f) {
-				for k := range out {
-					out[k] = math.Inf(1)
-				}
-			}
+		f, ok := fftPart(outs[m], aSide, out)
+		if !ok {
 			continue
 		}
 		for k := 0; k < K; k++ {
@@ -298,6 +290,22 @@ func fftTL1Runs(ch []uint8, outs []tiltOut, tau []float64, n int, lambda float64
 		out[k] = upInf(out[k])
 	}
 	return out, true
+}
+
+// fftPart returns the FFT error bound of one tilt's convolution for the A-
+// or the C-side and whether it contributes (> 0); a NaN bound makes every
+// entry of out +Inf (unknown).
+func fftPart(o tiltOut, aSide bool, out []float64) (float64, bool) {
+	f := o.fftA
+	if !aSide {
+		f = o.fftC
+	}
+	if math.IsNaN(f) {
+		for k := range out {
+			out[k] = math.Inf(1)
+		}
+	}
+	return f, f > 0
 }
 
 // logAddUp returns an upper bound on ln(e^x + e^y) (x, y may be -Inf).
@@ -338,16 +346,8 @@ func fftTL1Direct(ch []uint8, outs []tiltOut, tw *tiltWeights, w0, w1 int, aSide
 	g := (1 + tw.rel) * (1 + tw.rel) * (1 + tw.rel) * (1 + 4*unitRoundoff) * (1 + gamma(K+2))
 	gs := 1 + gamma(w1-w0+2)
 	for m := 0; m < K; m++ {
-		f := outs[m].fftA
-		if !aSide {
-			f = outs[m].fftC
-		}
-		if !(f > 0) {
-			if math.IsNaN(f) {
-				for k := range out {
-					out[k] = math.Inf(1)
-				}
-			}
+		f, ok := fftPart(outs[m], aSide, out)
+		if !ok {
 			continue
 		}
 		for k := 0; k < K; k++ {

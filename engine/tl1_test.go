@@ -330,13 +330,7 @@ func TestTL1TightInputs(t *testing.T) {
 		n := 4 * (2 + rng.IntN(8))
 		lambda := math.Exp(-3 + 3*rng.Float64())
 		K := 1 + rng.IntN(4)
-		tau := make([]float64, K)
-		for m := range tau {
-			tau[m] = (2*rng.Float64() - 1) * 2 / lambda
-			if float64(n+1)*lambda*math.Abs(tau[m]) > 300 {
-				tau[m] *= 300 / (float64(n+1) * lambda * math.Abs(tau[m]))
-			}
-		}
+		tau := bigTilts(rng, K, n, lambda)
 		l := newList(n, lambda, tau)
 		for o := 0; o < 2*n; o++ {
 			if rng.IntN(2) == 0 {
@@ -419,13 +413,7 @@ func TestTL1TightInputs(t *testing.T) {
 			check("spread", s, ta, s.c)
 		}
 		// re-tilt and compose with an exact partner
-		tau2 := make([]float64, 1+rng.IntN(4))
-		for m := range tau2 {
-			tau2[m] = (2*rng.Float64() - 1) * 2 / lambda
-			if float64(n+1)*lambda*math.Abs(tau2[m]) > 300 {
-				tau2[m] *= 300 / (float64(n+1) * lambda * math.Abs(tau2[m]))
-			}
-		}
+		tau2 := bigTilts(rng, 1+rng.IntN(4), n, lambda)
 		r := l.retilt(tau2)
 		check("retilt", r, trueA, trueC)
 		y := newList(n, lambda, tau2)
@@ -753,13 +741,7 @@ func TestTL1MergeTight(t *testing.T) {
 		n := 4 * (2 + rng.IntN(12))
 		lambda := math.Exp(-3 + 3*rng.Float64())
 		K := 1 + rng.IntN(4)
-		tau := make([]float64, K)
-		for m := range tau {
-			tau[m] = (2*rng.Float64() - 1) * 2 / lambda
-			if float64(n+1)*lambda*math.Abs(tau[m]) > 300 {
-				tau[m] *= 300 / (float64(n+1) * lambda * math.Abs(tau[m]))
-			}
-		}
+		tau := bigTilts(rng, K, n, lambda)
 		l := newList(n, lambda, tau)
 		l.grid = true
 		sparse := rng.IntN(2) == 0
@@ -824,4 +806,17 @@ func TestTL1MergeTight(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bigTilts returns K random tilts with |tau lambda| up to 2 (a bucket's
+// move matters) and |tau| (n+1) lambda at most 300 (weights in float64).
+func bigTilts(rng *rand.Rand, K, n int, lambda float64) []float64 {
+	tau := make([]float64, K)
+	for m := range tau {
+		tau[m] = (2*rng.Float64() - 1) * 2 / lambda
+		if float64(n+1)*lambda*math.Abs(tau[m]) > 300 {
+			tau[m] *= 300 / (float64(n+1) * lambda * math.Abs(tau[m]))
+		}
+	}
+	return tau
 }
