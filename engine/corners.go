@@ -45,21 +45,32 @@ func (cp *composer) corners(x, y *list) cornerSet {
 // events go to bucket j+k, or to a corner when j+k leaves -n+1..n.
 func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) cornerSet {
 	n := x.n
-	rxA, rxC := x.regularSums(ex, ecx)
-	ryA, ryC := ry(x, y, rxA, rxC, ey, ecy)
-	if len(cp.sufBuf) < 2*(2*n+1) {
-		cp.sufBuf = make([]float64, 2*(2*n+1))
-	}
-	hiA, loA := overflow(x.a, y.a, ex, ey, n, cp.sufBuf)
-	hiC, loC := overflow(x.c, y.c, ecx, ecy, n, cp.sufBuf)
-	if equalTau(x.tau, y.tau) {
+	var mxA, mxC, myA, myC []float64
+	tight := equalTau(x.tau, y.tau)
+	if tight {
 		tw := cp.weights.get(x.lambda, x.tau)
-		mxA, mxC := cp.moments(x, tw)
-		myA, myC := cp.moments(y, tw)
-		xa, xc := x.regularMass()
-		tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA, x.abs, y.abs, xa)
-		tightenOverflow(&hiC, &loC, x, x.relC, y.relC, x.envC, y.envC, mxC, myC, x.abs, y.abs, xc)
+		mxA, mxC = cp.moments(x, tw)
+		myA, myC = cp.moments(y, tw)
 	}
+	sufA, sufC := cp.sufBufs(n)
+	// The A-side and the B-side sums are independent: they run at once
+	// (each in the order of one goroutine, so the results are the same).
+	var rxA, rxC, ryA, ryC, hiA, loA, hiC, loC val
+	concurrently(func() {
+		rxA, ryA = regularSide(x, y, x.a, y.a, ex, ey)
+		hiA, loA = overflow(x.a, y.a, ex, ey, n, sufA)
+		if tight {
+			xa := x.regularMassSide(true)
+			tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA, x.abs, y.abs, xa)
+		}
+	}, func() {
+		rxC, ryC = regularSide(x, y, x.c, y.c, ecx, ecy)
+		hiC, loC = overflow(x.c, y.c, ecx, ecy, n, sufC)
+		if tight {
+			xc := x.regularMassSide(false)
+			tightenOverflow(&hiC, &loC, x, x.relC, y.relC, x.envC, y.envC, mxC, myC, x.abs, y.abs, xc)
+		}
+	})
 	// Products below 2^-1022 (possible only when the smallest positive
 	// entries multiply below it) lose up to 2^-1075 each: at most 2n
 	// products per sum.
@@ -76,11 +87,44 @@ func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) corne
 	return cs
 }
 
-func ry(x, y *list, rxA, rxC val, ey, ecy []float64) (val, val) {
+// regularSide returns the regular sums of one kind of mass of x and y
+// (values vx, vy with per-offset error bounds ex, ey), as regularSums.
+func regularSide(x, y *list, vx, vy, ex, ey []float64) (rx, ry val) {
+	rx = sumVal(vx, ex, x.n)
 	if x == y {
-		return rxA, rxC
+		return rx, rx
 	}
-	return y.regularSums(ey, ecy)
+	return rx, sumVal(vy, ey, y.n)
+}
+
+// concurrently runs f on this goroutine and g on another and returns when
+// both are done. f and g must not share mutable state.
+func concurrently(f, g func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g()
+	}()
+	f()
+	<-done
+}
+
+// sequentially runs f, then g: concurrently's stand-in where f and g share
+// state.
+func sequentially(f, g func()) {
+	f()
+	g()
+}
+
+// sufBufs returns the composer's two scratch slices for overflow (one per
+// side, so that both sides can run at once).
+func (cp *composer) sufBufs(n int) (a, c []float64) {
+	for k := range cp.sufBuf {
+		if len(cp.sufBuf[k]) < 2*(2*n+1) {
+			cp.sufBuf[k] = make([]float64, 2*(2*n+1))
+		}
+	}
+	return cp.sufBuf[0], cp.sufBuf[1]
 }
 
 // cornerMix applies the precedence rules for one kind of mass (A or B):
