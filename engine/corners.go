@@ -57,19 +57,9 @@ func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) corne
 	// (each in the order of one goroutine, so the results are the same).
 	var rxA, rxC, ryA, ryC, hiA, loA, hiC, loC val
 	concurrently(func() {
-		rxA, ryA = regularSide(x, y, x.a, y.a, ex, ey)
-		hiA, loA = overflow(x.a, y.a, ex, ey, n, sufA)
-		if tight {
-			xa := x.regularMassSide(true)
-			tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA, x.abs, y.abs, xa)
-		}
+		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, sufA, mxA, myA)
 	}, func() {
-		rxC, ryC = regularSide(x, y, x.c, y.c, ecx, ecy)
-		hiC, loC = overflow(x.c, y.c, ecx, ecy, n, sufC)
-		if tight {
-			xc := x.regularMassSide(false)
-			tightenOverflow(&hiC, &loC, x, x.relC, y.relC, x.envC, y.envC, mxC, myC, x.abs, y.abs, xc)
-		}
+		rxC, ryC, hiC, loC = sideCorners(x, y, false, ecx, ecy, sufC, mxC, myC)
 	})
 	// Products below 2^-1022 (possible only when the smallest positive
 	// entries multiply below it) lose up to 2^-1075 each: at most 2n
@@ -85,6 +75,27 @@ func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) corne
 	cs.distA, cs.loA, cs.hiA = cornerMix(rxA, x.hiA, x.loA, x.distA, ryA, y.hiA, y.loA, y.distA, hiA, loA)
 	cs.distB, cs.loC, cs.hiC = cornerMix(rxC, x.hiC, x.loC, x.distB, ryC, y.hiC, y.loC, y.distB, hiC, loC)
 	return cs
+}
+
+// sideCorners returns, for the A-masses (aSide) or the B-masses of x and y
+// (per-offset error bounds ex, ey), the regular sums of x and y and the
+// masses of the regular pairs overflowing into the high and low corners;
+// with the moments mx, my of a shared tilt set (nil otherwise) the
+// overflow's errors are tightened (tightenOverflow). buf is overflow's
+// scratch.
+func sideCorners(x, y *list, aSide bool, ex, ey, buf, mx, my []float64) (rx, ry, hi, lo val) {
+	vx, vy := x.c, y.c
+	relX, relY, envX, envY := x.relC, y.relC, x.envC, y.envC
+	if aSide {
+		vx, vy = x.a, y.a
+		relX, relY, envX, envY = x.relA, y.relA, x.envA, y.envA
+	}
+	rx, ry = regularSide(x, y, vx, vy, ex, ey)
+	hi, lo = overflow(vx, vy, ex, ey, x.n, buf)
+	if mx != nil {
+		tightenOverflow(&hi, &lo, x, relX, relY, envX, envY, mx, my, x.abs, y.abs, x.regularMassSide(aSide))
+	}
+	return rx, ry, hi, lo
 }
 
 // regularSide returns the regular sums of one kind of mass of x and y

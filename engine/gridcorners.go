@@ -36,12 +36,7 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 	}
 	var rxA, ryA, rxL, ryL, rxB, ryB, rxLB, ryLB, hiA, loA, hiC, loC val
 	run(func() {
-		rxA, ryA = regularSide(x, y, x.a, y.a, ex, ey)
-		hiA, loA = overflow(x.a, y.a, ex, ey, n, sufA)
-		if tight {
-			xa := x.regularMassSide(true)
-			tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA, x.abs, y.abs, xa)
-		}
+		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, sufA, mxA, myA)
 		// the lower pair's regular A- and B-masses
 		rxL, ryL = regularSide(x, y, x.c, y.c, elx, ely)
 		lbx, elbx := cp.derivedB(x, x.c, elx, -x.wLo, 2)
