@@ -228,25 +228,35 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		}
 		wg.Wait()
 		for m := 0; m < K; m++ {
-			invm, out := tw.inv[m], outs[m]
-			cp.ffts += out.ffts
-			z.envA[m], z.envC[m] = out.envA, out.envC
-			for o := w0; o <= w1; o++ {
-				inv := invm[o]
-				bA := out.envA * inv * (1 + wrel)
-				if bA < bestA[o] {
-					bestA[o] = bA
-					z.a[o] = math.Max(0, out.va[o-w0])
-					chA[o] = uint8(m)
+			cp.ffts += outs[m].ffts
+			z.envA[m], z.envC[m] = outs[m].envA, outs[m].envC
+		}
+		// Per output entry, the tilt with the smallest bound (the first
+		// of equal ones), in one pass over the entries (tilt order within
+		// each entry; the entries are independent, so on all cores).
+		parallelRange(w1-w0+1, cp.workers, func(i0, i1 int) {
+			for o := w0 + i0; o < w0+i1; o++ {
+				bestA0, bestC0 := bestA[o], bestC[o]
+				mA, mC := -1, -1
+				for m := 0; m < K; m++ {
+					inv := tw.inv[m][o]
+					if bA := outs[m].envA * inv * (1 + wrel); bA < bestA0 {
+						bestA0, mA = bA, m
+					}
+					if bC := outs[m].envC * inv * (1 + wrel); bC < bestC0 {
+						bestC0, mC = bC, m
+					}
 				}
-				bC := out.envC * inv * (1 + wrel)
-				if bC < bestC[o] {
-					bestC[o] = bC
-					z.c[o] = math.Max(0, out.vc[o-w0])
-					chC[o] = uint8(m)
+				if mA >= 0 {
+					bestA[o], chA[o] = bestA0, uint8(mA)
+					z.a[o] = math.Max(0, outs[mA].va[o-w0])
+				}
+				if mC >= 0 {
+					bestC[o], chC[o] = bestC0, uint8(mC)
+					z.c[o] = math.Max(0, outs[mC].vc[o-w0])
 				}
 			}
-		}
+		})
 		for m := range outs {
 			if !(outs[m].fftA <= 0 && outs[m].fftC <= 0) {
 				fftNonzero = true
