@@ -407,15 +407,6 @@ func (d *drawer) seriesBounds(k seriesKey, xy func(k seriesKey, upper bool) plot
 	}
 }
 
-func hasFinite(xys plotter.XYs) bool {
-	for _, pt := range xys {
-		if !math.IsNaN(pt.Y) && !math.IsInf(pt.Y, 0) && pt.Y > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // deltaEEps: delta (log10) over e^eps at r.
 func (d *drawer) deltaEEps(p *plot.Plot) {
 	p.X.Label.Text = "e^ε"
