@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -97,7 +98,9 @@ func describeGap(gap float64) string {
 	pct := 100 * gap
 	scale := math.Pow(10, math.Floor(math.Log10(pct))-1)
 	up := math.Ceil(pct/scale*(1-1e-12)) * scale
-	return "within " + strconv.FormatFloat(up, 'g', 2, 64) + "%"
+	x := strconv.FormatFloat(up, 'g', 2, 64)
+	x = strings.Replace(strings.Replace(x, "e-0", "e-", 1), "e+0", "e+", 1) // 5.6e-06 as 5.6e-6
+	return "within " + x + "%"
 }
 
 // stackedThumb draws several legend thumbnails on top of each other (a

@@ -322,6 +322,7 @@ func TestDescribeGap(t *testing.T) {
 		{0.01501, "within 1.6%"},
 		{3.5e-6, "within 0.00035%"},
 		{0.02, "within 2%"},
+		{5.6e-8, "within 5.6e-6%"},
 	}
 	for _, tc := range tests {
 		if got := describeGap(tc.gap); got != tc.want {
