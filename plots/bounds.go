@@ -21,7 +21,7 @@ const coincideTolerance = 0.02
 // underWidth is how much wider than the upper bound a lower bound is
 // drawn (beneath it), so that where the two coincide the lower one shows
 // on both sides of the upper one.
-const underWidth = 2
+const underWidth = 1.75
 
 // bound is one line of a bracket: its points, colour and legend label.
 type bound struct {
@@ -32,7 +32,7 @@ type bound struct {
 
 // boundPair draws the upper and the lower bound of one series (either may
 // have no points: not shown). When both are drawn, the lower bound goes
-// first and twice as wide, the upper one on top, so that neither hides
+// first and underWidth times as wide, the upper one on top, so that neither hides
 // the other where they coincide. When they agree within
 // coincideTolerance at every x where both are drawn (and within the
 // figure's x range), the legend gets one entry for both, "name (upper =

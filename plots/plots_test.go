@@ -213,7 +213,7 @@ func TestTicks(t *testing.T) {
 }
 
 // TestCoincidingBounds checks that an upper and a lower bound that
-// coincide stay visible: the lower one is drawn first (beneath), the upper
+// coincide stay visible: the lower one is drawn first (beneath, wider), the upper
 // one on top, and within coincideTolerance everywhere they share one
 // legend entry that states the largest gap measured.
 func TestCoincidingBounds(t *testing.T) {
