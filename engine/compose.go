@@ -124,10 +124,12 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	mxA, mxC := cp.moments(x, tw)
 	myA, myC := cp.moments(y, tw)
 	// Tilted total-error bounds of the operands (tl1.go).
-	exA, exC := tl1Of(x, tw)
+	tmxA, tmxC := tl1Moments(mxA, tw.rel, n), tl1Moments(mxC, tw.rel, n)
+	tmyA, tmyC := tl1Moments(myA, tw.rel, n), tl1Moments(myC, tw.rel, n)
+	exA, exC := tl1Of(x, tw, tmxA, tmxC)
 	eyA, eyC := exA, exC
 	if y != x {
-		eyA, eyC = tl1Of(y, tw)
+		eyA, eyC = tl1Of(y, tw, tmyA, tmyC)
 	}
 
 	// Atoms: the largest entries, when they carry much of the 2-norm, are
@@ -343,8 +345,6 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	z.l1A = l1Compose(x.l1A, y.l1A, xa, ya, drel, sumFA, zeroA, n) + float64(2*n)*newAbs
 	z.l1C = l1Compose(x.l1C, y.l1C, xc, yc, drel, sumFC, zeroC, n) + float64(2*n)*newAbs
 	// the same in the tilted measure of every tilt (tl1.go)
-	tmxA, tmxC := tl1Moments(mxA, wrel, n), tl1Moments(mxC, wrel, n)
-	tmyA, tmyC := tl1Moments(myA, wrel, n), tl1Moments(myC, wrel, n)
 	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
 	// The zeroed entries are kept apart (list.tl1ZA): tilted and
 	// untilted sums of their values, rounded up (products below 2^-1022

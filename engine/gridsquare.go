@@ -432,7 +432,9 @@ func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 			} else {
 				e = math.Exp(x * float64(d))
 			}
-			A = math.Max(A, v*e)
+			if p := v * e; p > A { // v > 0, so never NaN
+				A = p
+			}
 			dm = math.Max(dm, math.Abs(float64(d)))
 		}
 		ampT[m] = upInf(A * (1 + 1e-12) * (1 + 16*u*(1+math.Abs(x)*dm)))

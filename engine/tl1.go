@@ -156,13 +156,26 @@ func tl1Moments(m []float64, rel float64, n int) []float64 {
 }
 
 // tl1Of returns the tilted total-error bounds of x for its tilts (tw their
-// weights): its own, or, when it carries none (leaves, decoded lists of
-// older encodings), its pointwise bounds summed with the weights.
-func tl1Of(x *list, tw *tiltWeights) (ea, ec []float64) {
+// weights, mA, mC its tilted moments, tl1Moments): its own, or, when it
+// carries none (leaves, decoded lists of older encodings), its pointwise
+// bounds summed with the weights; without envelopes (leaves) those are
+// rel*value + abs at every offset, so rel (1+2u) M + absTilted(abs).
+func tl1Of(x *list, tw *tiltWeights, mA, mC []float64) (ea, ec []float64) {
 	if x.hasTL1() {
 		return x.tl1Sum()
 	}
-	return tl1Pointwise(x, tw)
+	if anyPositive(x.envA) || anyPositive(x.envC) {
+		return tl1Pointwise(x, tw)
+	}
+	K := len(x.tau)
+	ea, ec = make([]float64, K), make([]float64, K)
+	ra, rc := x.relA*(1+2*unitRoundoff), x.relC*(1+2*unitRoundoff)
+	for m, t := range x.tau {
+		abs := absTilted(x.abs, x.n, x.lambda, t)
+		ea[m] = upInf((mulNN(ra, mA[m]) + abs) * (1 + 4*unitRoundoff))
+		ec[m] = upInf((mulNN(rc, mC[m]) + abs) * (1 + 4*unitRoundoff))
+	}
+	return ea, ec
 }
 
 // tl1Pointwise returns sum_o bound(o) e^(tau_m L(o)) over all regular

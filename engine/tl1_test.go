@@ -263,8 +263,27 @@ func TestTL1Reference(t *testing.T) {
 		grid := trial%4 >= 2
 		x.grid, y.grid = grid, grid
 		cp := newComposer(n)
+		// inputs known only within a relative error (leaves): the true
+		// values differ from the stored ones by up to rel
+		xa, xc, ya, yc := ddOf(x.a), ddOf(x.c), ddOf(y.a), ddOf(y.c)
+		if trial%3 == 2 {
+			rel := math.Exp(-12 - 10*rng.Float64())
+			perturb := func(l *list, va, vc []dd) {
+				l.relA, l.relC = rel, rel
+				for o := range va {
+					va[o] = dd{}.addProd(l.a[o], 1+rel*(2*rng.Float64()-1))
+					vc[o] = dd{}.addProd(l.c[o], 1+rel*(2*rng.Float64()-1))
+				}
+			}
+			perturb(x, xa, xc)
+			if y != x {
+				perturb(y, ya, yc)
+			} else {
+				ya, yc = xa, xc
+			}
+		}
 		z := cp.compose(x, y, nil)
-		ra, rc := ddConv(ddOf(x.a), ddOf(y.a), n), ddConv(ddOf(x.c), ddOf(y.c), n)
+		ra, rc := ddConv(xa, ya, n), ddConv(xc, yc, n)
 		worst = math.Max(worst, checkTL1(t, fmt.Sprintf("trial %d compose", trial), z, ra, rc))
 		if grid {
 			// the grid's spread squaring (upper pair, a) against the
