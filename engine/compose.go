@@ -24,6 +24,7 @@ type composer struct {
 	bBuf      [8][]float64   // scratch of derivedB (grid lists; four slots)
 	bestBuf   [2][]float64   // scratch of compose: the best bound per entry
 	tl1Acc    []float64      // scratch of fftTL1 (K*K)
+	zeroBuf   [2][]float64   // scratch of compose: the values zeroed as noise
 	// e^-L(o) of the most recent lambda (negExp)
 	negExpTab    []float64
 	negExpRel    float64
@@ -291,22 +292,43 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// the true mass there is at most v + rel*v + env <= (1 + 1/32) env for
 	// v <= env/64, so enlarging every envelope by 1/32 keeps the model valid.
 	zeroed := false
-	var zeroA, zeroC float64                           // mass set to 0
-	tzA, tzC := make([]float64, K), make([]float64, K) // and tilted
+	var zeroA, zeroC float64 // mass set to 0
+	// and tilted (list.tl1ZA): the zeroed values are kept in scratch and
+	// summed with each tilt's weights afterwards (dense products over the
+	// zeroed range, cheaper than K products per zeroed entry in the loop)
+	tzA, tzC := make([]float64, K), make([]float64, K)
+	for k := range cp.zeroBuf {
+		if len(cp.zeroBuf[k]) < 2*n {
+			cp.zeroBuf[k] = make([]float64, 2*n)
+		}
+	}
+	zvA, zvC := cp.zeroBuf[0][:2*n], cp.zeroBuf[1][:2*n]
+	z0, z1 := w1+1, w0-1
 	for o := w0; o <= w1; o++ {
-		if z.a[o] > 0 && z.a[o]*noiseRatio <= bestA[o] {
-			zeroA += z.a[o]
-			for k := range tzA {
-				tzA[k] += z.a[o] * w[k][o]
-			}
+		zvA[o], zvC[o] = 0, 0
+		if v := z.a[o]; v > 0 && v*noiseRatio <= bestA[o] {
+			zeroA += v
+			zvA[o] = v
+			z0, z1 = min(z0, o), o
 			z.a[o], zeroed = 0, true
 		}
-		if z.c[o] > 0 && z.c[o]*noiseRatio <= bestC[o] {
-			zeroC += z.c[o]
-			for k := range tzC {
-				tzC[k] += z.c[o] * w[k][o]
-			}
+		if v := z.c[o]; v > 0 && v*noiseRatio <= bestC[o] {
+			zeroC += v
+			zvC[o] = v
+			z0, z1 = min(z0, o), o
 			z.c[o], zeroed = 0, true
+		}
+	}
+	if zeroed {
+		for k := 0; k < K; k++ {
+			wk := w[k][z0 : z1+1]
+			va, vc := zvA[z0:z1+1], zvC[z0:z1+1]
+			var sa, sc float64
+			for i, x := range wk {
+				sa += va[i] * x
+				sc += vc[i] * x
+			}
+			tzA[k], tzC[k] = sa, sc
 		}
 	}
 	if zeroed {

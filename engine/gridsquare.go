@@ -80,13 +80,14 @@ func (l *list) gridSquareTL1(z *list, ampT []float64) {
 	cDn := t * cUp
 	K := len(l.tau)
 	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	ma, mc := tiltedSums(z.a, z.c, z.lo, z.hi, n, z.lambda, l.tau)
 	for m, tau := range l.tau {
 		x := tau * lam
 		g := math.Max(1, (cUp*math.Exp(x)+cDn*math.Exp(-x))*(1+16*u*(1+math.Abs(x))))
 		absT := absTilted(0x1p-1070, n, z.lambda, tau)
-		ra := (8*u + gamma(3)) * tiltedSum(z.a, z.lo, z.hi, n, z.lambda, tau) * (1 + 16*u)
+		ra := (8*u + gamma(3)) * ma[m] * (1 + 16*u)
 		z.tl1A[m] = upInf((mulNN(ea[m], g)+ra)*(1+4*u) + absT)
-		rc := (8*u + gamma(4)) * 2 * tiltedSum(z.c, z.lo, z.hi, n, z.lambda, tau) * (1 + 16*u)
+		rc := (8*u + gamma(4)) * 2 * mc[m] * (1 + 16*u)
 		z.tl1C[m] = upInf((mulNN(ec[m], ampT[m])+rc)*(1+4*u) + absT)
 	}
 }
@@ -414,7 +415,7 @@ func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 	for m, tau := range l.tau {
 		x := tau * lam
 		var exps [129]float64 // e^(x d) for |d| <= 64 (0: not yet)
-		A, dm := 1.0, 0.0
+		A, dm := 1.0, int32(0)
 		for o, v := range amp {
 			if !(v > 0) {
 				continue
@@ -435,9 +436,9 @@ func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 			if p := v * e; p > A { // v > 0, so never NaN
 				A = p
 			}
-			dm = math.Max(dm, math.Abs(float64(d)))
+			dm = max(dm, d, -d)
 		}
-		ampT[m] = upInf(A * (1 + 1e-12) * (1 + 16*u*(1+math.Abs(x)*dm)))
+		ampT[m] = upInf(A * (1 + 1e-12) * (1 + 16*u*(1+math.Abs(x)*float64(dm))))
 	}
 	return fa * (1 + 1e-12), ampT
 }

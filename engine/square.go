@@ -52,10 +52,11 @@ func (l *list) square() *list {
 	// tilted moment).
 	if ea, ec := l.tl1Sum(); ea != nil {
 		z.tl1A, z.tl1C = make([]float64, len(l.tau)), make([]float64, len(l.tau))
+		ma, mc := tiltedSums(z.a, z.c, z.lo, z.hi, n, z.lambda, l.tau)
 		for m, t := range l.tau {
 			f := math.Max(1, math.Exp(t*l.lambda)) * (1 + 8*u*(1+math.Abs(t*l.lambda)))
-			z.tl1A[m] = upInf((mulNN(ea[m], f) + u*tiltedSum(z.a, z.lo, z.hi, n, z.lambda, t)) * g)
-			z.tl1C[m] = upInf((mulNN(ec[m], f) + u*tiltedSum(z.c, z.lo, z.hi, n, z.lambda, t)) * g)
+			z.tl1A[m] = upInf((mulNN(ea[m], f) + u*ma[m]) * g)
+			z.tl1C[m] = upInf((mulNN(ec[m], f) + u*mc[m]) * g)
 		}
 	}
 	return z

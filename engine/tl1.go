@@ -143,6 +143,72 @@ func tiltedSum(v []float64, lo, hi, n int, lambda, tau float64) float64 {
 	return upInf(mulExp(s, c, 4*unitRoundoff*(math.Abs(c)+1), true))
 }
 
+// tiltedSums returns tiltedSum of v1 and of v2 over [lo, hi] for every
+// tilt of tau, in one pass (the tilts' weight recurrences interleaved),
+// with the same rounding allowances per tilt.
+func tiltedSums(v1, v2 []float64, lo, hi, n int, lambda float64, tau []float64) (s1, s2 []float64) {
+	K := len(tau)
+	s1, s2 = make([]float64, K), make([]float64, K)
+	lo, hi = max(lo, 0), min(hi, len(v1)-1)
+	if lo > hi || K == 0 {
+		return s1, s2
+	}
+	if K > 8 {
+		for k, t := range tau {
+			s1[k] = tiltedSum(v1, lo, hi, n, lambda, t)
+			s2[k] = tiltedSum(v2, lo, hi, n, lambda, t)
+		}
+		return s1, s2
+	}
+	var c, g, w, xmax, a1, a2 [8]float64
+	for k, t := range tau {
+		xl := t * (float64(lo-n+1) * lambda)
+		xh := t * (float64(hi-n+1) * lambda)
+		c[k] = math.Max(xl, xh)
+		g[k] = math.Exp(t * lambda)
+	}
+	var sv1, sv2 float64
+	for o := lo; o <= hi; o += 32 {
+		for k, t := range tau {
+			x := t*(float64(o-n+1)*lambda) - c[k]
+			xmax[k] = math.Max(xmax[k], math.Abs(x))
+			w[k] = math.Exp(x)
+		}
+		end := min(o+32, hi+1)
+		for p := o; p < end; p++ {
+			x1, x2 := v1[p], v2[p]
+			sv1 += x1
+			sv2 += x2
+			for k := 0; k < K; k++ {
+				a1[k] += x1 * w[k]
+				a2[k] += x2 * w[k]
+				w[k] *= g[k]
+			}
+		}
+	}
+	cnt := float64(hi - lo + 1)
+	for k, t := range tau {
+		if t == 0 {
+			// exactly the sums (weights 1)
+			s1[k] = sv1*(1+gamma(hi-lo+2)) + cnt*0x1p-1074
+			s2[k] = sv2*(1+gamma(hi-lo+2)) + cnt*0x1p-1074
+			continue
+		}
+		tl := math.Abs(t * lambda)
+		rel := unitRoundoff * (4*(math.Abs(c[k])+xmax[k]) + 8 + 31*(3+2*tl))
+		tiny := 64 * 0x1p-1074 * math.Exp(32*tl)
+		for i, pr := range [2]struct {
+			a, sv float64
+			out   *float64
+		}{{a1[k], sv1, &s1[k]}, {a2[k], sv2, &s2[k]}} {
+			_ = i
+			v := pr.a*(1+rel)*(1+gamma(hi-lo+2)) + pr.sv*tiny + cnt*0x1p-1074
+			*pr.out = upInf(mulExp(v, c[k], 4*unitRoundoff*(math.Abs(c[k])+1), true))
+		}
+	}
+	return s1, s2
+}
+
 // tl1Moments returns upper bounds on the real tilted moments of the
 // computed values, sum_o v[o] e^(tau_m L(o)), from the composer's moments
 // (computed with weights of relative error rel, summed in float64).
