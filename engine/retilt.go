@@ -41,13 +41,25 @@ func (p *plan) tilts(x, y *list) []float64 {
 // holds A-masses only and derives the B-masses as A e^-L, so the B-side
 // errors are the A-side envelopes times e^-L: a tilt tau on the A-masses
 // is the tilt tau + 1 on the B-masses, and -(T+1) serves the B-side tail
-// as -T serves a grouped list's B-sequence. The shifted tilt is capped so
-// that e^(|tau| L) stays far inside float64 over the range (weights are
-// only ever computed for the range of the list the tilts were chosen for:
-// a squaring that doubles it is followed by a new choice).
+// as -T serves a grouped list's B-sequence.
+//
+// The shifted tilt is capped at gridTiltRange/rangeL, so that the weights
+// e^(tau L) and their reciprocals stay normal float64 numbers over the
+// range (|tau L| <= 660 < 708.4; weights are only ever computed for the
+// range of the list the tilts were chosen for: a squaring that doubles it
+// is followed by a new choice). The tilted values themselves are no larger
+// than with the unshifted tilt: a_o e^((T+1)|L_o|) is the B-mass
+// a_o e^-L_o times e^(T|L_o|), at most e^60 by chooseTilts's cap. The cap
+// binds only on ranges above swapRange, where the swapped grid list holds
+// the B||A side: chooseTilts keeps T <= 60/rangeL, so (T+1) rangeL <=
+// rangeL + 60 <= gridTiltRange while rangeL <= swapRange. (It was
+// 600/rangeL: between 540 and 600 nats the B-side tilt fell to about
+// -1.04, whose envelope decays only like e^(0.04 L) in B-mass, and the
+// error bounds of the B||A side set eps_upper; engine/README.md, issue 12
+// step 5.)
 func gridTilts(tau []float64, rangeL float64) []float64 {
 	out := make([]float64, len(tau))
-	lim := 600 / rangeL
+	lim := gridTiltRange / rangeL
 	for m, t := range tau {
 		out[m] = t
 		if t < 0 {
@@ -56,6 +68,10 @@ func gridTilts(tau []float64, rangeL float64) []float64 {
 	}
 	return out
 }
+
+// gridTiltRange bounds |tau| rangeL for the shifted tilts of a grid list
+// (gridTilts): swapRange plus chooseTilts's 60.
+const gridTiltRange = swapRange + 60
 
 // tiltSwitch: levels whose loss is less than 1/tiltSwitch as wide as the
 // final one use tilts of their own.
