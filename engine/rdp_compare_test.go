@@ -18,8 +18,9 @@ import (
 // (the sample holds sigma 0.63, q 0.0631, r 2^18 at eps 3,734), on two
 // cells of the sweep named in issue 12 (sigma 0.5, q 0.00631, r 2^18, which
 // fails with the grid list's B-side tilt capped at 600/range; sigma 1,
-// q 0.0631, r 2^18 beyond eps 700), and on two very non-private Gauss
-// cases. Default options. The figures' and the
+// q 0.0631, r 2^18 beyond eps 700), whose eps brackets must also be within
+// 0.2% (they fail with the final tilts capped at 60/range above
+// swapRange), and on two very non-private Gauss cases. Default options. The figures' and the
 // issue's cases must not compose a swapped grid list (gridswap.go).
 func TestEpsUpperBelowRDP(t *testing.T) {
 	if testing.Short() {
@@ -113,6 +114,13 @@ func TestEpsUpperBelowRDP(t *testing.T) {
 		}
 		if !(up <= rdp) {
 			t.Errorf("%s %v r=%d delta=%g: eps_upper %.6g above the RDP bound %.6g", c.name, c.m, c.r, c.delta, up, rdp)
+		}
+		if c.name == "sgd-sweep cell" {
+			// issue 12's goal for DP-SGD rows: a bracket within 0.2%
+			// (before step 5: 6.3% and 4.8% wide)
+			if e := res.Eps(c.delta); !(e.Upper-e.Lower <= 2e-3*e.Upper) {
+				t.Errorf("%s %v r=%d delta=%g: eps in [%.6g, %.6g], %.3g%% wide", c.name, c.m, c.r, c.delta, e.Lower, e.Upper, 100*(e.Upper/e.Lower-1))
+			}
 		}
 	}
 }
