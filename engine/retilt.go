@@ -28,20 +28,24 @@ func (p *plan) tilts(x, y *list) []float64 {
 // the final tilts are kept throughout and the level's own tilts only
 // added.
 //
-// Above swapRange the final tilts are capped at farTiltCap/rangeL instead
-// of tiltCap/rangeL: there the range is thousands of nats wide (squarings
+// Above swapRange the final tilts are capped at tiltCap/swapRange = 0.1
+// until farTiltCap/rangeL is lower (from 3,000 nats), instead of
+// tiltCap/rangeL: there the range is thousands of nats wide (squarings
 // follow the corners of the far tails), the cap 60/range was far below
 // 3.5/sd (DP-SGD sigma 1, q 0.0631, r 2^18: 0.028 against 0.083), and the
 // pointwise envelopes of the A||B side set both ends of eps brackets
-// beyond 700 (engine/README.md, issue 12 step 5). The level's own tilts
-// keep tiltCap: raising their cap too loosened the high corner (retilting
-// from strong early tilts). Below swapRange the larger cap loosened a
-// golden histogram (coverup, r = 256) and is not used.
+// beyond 700 (engine/README.md, issue 12 step 5). The cap is
+// non-increasing in the range, so the final tilt never grows from one
+// level to the next: raising a tilt costs its envelope e^(dT range) in
+// retilt (a cap jumping from 60/range to 300/range at swapRange loosened
+// sigma 1, q 0.0398, r 2^18 to [421.2, 444.0] from [428.6, 443.0]). The
+// level's own tilts keep tiltCap: raising their cap too loosened the high
+// corner. Below swapRange a larger cap loosened a golden histogram
+// (coverup, r = 256) and is not used.
 func tiltsFor(finalSD, sd float64, k int, rangeL float64, grid bool) []float64 {
-	c := float64(tiltCap)
-	if rangeL > swapRange {
-		c = farTiltCap
-	}
+	// |T| <= tiltCap/rangeL up to swapRange, then tiltCap/swapRange until
+	// that reaches farTiltCap/rangeL: non-increasing in the range
+	c := math.Min(farTiltCap, math.Max(tiltCap, tiltCap*rangeL/swapRange))
 	tau := chooseTiltsCap(finalSD, k, rangeL, c)
 	if k >= 3 && len(tau) >= 3 {
 		lv := chooseTilts(sd, 3, rangeL)

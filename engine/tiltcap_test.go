@@ -117,10 +117,10 @@ func TestGridTiltsUncappedBelowSwapRange(t *testing.T) {
 // tens to hundreds of nats per observation (composed beyond 745, where
 // e^-L leaves float64), into grid lists and grouped lists whose every
 // composition uses the tilts at their caps: tiltsFor for a tiny final
-// deviation (T = tiltCap/range, or farTiltCap/range above swapRange: tilted
-// values up to e^300) and, for grid lists, gridTilts's shift or the
+// deviation (T at its cap: tiltCap/range up to swapRange, then 0.1, then
+// farTiltCap/range: weights up to e^300) and, for grid lists, gridTilts's shift or the
 // negative tilt at -gridTiltRange/range itself (weights up to e^660), over
-// composed ranges of about 40 to 1,400 nats with random squarings. It
+// composed ranges of about 40 to 11,000 nats with random squarings. It
 // checks that no value is NaN and no envelope infinite, and both
 // directions of the bounds against enumeration in log space at eps up to
 // 1,500 and +Inf.
@@ -130,7 +130,7 @@ func TestTiltCapBruteForce(t *testing.T) {
 	if testing.Short() {
 		trials = 300
 	}
-	informative, extreme, far := 0, 0, 0
+	informative, extreme, far, veryFar := 0, 0, 0, 0
 	for trial := 0; trial < trials; trial++ {
 		grid := trial%2 == 0
 		g, as, bs, desc, ext := tiltCapCase(rng, trial, grid)
@@ -139,6 +139,9 @@ func TestTiltCapBruteForce(t *testing.T) {
 		}
 		if float64(g.n+1)*g.lambda > swapRange && g.compositions > 1 {
 			far++
+		}
+		if float64(g.n+1)*g.lambda > 10*swapRange && g.compositions > 1 {
+			veryFar++
 		}
 		// the tilted convolutions stay in float64: no NaN value, no
 		// infinite envelope (they would only make the bounds trivial)
@@ -175,9 +178,9 @@ func TestTiltCapBruteForce(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d B||A checks at eps >= 100 with a positive exact delta and a non-trivial upper bound; %d grid lists with a tilt at -%v/range; %d lists wider than swapRange", informative, extreme, float64(gridTiltRange), far)
-	if informative < trials/10 || extreme < trials/20 || far < trials/10 {
-		t.Errorf("the cases do not reach the regime: %d informative checks, %d lists at the grid cap, %d wider than swapRange", informative, extreme, far)
+	t.Logf("%d B||A checks at eps >= 100 with a positive exact delta and a non-trivial upper bound; %d grid lists with a tilt at -%v/range; %d lists wider than swapRange, %d wider than 10 swapRange", informative, extreme, float64(gridTiltRange), far, veryFar)
+	if informative < trials/10 || extreme < trials/20 || far < trials/10 || veryFar < trials/50 {
+		t.Errorf("the cases do not reach the regime: %d informative checks, %d lists at the grid cap, %d wider than swapRange, %d wider than 10 swapRange", informative, extreme, far, veryFar)
 	}
 }
 
@@ -246,7 +249,10 @@ func tiltCapCase(rng *rand.Rand, trial int, grid bool) (*list, [][]float64, [][]
 			leaf = leaf.square()
 		}
 		if rng.IntN(3) == 0 {
-			acc, leaf = acc.square(), leaf.square()
+			// up to three squarings: ranges up to several thousand nats
+			for s := 1 + rng.IntN(3); s > 0; s-- {
+				acc, leaf = acc.square(), leaf.square()
+			}
 		}
 		rangeL := float64(acc.n+1) * acc.lambda
 		finalSD := 1e-6 // T at its cap
