@@ -199,14 +199,7 @@ func tiltCapCase(rng *rand.Rand, trial int, grid bool) (*list, [][]float64, [][]
 		var m Mechanism
 		switch rng.IntN(4) {
 		case 0:
-			n := 2 + rng.IntN(4)
-			a, b = randomPMFWith(rng, n, true), randomPMFWith(rng, n, true)
-			var err error
-			if m, err = Histogram(a, b); err != nil {
-				panic(err)
-			}
-			h := m.(*histMech)
-			a, b = h.a, h.b
+			a, b, m = randomHistLeaf(rng)
 		case 1:
 			p := 0.5 + 0.499*rng.Float64()
 			a, b = []float64{p, 1 - p}, []float64{1 - p, p}
@@ -269,4 +262,17 @@ func tiltCapCase(rng *rand.Rand, trial int, grid bool) (*list, [][]float64, [][]
 	}
 	desc := fmt.Sprintf("trial %d: grid %v, %d observations, buckets=%d tilts=%v squarings=%d range=%.4g", trial, grid, len(obs), 2*acc.n, acc.tau, acc.squarings, float64(acc.n+1)*acc.lambda)
 	return acc, as, bs, desc, ext
+}
+
+// randomHistLeaf returns a random histogram pair of 2-5 outcomes (atoms,
+// distinguishing and tiny masses) and its PMFs as the mechanism holds them.
+func randomHistLeaf(rng *rand.Rand) ([]float64, []float64, Mechanism) {
+	n := 2 + rng.IntN(4)
+	a, b := randomPMFWith(rng, n, true), randomPMFWith(rng, n, true)
+	m, err := Histogram(a, b)
+	if err != nil {
+		panic(err)
+	}
+	h := m.(*histMech)
+	return h.a, h.b, m
 }
