@@ -17,11 +17,11 @@ type composer struct {
 	tiltBufs  [][2][]float64 // per tilt: untilted A and B values
 	workers   int            // tilted convolutions run at once
 	ffts      int            // transforms done (diagnostics and tests)
-	sufBuf    []float64      // scratch of overflow
+	sufBuf    [2][]float64   // scratch of overflow (one per side, sufBufs)
 	moms      []momentEntry  // recent moments (composer.moments)
 	errBuf    [4][]float64   // scratch of errBounds
 	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
-	bBuf      [4][]float64   // scratch of derivedB (grid lists)
+	bBuf      [8][]float64   // scratch of derivedB (grid lists; four slots)
 	bestBuf   [2][]float64   // scratch of compose: the best bound per entry
 	// e^-L(o) of the most recent lambda (negExp)
 	negExpTab    []float64
@@ -70,9 +70,16 @@ func (cp *composer) moments(l *list, tw *tiltWeights) (mA, mC []float64) {
 		}
 	}
 	mA, mC = make([]float64, len(tw.w)), make([]float64, len(tw.w))
-	for m, wm := range tw.w {
-		mA[m], mC[m] = l.moment(wm, true), l.moment(wm, false)
-	}
+	// the two sides at once (each sum in its order: the same values)
+	concurrently(func() {
+		for m, wm := range tw.w {
+			mA[m] = l.moment(wm, true)
+		}
+	}, func() {
+		for m, wm := range tw.w {
+			mC[m] = l.moment(wm, false)
+		}
+	})
 	if len(cp.moms) >= 2 { // x and y of one composition
 		cp.moms = cp.moms[1:]
 	}
@@ -221,25 +228,35 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		}
 		wg.Wait()
 		for m := 0; m < K; m++ {
-			invm, out := tw.inv[m], outs[m]
-			cp.ffts += out.ffts
-			z.envA[m], z.envC[m] = out.envA, out.envC
-			for o := w0; o <= w1; o++ {
-				inv := invm[o]
-				bA := out.envA * inv * (1 + wrel)
-				if bA < bestA[o] {
-					bestA[o] = bA
-					z.a[o] = math.Max(0, out.va[o-w0])
-					chA[o] = uint8(m)
+			cp.ffts += outs[m].ffts
+			z.envA[m], z.envC[m] = outs[m].envA, outs[m].envC
+		}
+		// Per output entry, the tilt with the smallest bound (the first
+		// of equal ones), in one pass over the entries (tilt order within
+		// each entry; the entries are independent, so on all cores).
+		parallelRange(w1-w0+1, cp.workers, func(i0, i1 int) {
+			for o := w0 + i0; o < w0+i1; o++ {
+				bestA0, bestC0 := bestA[o], bestC[o]
+				mA, mC := -1, -1
+				for m := 0; m < K; m++ {
+					inv := tw.inv[m][o]
+					if bA := outs[m].envA * inv * (1 + wrel); bA < bestA0 {
+						bestA0, mA = bA, m
+					}
+					if bC := outs[m].envC * inv * (1 + wrel); bC < bestC0 {
+						bestC0, mC = bC, m
+					}
 				}
-				bC := out.envC * inv * (1 + wrel)
-				if bC < bestC[o] {
-					bestC[o] = bC
-					z.c[o] = math.Max(0, out.vc[o-w0])
-					chC[o] = uint8(m)
+				if mA >= 0 {
+					bestA[o], chA[o] = bestA0, uint8(mA)
+					z.a[o] = math.Max(0, outs[mA].va[o-w0])
+				}
+				if mC >= 0 {
+					bestC[o], chC[o] = bestC0, uint8(mC)
+					z.c[o] = math.Max(0, outs[mC].vc[o-w0])
 				}
 			}
-		}
+		})
 		for m := range outs {
 			if !(outs[m].fftA <= 0 && outs[m].fftC <= 0) {
 				fftNonzero = true
@@ -526,27 +543,33 @@ func (l *list) errBoundsW(tw *tiltWeights) (ea, ec []float64) {
 func (l *list) errBoundsInto(tw *tiltWeights, ea, ec []float64) ([]float64, []float64) {
 	n2 := 2 * l.n
 	ea, ec = ea[:n2], ec[:n2]
-	fillEnvBounds(ea, l.envA, l.tau, tw.inv, l.n, l.lambda)
-	fillEnvBounds(ec, l.envC, l.tau, tw.inv, l.n, l.lambda)
+	// the two sides are independent: at once, each entry as one after the
+	// other would compute it
+	concurrently(func() {
+		l.errBoundsSide(tw, ea, l.envA, l.a[:n2], l.relA)
+	}, func() {
+		l.errBoundsSide(tw, ec, l.envC, l.c[:n2], l.relC)
+	})
+	return ea, ec
+}
+
+// errBoundsSide fills e with the per-offset error bounds of one side of l
+// (values v, envelopes env, relative error rel; see errBoundsInto).
+func (l *list) errBoundsSide(tw *tiltWeights, e, env, v []float64, rel float64) {
+	fillEnvBounds(e, env, l.tau, tw.inv, l.n, l.lambda)
 	// the inverse weights' own relative error, and the products' rounding
 	slack := (1 + 1e-12) * (1 + 2*tw.rel)
-	a, c := l.a[:n2], l.c[:n2]
-	ra, rc := l.relA*(1+2*unitRoundoff), l.relC*(1+2*unitRoundoff)
+	r := rel * (1 + 2*unitRoundoff)
 	// The underflow allowance of the entries (list.abs) and, when an
 	// envelope is non-zero, of the products env*inv, which round to 0 or a
 	// subnormal below 2^-1022 (a few units of 2^-1074 each).
-	absA, absC := l.abs, l.abs
-	if anyPositive(l.envA) {
-		absA += 0x1p-1070
+	abs := l.abs
+	if anyPositive(env) {
+		abs += 0x1p-1070
 	}
-	if anyPositive(l.envC) {
-		absC += 0x1p-1070
+	for o := range e {
+		e[o] = e[o]*slack + r*v[o] + abs
 	}
-	for o := range ea {
-		ea[o] = ea[o]*slack + ra*a[o] + absA
-		ec[o] = ec[o]*slack + rc*c[o] + absC
-	}
-	return ea, ec
 }
 
 // anyPositive reports whether some entry of v is > 0 (or NaN).

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // This file computes the regular part of a composition,
@@ -41,17 +43,28 @@ func weightsInto(w []float64, n int, lambda, tau float64) float64 {
 		return 0
 	}
 	g := math.Exp(tau * lambda)
+	// blocks of 32 entries, each from its own exp: independent, so on all
+	// cores (the same values in any order; the maximum is exact)
 	xmax := 0.0
-	for o := 0; o < 2*n; o += 32 {
-		x := tau * (float64(o-n+1) * lambda)
-		xmax = math.Max(xmax, math.Abs(x))
-		v := math.Exp(x)
-		end := min(o+32, 2*n)
-		for p := o; p < end; p++ {
-			w[p] = v
-			v *= g
+	var mu sync.Mutex
+	blocks := (2*n + 31) / 32
+	parallelRange(blocks, runtime.GOMAXPROCS(0), func(b0, b1 int) {
+		xm := 0.0
+		for b := b0; b < b1; b++ {
+			o := 32 * b
+			x := tau * (float64(o-n+1) * lambda)
+			xm = math.Max(xm, math.Abs(x))
+			v := math.Exp(x)
+			end := min(o+32, 2*n)
+			for p := o; p < end; p++ {
+				w[p] = v
+				v *= g
+			}
 		}
-	}
+		mu.Lock()
+		xmax = math.Max(xmax, xm)
+		mu.Unlock()
+	})
 	xmax += 32 * math.Abs(tau*lambda)
 	// exp's argument carries a relative error of 2u, exp itself about u,
 	// and up to 31 multiplications by g (each u, plus g's own error).
@@ -109,9 +122,11 @@ func (c *weightCache) lookup(lambda, tau float64, recip bool) ([]float64, float6
 		// a reciprocal adds at most u to the weights' relative error
 		v, r := c.lookup(lambda, tau, false)
 		w, rel = c.alloc(), r+unitRoundoff
-		for o, x := range v {
-			w[o] = 1 / x
-		}
+		parallelRange(len(v), runtime.GOMAXPROCS(0), func(i0, i1 int) {
+			for o := i0; o < i1; o++ {
+				w[o] = 1 / v[o]
+			}
+		})
 	} else {
 		w = c.alloc()
 		rel = weightsInto(w, c.n, lambda, tau)

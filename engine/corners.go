@@ -45,21 +45,22 @@ func (cp *composer) corners(x, y *list) cornerSet {
 // events go to bucket j+k, or to a corner when j+k leaves -n+1..n.
 func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) cornerSet {
 	n := x.n
-	rxA, rxC := x.regularSums(ex, ecx)
-	ryA, ryC := ry(x, y, rxA, rxC, ey, ecy)
-	if len(cp.sufBuf) < 2*(2*n+1) {
-		cp.sufBuf = make([]float64, 2*(2*n+1))
-	}
-	hiA, loA := overflow(x.a, y.a, ex, ey, n, cp.sufBuf)
-	hiC, loC := overflow(x.c, y.c, ecx, ecy, n, cp.sufBuf)
-	if equalTau(x.tau, y.tau) {
+	var mxA, mxC, myA, myC []float64
+	tight := equalTau(x.tau, y.tau)
+	if tight {
 		tw := cp.weights.get(x.lambda, x.tau)
-		mxA, mxC := cp.moments(x, tw)
-		myA, myC := cp.moments(y, tw)
-		xa, xc := x.regularMass()
-		tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA, x.abs, y.abs, xa)
-		tightenOverflow(&hiC, &loC, x, x.relC, y.relC, x.envC, y.envC, mxC, myC, x.abs, y.abs, xc)
+		mxA, mxC = cp.moments(x, tw)
+		myA, myC = cp.moments(y, tw)
 	}
+	sufA, sufC := cp.sufBufs(n)
+	// The A-side and the B-side sums are independent: they run at once
+	// (each in the order of one goroutine, so the results are the same).
+	var rxA, rxC, ryA, ryC, hiA, loA, hiC, loC val
+	concurrently(func() {
+		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, sufA, mxA, myA)
+	}, func() {
+		rxC, ryC, hiC, loC = sideCorners(x, y, false, ecx, ecy, sufC, mxC, myC)
+	})
 	// Products below 2^-1022 (possible only when the smallest positive
 	// entries multiply below it) lose up to 2^-1075 each: at most 2n
 	// products per sum.
@@ -76,11 +77,65 @@ func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) corne
 	return cs
 }
 
-func ry(x, y *list, rxA, rxC val, ey, ecy []float64) (val, val) {
-	if x == y {
-		return rxA, rxC
+// sideCorners returns, for the A-masses (aSide) or the B-masses of x and y
+// (per-offset error bounds ex, ey), the regular sums of x and y and the
+// masses of the regular pairs overflowing into the high and low corners;
+// with the moments mx, my of a shared tilt set (nil otherwise) the
+// overflow's errors are tightened (tightenOverflow). buf is overflow's
+// scratch.
+func sideCorners(x, y *list, aSide bool, ex, ey, buf, mx, my []float64) (rx, ry, hi, lo val) {
+	vx, vy := x.c, y.c
+	relX, relY, envX, envY := x.relC, y.relC, x.envC, y.envC
+	if aSide {
+		vx, vy = x.a, y.a
+		relX, relY, envX, envY = x.relA, y.relA, x.envA, y.envA
 	}
-	return y.regularSums(ey, ecy)
+	rx, ry = regularSide(x, y, vx, vy, ex, ey)
+	hi, lo = overflow(vx, vy, ex, ey, x.n, buf)
+	if mx != nil {
+		tightenOverflow(&hi, &lo, x, relX, relY, envX, envY, mx, my, x.abs, y.abs, x.regularMassSide(aSide))
+	}
+	return rx, ry, hi, lo
+}
+
+// regularSide returns the regular sums of one kind of mass of x and y
+// (values vx, vy with per-offset error bounds ex, ey), as regularSums.
+func regularSide(x, y *list, vx, vy, ex, ey []float64) (rx, ry val) {
+	rx = sumVal(vx, ex, x.n)
+	if x == y {
+		return rx, rx
+	}
+	return rx, sumVal(vy, ey, y.n)
+}
+
+// concurrently runs f on this goroutine and g on another and returns when
+// both are done. f and g must not share mutable state.
+func concurrently(f, g func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g()
+	}()
+	f()
+	<-done
+}
+
+// sequentially runs f, then g: concurrently's stand-in where f and g share
+// state.
+func sequentially(f, g func()) {
+	f()
+	g()
+}
+
+// sufBufs returns the composer's two scratch slices for overflow (one per
+// side, so that both sides can run at once).
+func (cp *composer) sufBufs(n int) (a, c []float64) {
+	for k := range cp.sufBuf {
+		if len(cp.sufBuf[k]) < 2*(2*n+1) {
+			cp.sufBuf[k] = make([]float64, 2*(2*n+1))
+		}
+	}
+	return cp.sufBuf[0], cp.sufBuf[1]
 }
 
 // cornerMix applies the precedence rules for one kind of mass (A or B):

@@ -15,27 +15,47 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 		twy = cp.weights.get(y.lambda, y.tau)
 	}
 	ex, elx, ey, ely := cp.errBounds(x, y, twx, twy)
-	rxA, rxL := x.regularSums(ex, elx)
-	ryA, ryL := ry(x, y, rxA, rxL, ey, ely)
-	if len(cp.sufBuf) < 2*(2*n+1) {
-		cp.sufBuf = make([]float64, 2*(2*n+1))
-	}
-	hiA, loA := overflow(x.a, y.a, ex, ey, n, cp.sufBuf)
-	if equalTau(x.tau, y.tau) {
+	tight := equalTau(x.tau, y.tau)
+	var mxA, myA []float64
+	if tight {
 		tw := cp.weights.get(x.lambda, x.tau)
-		mxA, _ := cp.moments(x, tw)
-		myA, _ := cp.moments(y, tw)
-		xa, _ := x.regularMass()
-		tightenOverflow(&hiA, &loA, x, x.relA, y.relA, x.envA, y.envA, mxA, myA, x.abs, y.abs, xa)
+		mxA, _ = cp.moments(x, tw)
+		myA, _ = cp.moments(y, tw)
 	}
-	// B-masses of the upper pair
-	bx, ebx := cp.derivedB(x, x.a, ex, x.wUp, 0)
-	by, eby := bx, ebx
-	if y != x {
-		by, eby = cp.derivedB(y, y.a, ey, y.wUp, 1)
+	sufA, sufC := cp.sufBufs(n)
+	cp.bBufs(n)
+	// The upper pair's A-side, its derived B-side and the lower pair are
+	// independent: two goroutines (each sum in its usual order, so the
+	// results are the same as one after the other). derivedB reads the
+	// cached e^-L, prepared here for both operands' lambda.
+	run := concurrently
+	if x.lambda == y.lambda {
+		cp.negExp(n, x.lambda)
+	} else {
+		run = sequentially
 	}
-	rxB, ryB := sumVal(bx, ebx, n), sumVal(by, eby, n)
-	hiC, loC := overflow(bx, by, ebx, eby, n, cp.sufBuf)
+	var rxA, ryA, rxL, ryL, rxB, ryB, rxLB, ryLB, hiA, loA, hiC, loC val
+	run(func() {
+		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, sufA, mxA, myA)
+		// the lower pair's regular A- and B-masses
+		rxL, ryL = regularSide(x, y, x.c, y.c, elx, ely)
+		lbx, elbx := cp.derivedB(x, x.c, elx, -x.wLo, 2)
+		rxLB = sumVal(lbx, elbx, n)
+		ryLB = rxLB
+		if y != x {
+			lby, elby := cp.derivedB(y, y.c, ely, -y.wLo, 3)
+			ryLB = sumVal(lby, elby, n)
+		}
+	}, func() {
+		// B-masses of the upper pair
+		bx, ebx := cp.derivedB(x, x.a, ex, x.wUp, 0)
+		by, eby := bx, ebx
+		if y != x {
+			by, eby = cp.derivedB(y, y.a, ey, y.wUp, 1)
+		}
+		rxB, ryB = sumVal(bx, ebx, n), sumVal(by, eby, n)
+		hiC, loC = overflow(bx, by, ebx, eby, n, sufC)
+	})
 	// Products below 2^-1022 lose up to 2^-1075 each (at most 2n per sum;
 	// the derived B-masses may be subnormal whatever the A-masses are).
 	uf := float64(2*n) * 0x1p-1074
@@ -55,13 +75,6 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 	// B-distinguishing partner has A-mass 0); the discarded corners only
 	// make the masses smaller, which a lower bound may.
 	cs.lowDistA = x.lowDistA.mul(ryL.add(y.lowDistA)).add(rxL.mul(y.lowDistA))
-	lbx, elbx := cp.derivedB(x, x.c, elx, -x.wLo, 0)
-	rxLB := sumVal(lbx, elbx, n)
-	ryLB := rxLB
-	if y != x {
-		lby, elby := cp.derivedB(y, y.c, ely, -y.wLo, 1)
-		ryLB = sumVal(lby, elby, n)
-	}
 	cs.lowDistB = x.lowDistB.mul(ryLB.add(y.lowDistB)).add(rxLB.mul(y.lowDistB))
 	// B-masses derived beyond the range of float64 (e^-L overflowing)
 	// give infinite error bounds, and 0 times them NaN: such a mass is
@@ -90,15 +103,12 @@ func sumVal(v, e []float64, n int) val {
 // (error bounds ea) and window w (w > 0: the upper pair's, whose B-masses
 // lie in [a e^(-L-w), a e^(-L+w)]; w < 0: the lower pair's, |w| its window),
 // with error bounds: |B_true - B| <= (ea e^|w| + a (e^|w| - 1)) e^-L. The
-// slices are scratch space of the composer (slot 0 or 1), valid until the
-// next call with the same slot.
+// slices are scratch space of the composer (slot 0 to 3), valid until the
+// next call with the same slot. Calls with different slots may run at once
+// once bBufs and negExp have been called for n and l.lambda.
 func (cp *composer) derivedB(l *list, a, ea []float64, w float64, slot int) (b, eb []float64) {
 	n := l.n
-	for k := range cp.bBuf {
-		if len(cp.bBuf[k]) < 2*n {
-			cp.bBuf[k] = make([]float64, 2*n)
-		}
-	}
+	cp.bBufs(n)
 	b, eb = cp.bBuf[2*slot][:2*n], cp.bBuf[2*slot+1][:2*n]
 	t, rel := cp.negExp(n, l.lambda)
 	u := unitRoundoff
@@ -136,6 +146,15 @@ func (cp *composer) derivedB(l *list, a, ea []float64, w float64, slot int) (b, 
 		eb[o] = ((ae*ew+av*em)*f + bv*rel) * g
 	}
 	return b, eb
+}
+
+// bBufs makes sure the scratch slices of derivedB hold 2n entries.
+func (cp *composer) bBufs(n int) {
+	for k := range cp.bBuf {
+		if len(cp.bBuf[k]) < 2*n {
+			cp.bBuf[k] = make([]float64, 2*n)
+		}
+	}
 }
 
 // negExp returns e^-L(o) for every offset of a list with n and lambda (0 or

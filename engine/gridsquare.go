@@ -1,6 +1,10 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"runtime"
+	"sync"
+)
 
 // gridSquare returns the squared grid list (see grid.go): the factor
 // becomes f^2 and the atom at old index m goes to new index m/2 for even
@@ -16,16 +20,14 @@ func (l *list) gridSquare() *list {
 	z.names = append([]nameCount(nil), l.names...)
 	z.hiA, z.hiC, z.loA, z.loC, z.distA, z.distB = l.hiA, l.hiC, l.loA, l.loC, l.distA, l.distB
 	z.lowDistA, z.lowDistB = l.lowDistA, l.lowDistB
-	// The upper pair's envelopes carry over even when no value is stored:
-	// its true atoms may hide under them (entries zeroed as noise), and
-	// the spread maps them like any other (an empty list squared with
-	// zero envelopes lost that mass: Gauss sigma 7.74, r = 495,473,837,
-	// 4,604 buckets, factor 1.1867 gave delta_up(0) = 1e-8 for an exact 1).
-	// The lower pair may drop what it does not hold.
-	l.spreadSquare(z)
-	z.abs = 2 * l.abs * (1 + 4*unitRoundoff)
 	if l.lo <= l.hi {
-		absLow := l.mergeSquare(z)
+		// the pairs are independent (z.a and z.c): at once
+		var absLow float64
+		concurrently(func() {
+			absLow = l.mergeSquare(z)
+		}, func() {
+			l.spreadSquare(z)
+		})
 		// Underflow allowance (list.abs, shared by both pairs): the
 		// spread's weights sum to 2 at most per new entry, the merges'
 		// realised factor is absLow; the products (at most 4 per entry)
@@ -36,6 +38,16 @@ func (l *list) gridSquare() *list {
 		z.lo = max(0, l.index(l.lo)/2-2+n-1)
 		z.hi = min(2*n-1, l.index(l.hi)/2+2+n-1)
 		z.trim()
+	} else {
+		// The upper pair's envelopes carry over even when no value is
+		// stored: its true atoms may hide under them (entries zeroed as
+		// noise), and the spread maps them like any other (an empty list
+		// squared with zero envelopes lost that mass: Gauss sigma 7.74,
+		// r = 495,473,837, 4,604 buckets, factor 1.1867 gave delta_up(0) =
+		// 1e-8 for an exact 1). The lower pair may drop what it does not
+		// hold.
+		l.spreadSquare(z)
+		z.abs = 2 * l.abs * (1 + 4*unitRoundoff)
 	}
 	return z
 }
@@ -148,12 +160,22 @@ func (l *list) mergeSquare(z *list) float64 {
 	amp := make([]float64, 2*n) // total error amplification per input
 	babs := make([]float64, 2*n)
 	aabs := make([]float64, 2*n) // coefficients of the allowance per output
+	// the envelope part of each input's error bound, computed once per
+	// offset (on all cores: a pure function of the offset)
+	var eoTab []float64
+	if !zeroEnv {
+		eoTab = make([]float64, hi-lo+1)
+		parallelRange(len(eoTab), runtime.GOMAXPROCS(0), func(i0, i1 int) {
+			for i := i0; i < i1; i++ {
+				eoTab[i], _ = envAbs(lnEnv, l.tau, l.loss(lo+i))
+			}
+		})
+	}
 	eo := func(o int) float64 {
 		if zeroEnv {
 			return 0
 		}
-		h, _ := envAbs(lnEnv, l.tau, l.loss(o))
-		return h
+		return eoTab[o-lo]
 	}
 	// merge x of atom o1 with y of atom o2 at new index k, coefficients
 	// k1 = 1 + y/x and k2 = 1 + x/y
@@ -282,14 +304,22 @@ func (l *list) mergeSquare(z *list) float64 {
 	// realised envelope factor F: babs[k] <= F min_m env_m e^(-tau_m L'(k))
 	F := 0.0
 	if !zeroEnv {
-		for ok := range babs {
-			b := babs[ok]
-			if b == 0 {
-				continue
+		// a maximum: the same in any order, so on all cores in parts
+		var mu sync.Mutex
+		parallelRange(len(babs), runtime.GOMAXPROCS(0), func(i0, i1 int) {
+			f := 0.0
+			for ok := i0; ok < i1; ok++ {
+				b := babs[ok]
+				if b == 0 {
+					continue
+				}
+				_, e := envAbs(lnEnv, l.tau, z.loss(ok))
+				f = math.Max(f, b/e)
 			}
-			_, e := envAbs(lnEnv, l.tau, z.loss(ok))
-			F = math.Max(F, b/e)
-		}
+			mu.Lock()
+			F = math.Max(F, f)
+			mu.Unlock()
+		})
 		F *= 1 + 1e-12
 	}
 	for m, tau := range l.tau {

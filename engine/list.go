@@ -171,6 +171,20 @@ func (l *list) regularMass() (sa, sc float64) {
 	return sa * g, sc * g
 }
 
+// regularMassSide returns regularMass's A-mass (aSide) or B-mass bound
+// alone, computed the same way.
+func (l *list) regularMassSide(aSide bool) float64 {
+	v := l.c
+	if aSide {
+		v = l.a
+	}
+	s := 0.0
+	for o := l.lo; o <= l.hi; o++ {
+		s += v[o]
+	}
+	return s * (1 + gamma(2*l.n+2))
+}
+
 // index returns the bucket index of offset o.
 func (l *list) index(o int) int { return o - l.n + 1 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -34,28 +35,34 @@ func atomsOf(l *list) atomSet {
 	if l.lo > l.hi {
 		return atomSet{}
 	}
-	type e struct {
-		o int
-		v float64
-	}
-	top := make([]e, 0, maxAtoms+1)
+	// The maxAtoms largest a+c, ties to the lower offset: a min-heap on
+	// (v, -o) (its root the entry to drop next), then sorted by v
+	// descending, ties by offset ascending, the order the sums below take.
+	top := make([]atomEntry, 0, maxAtoms)
 	var n2a, n2c float64
 	for o := l.lo; o <= l.hi; o++ {
 		a, c := l.a[o], l.c[o]
 		n2a += a * a
 		n2c += c * c
 		v := a + c
-		if len(top) < maxAtoms || v > top[len(top)-1].v {
-			// insertion into the descending list
-			i := sort.Search(len(top), func(i int) bool { return top[i].v < v })
-			top = append(top, e{})
-			copy(top[i+1:], top[i:])
-			top[i] = e{o, v}
-			if len(top) > maxAtoms {
-				top = top[:maxAtoms]
-			}
+		switch {
+		case len(top) < maxAtoms:
+			top = append(top, atomEntry{o, v})
+			atomSiftUp(top, len(top)-1)
+		case v > top[0].v: // a later offset never displaces an equal value
+			top[0] = atomEntry{o, v}
+			atomSiftDown(top, 0)
 		}
 	}
+	slices.SortFunc(top, func(x, y atomEntry) int {
+		if x.v != y.v {
+			if x.v > y.v {
+				return -1
+			}
+			return 1
+		}
+		return x.o - y.o
+	})
 	var sa, sc float64
 	for _, t := range top {
 		sa += l.a[t.o] * l.a[t.o]
@@ -72,6 +79,49 @@ func atomsOf(l *list) atomSet {
 	}
 	sort.Ints(s.idx)
 	return s
+}
+
+// atomEntry is a candidate atom of atomsOf: offset o, a+c there v.
+type atomEntry struct {
+	o int
+	v float64
+}
+
+// atomLess orders atomsOf's heap: the smaller value first, and of equal
+// values the higher offset (the one the insertion order would drop).
+func atomLess(x, y atomEntry) bool {
+	if x.v != y.v {
+		return x.v < y.v
+	}
+	return x.o > y.o
+}
+
+func atomSiftUp(h []atomEntry, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !atomLess(h[i], h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func atomSiftDown(h []atomEntry, i int) {
+	for {
+		m := i
+		if l := 2*i + 1; l < len(h) && atomLess(h[l], h[m]) {
+			m = l
+		}
+		if r := 2*i + 2; r < len(h) && atomLess(h[r], h[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // without returns a copy of l (values only) with the atoms set to 0.

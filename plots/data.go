@@ -2,7 +2,9 @@
 // tables from the result files of `pbuckets run`: delta over e^eps (log10
 // axis), e^eps over r (log2 axis), delta over r, heatmaps over two swept
 // parameters, Renyi divergences over alpha, and tables (Markdown and CSV).
-// Images are written as PNG, SVG and PDF with gonum.org/v1/plot.
+// Images are written as PNG, SVG and PDF with gonum.org/v1/plot. A lower
+// bound is drawn beneath its upper bound and wider, so that neither hides
+// the other; bounds that coincide share a legend entry (bounds.go).
 package plots
 
 import (

@@ -308,6 +308,20 @@ func mechIndex(keys []seriesKey) map[string]int {
 // logarithmic) and records its legend entry. It returns false when nothing
 // could be drawn.
 func (d *drawer) addLine(p *plot.Plot, xys plotter.XYs, logX, logY bool, c color.Color, dash []vg.Length, width vg.Length, name string) bool {
+	pts := drawable(xys, logX, logY)
+	if len(pts) == 0 {
+		return false
+	}
+	thumb := d.addPoints(pts, c, dash, width)
+	if name != "" {
+		d.legend = append(d.legend, legendEntry{name, thumb})
+	}
+	return true
+}
+
+// drawable returns the points of xys that can be drawn, sorted by x:
+// finite, and positive where the axis is logarithmic.
+func drawable(xys plotter.XYs, logX, logY bool) plotter.XYs {
 	var pts plotter.XYs
 	for _, pt := range xys {
 		if math.IsNaN(pt.X) || math.IsNaN(pt.Y) || math.IsInf(pt.X, 0) || math.IsInf(pt.Y, 0) {
@@ -318,13 +332,16 @@ func (d *drawer) addLine(p *plot.Plot, xys plotter.XYs, logX, logY bool, c color
 		}
 		pts = append(pts, pt)
 	}
-	if len(pts) == 0 {
-		return false
-	}
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+	return pts
+}
+
+// addPoints draws pts (drawable, not empty) as a line, a single point as
+// a dot too, widens the data range and returns the legend thumbnail.
+func (d *drawer) addPoints(pts plotter.XYs, c color.Color, dash []vg.Length, width vg.Length) plot.Thumbnailer {
 	l, err := plotter.NewLine(pts)
 	if err != nil {
-		return false
+		return nil
 	}
 	l.Color, l.Dashes, l.Width = c, dash, width
 	d.items = append(d.items, l)
@@ -332,13 +349,10 @@ func (d *drawer) addLine(p *plot.Plot, xys plotter.XYs, logX, logY bool, c color
 	if len(pts) == 1 {
 		s, err := plotter.NewScatter(pts)
 		if err == nil {
-			s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 2.5, Shape: draw.CircleGlyph{}}
+			s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: width + 0.9, Shape: draw.CircleGlyph{}}
 			d.items = append(d.items, s)
 			thumb = s
 		}
-	}
-	if name != "" {
-		d.legend = append(d.legend, legendEntry{name, thumb})
 	}
 	for _, pt := range pts {
 		if r := d.f.XRange; r[0] < r[1] && (pt.X < r[0] || pt.X > r[1]) {
@@ -348,12 +362,13 @@ func (d *drawer) addLine(p *plot.Plot, xys plotter.XYs, logX, logY bool, c color
 		d.ymin, d.ymax = math.Min(d.ymin, pt.Y), math.Max(d.ymax, pt.Y)
 	}
 	d.empty = false
-	return true
+	return thumb
 }
 
 // boundLines draws the upper and lower bounds of the series of a figure:
 // buckets upper red and lower blue, comparison methods in their colours,
-// one dash pattern per mechanism.
+// one dash pattern per mechanism (see boundPair for how an upper and a
+// lower bound that coincide are drawn).
 func (d *drawer) boundLines(p *plot.Plot, keys []seriesKey, xy func(k seriesKey, upper bool) plotter.XYs, logX, logY bool, suffix func(seriesKey) string) {
 	idx := mechIndex(keys)
 	for _, k := range keys {
@@ -362,40 +377,34 @@ func (d *drawer) boundLines(p *plot.Plot, keys []seriesKey, xy func(k seriesKey,
 		if suffix != nil {
 			name += suffix(k)
 		}
-		cu, cl := upperColor(k, keys), color.Color(colorLower)
-		hasLower := false
-		if d.f.Bounds != "lower" {
-			label := name
-			if k.method == manifest.MethodBuckets && d.f.Bounds == "both" {
-				label += " (upper)"
-			}
-			if !d.addLine(p, xy(k, true), logX, logY, cu, dash, 1.6, label) {
-				d.note("%s: no finite upper bound to draw", name)
-			}
-		}
-		if d.f.Bounds != "upper" && k.method != manifest.MethodExact {
-			if lo := xy(k, false); hasFinite(lo) {
-				hasLower = true
-				label := name
-				if d.f.Bounds == "both" {
-					label += " (lower)"
-				}
-				d.addLine(p, lo, logX, logY, cl, dash, 1.6, label)
-			}
-		}
-		if d.f.Bounds == "lower" && !hasLower {
-			d.note("%s: no lower bound (method %s)", name, k.method)
-		}
+		d.seriesBounds(k, xy, logX, logY, upperColor(k, keys), colorLower, dash, 1.6, name)
 	}
 }
 
-func hasFinite(xys plotter.XYs) bool {
-	for _, pt := range xys {
-		if !math.IsNaN(pt.Y) && !math.IsInf(pt.Y, 0) && pt.Y > 0 {
-			return true
+// seriesBounds draws the bounds of series k that the figure shows (its
+// bounds key), with a note when one that should be shown cannot be.
+func (d *drawer) seriesBounds(k seriesKey, xy func(k seriesKey, upper bool) plotter.XYs, logX, logY bool, cu, cl color.Color, dash []vg.Length, width vg.Length, name string) {
+	var up, lo plotter.XYs
+	if d.f.Bounds != "lower" {
+		up = xy(k, true)
+	}
+	if d.f.Bounds != "upper" && k.method != manifest.MethodExact {
+		lo = xy(k, false)
+	}
+	upperLabel, lowerLabel := name, name
+	if d.f.Bounds == "both" {
+		lowerLabel += " (lower)"
+		if k.method == manifest.MethodBuckets {
+			upperLabel += " (upper)"
 		}
 	}
-	return false
+	upOK, loOK := d.boundPair(bound{up, cu, upperLabel}, bound{lo, cl, lowerLabel}, logX, logY, dash, width, name)
+	if d.f.Bounds != "lower" && !upOK {
+		d.note("%s: no finite upper bound to draw", name)
+	}
+	if d.f.Bounds == "lower" && !loOK {
+		d.note("%s: no lower bound (method %s)", name, k.method)
+	}
 }
 
 // deltaEEps: delta (log10) over e^eps at r.
@@ -503,24 +512,7 @@ func (d *drawer) boundLinesWithDash(p *plot.Plot, keys []seriesKey, dashIdx int,
 		if nMech > 1 {
 			cl = lighten(cu)
 		}
-		if d.f.Bounds != "lower" {
-			label := name
-			if k.method == manifest.MethodBuckets && d.f.Bounds == "both" {
-				label += " (upper)"
-			}
-			if !d.addLine(p, xy(k, true), true, logY, cu, dash, 1.6, label) {
-				d.note("%s: no positive upper bound to draw", name)
-			}
-		}
-		if d.f.Bounds != "upper" {
-			if lo := xy(k, false); hasFinite(lo) {
-				label := name
-				if d.f.Bounds == "both" {
-					label += " (lower)"
-				}
-				d.addLine(p, lo, true, logY, cl, dash, 1.2, label)
-			}
-		}
+		d.seriesBounds(k, xy, true, logY, cu, cl, dash, 1.6, name)
 	}
 }
 
@@ -565,10 +557,11 @@ func (d *drawer) renyi(p *plot.Plot) {
 			}
 			return xys
 		}
-		if !d.addLine(p, get(func(r Row) float64 { return r.Upper }), true, true, colorUpper, dash, 1.6, name+": buckets upper bound") {
+		up := bound{get(func(r Row) float64 { return r.Upper }), colorUpper, name + ": buckets upper bound"}
+		lo := bound{get(func(r Row) float64 { return r.Lower }), colorLower, name + ": buckets lower bound"}
+		if upOK, _ := d.boundPair(up, lo, true, true, dash, 1.6, name+": buckets"); !upOK {
 			d.note("%s: the buckets upper bound on D_alpha is infinite at every order (corner mass with unbounded ratio); not drawn", name)
 		}
-		d.addLine(p, get(func(r Row) float64 { return r.Lower }), true, true, colorLower, dash, 1.6, name+": buckets lower bound")
 		d.addLine(p, get(func(r Row) float64 { return r.Estimate }), true, true, color.RGBA{R: 0, G: 140, B: 70, A: 255}, []vg.Length{1.5, 2.5}, 1.6, name+": buckets estimate (5.7)")
 		if !d.addLine(p, get(func(r Row) float64 { return r.Analytic }), true, true, color.Black, []vg.Length{6, 3}, 1.2, name+": analytic (moments accountant)") {
 			d.note("%s: no analytic Renyi curve", name)

@@ -211,3 +211,122 @@ func TestTicks(t *testing.T) {
 		})
 	}
 }
+
+// TestCoincidingBounds checks that an upper and a lower bound that
+// coincide stay visible: the lower one is drawn first (beneath, wider), the upper
+// one on top, and within coincideTolerance everywhere they share one
+// legend entry that states the largest gap measured.
+func TestCoincidingBounds(t *testing.T) {
+	dir := t.TempDir()
+	m, err := manifest.Load(testfig.WriteFile(t, dir, "p.toml", testfig.Manifest("name = \"p\"", "[1, 2, 4]", "[1e-5, 1e-6]")+`[[figure]]
+id = "de"
+kind = "delta-eeps"
+r = 4
+mechanisms = ["gauss"]
+methods = ["buckets"]
+[[figure]]
+id = "er"
+kind = "eeps-r"
+delta = [1e-5, 1e-6]
+mechanisms = ["gauss"]
+methods = ["buckets"]
+[[figure]]
+id = "re"
+kind = "renyi"
+r = 4
+mechanisms = ["gauss"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// results with lower = ratio * upper everywhere (Renyi upper finite).
+	results := func(ratio float64) *Results {
+		res := &Results{}
+		for _, r := range []int{1, 2, 4} {
+			for _, e := range []float64{1.0, 1.5, 2.0} {
+				up := 0.5 * math.Exp(-float64(r)*math.Log(e)*10)
+				res.Delta = append(res.Delta, Row{Mechanism: "gauss", ID: "gauss", Method: "buckets", R: r, At: math.Log(e), Upper: up, Lower: ratio * up})
+			}
+			for _, delta := range []float64{1e-5, 1e-6} {
+				up := float64(r) / 10 * -math.Log10(delta)
+				// e^eps is drawn: ratio applies to e^eps_lower / e^eps_upper.
+				res.Eps = append(res.Eps, Row{Mechanism: "gauss", ID: "gauss", Method: "buckets", R: r, At: delta, Upper: up, Lower: up + math.Log(ratio)})
+			}
+			for _, a := range []float64{2, 4} {
+				up := 0.01 * a * float64(r)
+				res.Renyi = append(res.Renyi, Row{Mechanism: "gauss", ID: "gauss", Method: "buckets", R: r, At: a, Upper: up, Lower: ratio * up, Estimate: math.NaN(), Analytic: 1.1 * up})
+			}
+		}
+		return res
+	}
+	tests := []struct {
+		name, fig string
+		ratio     float64
+		want      []string // in the legend
+		notWant   []string
+	}{
+		{"delta-eeps within 1.2%", "de", 1 - 0.012, []string{"upper = lower within 1.2%"}, []string{"(upper)", "(lower)"}},
+		{"delta-eeps exact", "de", 1, []string{"upper = lower exactly"}, []string{"(upper)", "(lower)"}},
+		{"delta-eeps apart", "de", 0.9, []string{"gauss (upper)", "gauss (lower)"}, []string{"upper = lower"}},
+		{"eeps-r per delta within 0.5%", "er", 1 - 0.005, []string{"δ = 1e-5 (upper = lower within 0.5%)", "δ = 1e-6 (upper = lower within 0.5%)"}, []string{"(lower)"}},
+		{"eeps-r apart", "er", 0.9, []string{"δ = 1e-5 (upper)", "δ = 1e-6 (lower)"}, []string{"upper = lower"}},
+		{"renyi within 0.01%", "re", 1 - 1e-4, []string{"gauss: buckets (upper = lower within 0.01%)"}, []string{"buckets upper bound"}},
+		{"renyi apart", "re", 0.5, []string{"gauss: buckets upper bound", "gauss: buckets lower bound"}, []string{"upper = lower"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var fig manifest.Figure
+			for _, f := range m.Figures {
+				if f.ID == tc.fig {
+					fig = f
+				}
+			}
+			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+			if _, notes, err := Draw(m, fig, results(tc.ratio), out); err != nil || len(notes) > 0 {
+				t.Fatalf("Draw: %v, notes %q", err, notes)
+			}
+			data, err := os.ReadFile(filepath.Join(out, tc.fig+".svg"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			svg := string(data)
+			for _, w := range tc.want {
+				if !strings.Contains(svg, w) {
+					t.Errorf("svg lacks %q", w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(svg, w) {
+					t.Errorf("svg has %q", w)
+				}
+			}
+			// The plot is drawn before the legend: the first red stroke
+			// (upper) must come after the first blue one (lower), so that
+			// the upper bound lies on top.
+			red, blue := strings.Index(svg, "stroke:#C81919"), strings.Index(svg, "stroke:#1446C8")
+			if red < 0 || blue < 0 || red < blue {
+				t.Errorf("first red (upper) stroke at %d, first blue (lower) at %d: the upper bound must be drawn on top", red, blue)
+			}
+		})
+	}
+}
+
+func TestDescribeGap(t *testing.T) {
+	tests := []struct {
+		gap  float64
+		want string
+	}{
+		{0, "exactly"},
+		{0.012, "within 1.2%"},
+		{0.0158435, "within 1.6%"},
+		{0.01501, "within 1.6%"},
+		{3.5e-6, "within 0.00035%"},
+		{0.02, "within 2%"},
+		{5.6e-8, "within 5.6e-6%"},
+	}
+	for _, tc := range tests {
+		if got := describeGap(tc.gap); got != tc.want {
+			t.Errorf("describeGap(%v) = %q, want %q", tc.gap, got, tc.want)
+		}
+	}
+}

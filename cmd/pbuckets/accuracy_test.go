@@ -101,3 +101,57 @@ func TestRunAccuracy(t *testing.T) {
 		t.Errorf("runs row %v", r)
 	}
 }
+
+// TestShardsMixedAccuracy: parts of one manifest run with different
+// --accuracy (the manifest hash does not cover it) are not one dataset:
+// the second part does not complete it, and parts, show and plot refuse
+// the set with the reason; rerunning the odd part with the same target
+// completes it.
+func TestShardsMixedAccuracy(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	m := testfig.WriteFile(t, dir, "mix.toml", `name = "mix"
+[engine]
+buckets = 2000
+[[mechanism]]
+id = "g"
+kind = "gauss"
+sigma = 2.0
+[[mechanism]]
+id = "h"
+kind = "gauss"
+sigma = 4.0
+[query]
+compositions = [1, 2]
+e_eps = [1.5]
+[[figure]]
+id = "f"
+kind = "delta-eeps"
+r = 2
+`)
+	if code, _, stderr := runCmd(t, "run", "--quiet", "--shard", "1/2", "--accuracy", "0.5", "--out", out, m); code != exitOK {
+		t.Fatalf("shard 1: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr := runCmd(t, "run", "--shard", "2/2", "--out", out, m)
+	if code != exitOK || !strings.Contains(stderr, "the dataset is not complete yet") || !strings.Contains(stderr, "different accuracy targets") {
+		t.Fatalf("shard 2: exit %d\n%s", code, stderr)
+	}
+	const why = `parts run with different accuracy targets (pbuckets run --accuracy, which the manifest hash does not cover): "0.5" in`
+	code, stdout, _ := runCmd(t, "parts", "--out", out, m)
+	if code != exitFailed || !strings.Contains(stdout, why) || !strings.Contains(stdout, `"none" in delta-part-2-of-2.parquet`) {
+		t.Errorf("parts: exit %d\n%s", code, stdout)
+	}
+	set := filepath.Join(out, "mix", "shards-of-2")
+	code, _, stderr = runCmd(t, "show", filepath.Join(set, "delta-part-1-of-2.parquet"), filepath.Join(set, "delta-part-2-of-2.parquet"))
+	if code != exitUsage || !strings.Contains(stderr, "mixed: "+why) {
+		t.Errorf("show: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "plot", "--quiet", "--out", out, m); code == exitOK || !strings.Contains(stderr, why) {
+		t.Errorf("plot: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "run", "--quiet", "--shard", "2/2", "--accuracy", "0.5", "--out", out, m); code != exitOK {
+		t.Fatalf("shard 2 again: exit %d\n%s", code, stderr)
+	}
+	if code, stdout, _ := runCmd(t, "parts", "--out", out, m); code != exitOK || !strings.Contains(stdout, "complete") {
+		t.Errorf("parts after the rerun: exit %d\n%s", code, stdout)
+	}
+}

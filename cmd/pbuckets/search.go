@@ -35,8 +35,9 @@ bisection in log space over a factor t that multiplies the tied parameters
 cached in OUT/.cache. With manifests, the [search] table says what to search
 and the results go to OUT/<name>/search.parquet and search-probes.parquet.`
 
-// errSearchAccuracy is why search and calibrate refuse an accuracy target.
-const errSearchAccuracy = "not supported by noise searches: each probe is decided by the upper bound at one bucket count; set the buckets instead (--buckets, [engine] buckets)"
+// errSearchAccuracy is why search and calibrate refuse an accuracy target
+// (the library refuses it too: search.ErrAccuracy).
+var errSearchAccuracy = search.ErrAccuracy.Error()
 
 func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("search", searchSynopsis, stderr)
@@ -110,7 +111,7 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 			}
 			for _, spec := range m.Mechanisms {
 				if spec.Engine.Accuracy > 0 {
-					fmt.Fprintf(stderr, "error: %s: mechanism %q: engine accuracy: %s (pbuckets run uses it for the [query])\n", m.File, spec.ID, errSearchAccuracy)
+					fmt.Fprintf(stderr, "error: %s: mechanism %q: engine accuracy: %s\n", m.File, spec.ID, errSearchAccuracy)
 					return exitUsage
 				}
 			}

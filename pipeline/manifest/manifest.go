@@ -612,6 +612,39 @@ func (m *Manifest) mechanism(id string) *MechanismSpec {
 	return nil
 }
 
+// AccuracyTargets describes the accuracy targets of the manifest's
+// mechanisms that have results of their own (not the parts of
+// sequences), in manifest order: "" when none has one, the target when
+// all share one ("0.001"), else each mechanism's ("gauss=0.001, sgd=none").
+// A run records it in its result files: SetAccuracy (pbuckets run
+// --accuracy) changes it without changing Hash.
+func (m *Manifest) AccuracyTargets() string {
+	var each []string
+	targets := map[float64]bool{}
+	for _, s := range m.Mechanisms {
+		if s.Kind != KindSequence && len(s.InSequences) > 0 {
+			continue
+		}
+		a := s.Engine.Accuracy
+		targets[a] = true
+		v := "none"
+		if a > 0 {
+			v = strconv.FormatFloat(a, 'g', -1, 64)
+		}
+		each = append(each, s.ID+"="+v)
+	}
+	switch {
+	case len(targets) > 1:
+		return strings.Join(each, ", ")
+	case targets[0] || len(targets) == 0:
+		return ""
+	}
+	for a := range targets {
+		return strconv.FormatFloat(a, 'g', -1, 64)
+	}
+	return ""
+}
+
 // SetAccuracy sets the accuracy target of every mechanism of the manifest
 // (and of its [engine] table) to a, as `pbuckets run --accuracy` does,
 // overriding the manifest's accuracy keys; the bucket counts stay the first

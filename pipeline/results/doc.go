@@ -5,7 +5,8 @@
 // sharded one in shards-of-N/); Scan, which finds the sets of files there,
 // checks each from its files' metadata and names the current dataset
 // (Index, written when a set completes) and the stale ones; CheckFiles,
-// which refuses files of different runs read together; and CheckWritable.
+// which refuses files of different runs read together (also runs with
+// different accuracy targets, accuracy.go); and CheckWritable.
 //
 // May import: internal/atomicfile.
 package results

@@ -50,16 +50,13 @@ func CheckWritable(dir string) error {
 // CheckFiles checks that result files read together form whole datasets:
 // files of one manifest (pbuckets.name) must all be the unsharded run or
 // all parts of one sharded run, of one manifest version and build, each
-// part present once. Unless incomplete is allowed, every part must be
+// part present once, of runs with one accuracy target (accuracyMix).
+// Unless incomplete is allowed, every part must be
 // there and no run interrupted. Files without pbuckets metadata, and
 // files that cannot be read as Parquet (their reader reports them), are
 // not checked. The error says what is mixed or missing.
 func CheckFiles(paths []string, incomplete bool) error {
-	type file struct {
-		path string
-		meta map[string]string
-	}
-	groups := map[string][]file{}
+	groups := map[string][]metaFile{}
 	var names []string
 	for _, p := range paths {
 		meta, err := ReadMetadata(p)
@@ -73,7 +70,7 @@ func CheckFiles(paths []string, incomplete bool) error {
 		if groups[name] == nil {
 			names = append(names, name)
 		}
-		groups[name] = append(groups[name], file{p, meta})
+		groups[name] = append(groups[name], metaFile{p, meta})
 	}
 	var problems []error
 	for _, name := range names {
@@ -118,6 +115,10 @@ func CheckFiles(paths []string, incomplete bool) error {
 		}
 		if len(versions) > 1 {
 			problems = append(problems, fmt.Errorf("%s: mixed: files of different builds of pbuckets: %s", where, describeGroups(versions, 0)))
+			continue
+		}
+		if mix := accuracyMix(files); mix != "" {
+			problems = append(problems, fmt.Errorf("%s: mixed: %s", where, mix))
 			continue
 		}
 		for n, parts := range counts {

@@ -28,7 +28,8 @@ type Set struct {
 	// agree.
 	ManifestHash, Version string
 	// Problems says why the set is not a complete dataset (missing or
-	// interrupted parts, parts of different manifests or builds); empty
+	// interrupted parts, parts of different manifests, builds or accuracy
+	// targets); empty
 	// when it is one.
 	Problems []string
 	// Legacy marks parts written at the top of the folder by an older
@@ -240,6 +241,7 @@ func (s *Set) check() {
 	// finished, and one manifest and build for all.
 	hashes, versions := map[string][]string{}, map[string][]string{}
 	interrupted := map[int]bool{}
+	var read []metaFile
 	for _, table := range Tables() {
 		for i, path := range s.Files[table] {
 			if path == "" {
@@ -262,6 +264,7 @@ func (s *Set) check() {
 			}
 			hashes[meta[MetaHash]] = append(hashes[meta[MetaHash]], filepath.Base(path))
 			versions[meta[MetaVersion]] = append(versions[meta[MetaVersion]], filepath.Base(path))
+			read = append(read, metaFile{path, meta})
 		}
 	}
 	if len(interrupted) > 0 {
@@ -278,6 +281,9 @@ func (s *Set) check() {
 	}
 	if len(versions) > 1 {
 		s.Problems = append(s.Problems, "files of different builds of pbuckets: "+describeGroups(versions, 0))
+	}
+	if mix := accuracyMix(read); mix != "" {
+		s.Problems = append(s.Problems, mix)
 	}
 }
 

@@ -326,6 +326,7 @@ func (rn *Runner) write(out string, m *manifest.Manifest, c *collector, interrup
 		results.MetaVersion:  rn.Version,
 		results.MetaShard:    part.String(),
 		results.MetaComplete: fmt.Sprint(!interrupted),
+		results.MetaAccuracy: m.AccuracyTargets(),
 	}
 	frames := []struct {
 		table string

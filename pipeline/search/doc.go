@@ -3,7 +3,9 @@
 // target (eps, delta) and the largest whose lower bound proves it missed
 // (Searcher, Spec, Result), expanded from a manifest's [search] table
 // (Specs), and their result frames. It composes through a Backend and
-// shares the state cache and the memory budget with the runner.
+// shares the state cache and the memory budget with the runner. A spec
+// with an accuracy target (EngineOptions.Accuracy) is refused
+// (ErrAccuracy): a probe is decided at one bucket count.
 //
 // May import: pipeline/backend, pipeline/cache, pipeline/manifest,
 // pipeline/memory, pipeline/results.

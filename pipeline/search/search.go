@@ -64,7 +64,18 @@ const (
 	searchGrow = 2.0
 )
 
+// ErrAccuracy is why a search refuses an accuracy target
+// (EngineOptions.Accuracy, [engine] accuracy): the refinement of
+// pbuckets run (package methods) grows the bucket count until the brackets
+// of a query are narrow enough, but a probe needs a verdict, not a narrow
+// bracket, and probes at different bucket counts would break the
+// monotonicity the bisection relies on.
+var ErrAccuracy = errors.New("not supported by noise searches: each probe is decided by the upper and lower bound at one bucket count, and the search's precision is rel_tol; set the bucket count instead ([engine] buckets, --buckets) and drop the accuracy (pbuckets run, eps and delta use it)")
+
 func (s Spec) withDefaults() (Spec, error) {
+	if a := s.Mechanism.Engine.Accuracy; a != 0 {
+		return s, fmt.Errorf("search %q: mechanism %q: engine accuracy %v: %w", s.Label, s.Mechanism.ID, a, ErrAccuracy)
+	}
 	if s.RelTol == 0 {
 		s.RelTol = DefaultRelTol
 	}

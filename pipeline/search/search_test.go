@@ -617,3 +617,59 @@ func checkSearches(t *testing.T, m *manifest.Manifest) {
 		}
 	}
 }
+
+// TestSearchRefusesAccuracy: a library caller's accuracy target is refused
+// with ErrAccuracy (by Search, Probe and SearchAll), before any composition,
+// rather than silently ignored.
+func TestSearchRefusesAccuracy(t *testing.T) {
+	expo := func(s float64) float64 { return math.Exp(-s) }
+	mech := gaussSpec(1)
+	mech.Engine.Accuracy = 1e-3
+	spec := Spec{Label: "g", Mechanism: mech, R: 2, Eps: 1, Delta: 1e-4}
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrAccuracy) || !strings.Contains(err.Error(), `search "g": mechanism "g": engine accuracy 0.001: not supported by noise searches`) ||
+			!strings.Contains(err.Error(), "[engine] buckets") {
+			t.Errorf("%s: error %v, want ErrAccuracy with the search, mechanism, target and what to do", what, err)
+		}
+	}
+	fake := &searchFake{up: expo, lo: expo}
+	s := &Searcher{Backend: fake}
+	res, err := s.Search(context.Background(), spec)
+	check("Search", err)
+	if res != nil {
+		t.Errorf("Search returned a result %+v", res)
+	}
+	_, err = s.Probe(context.Background(), spec, 1)
+	check("Probe", err)
+	results, errs := s.SearchAll(context.Background(), []Spec{spec}, 1, 1<<30)
+	if len(errs) != 1 || results[0] != nil {
+		t.Fatalf("SearchAll: results %v, errors %v", results, errs)
+	}
+	check("SearchAll", errs[0])
+	if fake.calls != 0 {
+		t.Errorf("%d compositions with a refused spec", fake.calls)
+	}
+	// A manifest's [engine] accuracy reaches the specs, and is refused too.
+	m, err := manifest.Parse("s.toml", []byte(`name = "s"
+[engine]
+accuracy = 1e-3
+[[mechanism]]
+id = "g"
+kind = "gauss"
+sigma = 1.0
+[search]
+compositions = [2]
+eps = 1.0
+delta = 1e-4
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := Specs(m)
+	if len(specs) != 1 {
+		t.Fatalf("specs %+v", specs)
+	}
+	_, err = s.Search(context.Background(), specs[0])
+	check("manifest", err)
+}
