@@ -63,14 +63,7 @@ func swapCase(rng *rand.Rand, trial int) (*list, [][]float64, [][]float64, strin
 		var m Mechanism
 		switch rng.IntN(4) {
 		case 0: // histogram (atoms, distinguishing and tiny masses)
-			n := 2 + rng.IntN(4)
-			a, b = randomPMFWith(rng, n, true), randomPMFWith(rng, n, true)
-			var err error
-			if m, err = Histogram(a, b); err != nil {
-				panic(err)
-			}
-			h := m.(*histMech)
-			a, b = h.a, h.b
+			a, b, m = randomHistLeaf(rng)
 		case 1: // randomized response
 			p := 0.5 + 0.45*rng.Float64()
 			a, b = []float64{p, 1 - p}, []float64{1 - p, p}

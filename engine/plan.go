@@ -181,15 +181,26 @@ type atomic interface{ atomLoss() float64 }
 // standard deviations of a tilt's peak.
 //
 //	k = 1: {0}; 2: {0, T}; 3: {0, T, -T}; 4: {0, T, -T, 2T}; 5: {0, T, -T, 2T, -2T}
+//
+// T is capped at tiltCap/rangeL (half that for k >= 4), so that
+// exp(tau * loss) stays moderate over the list's range [-rangeL, rangeL]
+// (the tilted sequences, their products and squared norms must stay
+// finite), also after a squaring doubles the range.
 func chooseTilts(sd float64, k int, rangeL float64) []float64 {
+	return chooseTiltsCap(sd, k, rangeL, tiltCap)
+}
+
+// tiltCap bounds |T| rangeL in chooseTilts.
+const tiltCap = 60
+
+// chooseTiltsCap is chooseTilts with the cap c instead of tiltCap: |T|
+// rangeL <= c (c/2 for k >= 4).
+func chooseTiltsCap(sd float64, k int, rangeL, c float64) []float64 {
 	if k == 1 || !(sd > 0) || math.IsInf(sd, 0) {
 		return []float64{0}
 	}
 	T := 3.5 / sd
-	// Keep exp(tau * loss) moderate over the list's range [-rangeL,
-	// rangeL] (the tilted sequences, their products and squared norms must
-	// stay finite), also after a squaring doubles the range.
-	lim := 60 / rangeL
+	lim := c / rangeL
 	if k >= 4 {
 		lim /= 2
 	}

@@ -15,8 +15,12 @@ import (
 // and converted with the classic conversion, as the pipeline's rdp method
 // does) on the figures' cases (Figures 11, 13 and 22, the issue's rows) and
 // on a seeded sample of the DP-SGD sweep's (sigma, q, r), at every eps
-// (the sample holds sigma 0.63, q 0.0631, r 2^18 at eps 3,734), and on two
-// very non-private Gauss cases. Default options. The figures' and the
+// (the sample holds sigma 0.63, q 0.0631, r 2^18 at eps 3,734), on two
+// cells of the sweep named in issue 12 (sigma 0.5, q 0.00631, r 2^18, which
+// fails with the grid list's B-side tilt capped at 600/range; sigma 1,
+// q 0.0631, r 2^18 beyond eps 700), whose eps brackets must also be within
+// 0.2% (they fail with the final tilts capped at 60/range above
+// swapRange), and on two very non-private Gauss cases. Default options. The figures' and the
 // issue's cases must not compose a swapped grid list (gridswap.go).
 func TestEpsUpperBelowRDP(t *testing.T) {
 	if testing.Short() {
@@ -72,6 +76,17 @@ func TestEpsUpperBelowRDP(t *testing.T) {
 		m, f, err := sgd(s, q)
 		add("sgd-sweep", m, f, err, r, 1e-5)
 	}
+	// the sweep's cell whose eps_upper was above RDP (266.38 against
+	// 265.43: the grid list's B-side tilt capped at 600/range, issue 12
+	// step 5) and a cell beyond eps 700 (sigma 1, q 0.0631: about 982
+	// against 1,067)
+	for _, c := range []struct {
+		s, q float64
+		r    int
+	}{{0.5, 0.00631, 1 << 18}, {1, 0.0631, 1 << 18}} {
+		m, f, err := sgd(c.s, c.q)
+		add("sgd-sweep cell", m, f, err, c.r, 1e-5)
+	}
 	// very non-private Gauss (composed ranges of 1,100 to 1,400 nats, eps
 	// of 436 and 634: the swapped grid list holds their B||A side)
 	for _, c := range []struct {
@@ -93,12 +108,19 @@ func TestEpsUpperBelowRDP(t *testing.T) {
 		}
 		up, rdp := res.EpsUpper(c.delta), curve.Eps(c.delta)
 		t.Logf("%s %v r=%d delta=%g: eps_upper %.6g, RDP %.6g, swapped grid list %v", c.name, c.m, c.r, c.delta, up, rdp, res.s != nil)
-		if c.name != "sgd-sweep" && c.name != "gauss-nonprivate" && res.s != nil {
+		if c.name != "sgd-sweep" && c.name != "sgd-sweep cell" && c.name != "gauss-nonprivate" && res.s != nil {
 			// the figures' and the issue's cases pay nothing for it
 			t.Errorf("%s %v r=%d: a swapped grid list was composed", c.name, c.m, c.r)
 		}
 		if !(up <= rdp) {
 			t.Errorf("%s %v r=%d delta=%g: eps_upper %.6g above the RDP bound %.6g", c.name, c.m, c.r, c.delta, up, rdp)
+		}
+		if c.name == "sgd-sweep cell" {
+			// issue 12's goal for DP-SGD rows: a bracket within 0.2%
+			// (before step 5: 6.3% and 4.8% wide)
+			if e := res.Eps(c.delta); !(e.Upper-e.Lower <= 2e-3*e.Upper) {
+				t.Errorf("%s %v r=%d delta=%g: eps in [%.6g, %.6g], %.3g%% wide", c.name, c.m, c.r, c.delta, e.Lower, e.Upper, 100*(e.Upper/e.Lower-1))
+			}
 		}
 	}
 }

@@ -12,17 +12,42 @@ import "math"
 // output (plan.tilts), and its inputs' envelopes are re-expressed for them
 // (retilt).
 
-// tilts returns the tilts for composing x and y: chooseTilts for the
-// standard deviation of the final loss and, while the composed loss is
-// narrower (its own tilts more than 1.2 times the final ones), +-3.5 of the
-// composed loss's standard deviations as well. Each change of tilts costs
-// accuracy between the old tilts' regions (see retilt), so the final tilts
-// are kept throughout and the level's own tilts only added.
+// tilts returns the tilts for composing x and y (tiltsFor with the final
+// loss's and the composed loss's standard deviations).
 func (p *plan) tilts(x, y *list) []float64 {
-	rangeL := float64(x.n+1) * x.lambda
-	tau := chooseTilts(p.finalSD, p.opt.Tilts, rangeL)
-	sd := math.Sqrt(x.variance + y.variance)
-	if p.opt.Tilts >= 3 && len(tau) >= 3 {
+	return tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), p.opt.Tilts, float64(x.n+1)*x.lambda, x.grid)
+}
+
+// tiltsFor returns the tilts of a composition whose operands have the
+// range rangeL (nats), for a final loss with standard deviation finalSD and
+// a composed loss with standard deviation sd: chooseTilts for finalSD and,
+// while the composed loss is narrower (its own tilts more than 1.2 times
+// the final ones), +-3.5 of the composed loss's standard deviations as
+// well; for a grid list the negative ones shifted (gridTilts). Each change
+// of tilts costs accuracy between the old tilts' regions (see retilt), so
+// the final tilts are kept throughout and the level's own tilts only
+// added.
+//
+// Above swapRange the final tilts are capped at tiltCap/swapRange = 0.1
+// until farTiltCap/rangeL is lower (from 3,000 nats), instead of
+// tiltCap/rangeL: there the range is thousands of nats wide (squarings
+// follow the corners of the far tails), the cap 60/range was far below
+// 3.5/sd (DP-SGD sigma 1, q 0.0631, r 2^18: 0.028 against 0.083), and the
+// pointwise envelopes of the A||B side set both ends of eps brackets
+// beyond 700 (engine/README.md, issue 12 step 5). The cap is
+// non-increasing in the range, so the final tilt never grows from one
+// level to the next: raising a tilt costs its envelope e^(dT range) in
+// retilt (a cap jumping from 60/range to 300/range at swapRange loosened
+// sigma 1, q 0.0398, r 2^18 to [421.2, 444.0] from [428.6, 443.0]). The
+// level's own tilts keep tiltCap: raising their cap too loosened the high
+// corner. Below swapRange a larger cap loosened a golden histogram
+// (coverup, r = 256) and is not used.
+func tiltsFor(finalSD, sd float64, k int, rangeL float64, grid bool) []float64 {
+	// |T| <= tiltCap/rangeL up to swapRange, then tiltCap/swapRange until
+	// that reaches farTiltCap/rangeL: non-increasing in the range
+	c := math.Min(farTiltCap, math.Max(tiltCap, tiltCap*rangeL/swapRange))
+	tau := chooseTiltsCap(finalSD, k, rangeL, c)
+	if k >= 3 && len(tau) >= 3 {
 		lv := chooseTilts(sd, 3, rangeL)
 		// (Replacing the final tilts by the level's while they are weak
 		// over the range saved 10% of the transforms but loosened some
@@ -31,23 +56,47 @@ func (p *plan) tilts(x, y *list) []float64 {
 			tau = append(tau, lv[1], lv[2])
 		}
 	}
-	if x.grid {
+	if grid {
 		tau = gridTilts(tau, rangeL)
 	}
 	return tau
 }
 
+// farTiltCap bounds |T| rangeL for the final tilts of lists wider than
+// swapRange (tiltsFor). The masses of a list sum to at most 1, so a tilted
+// sequence has a 1-norm of at most e^300 over the range: its transform's
+// entries, the spectral products (at most e^600), the inverse transform's
+// sums (at most N e^600 < e^619 for N <= 2^27 points) and the squared
+// 2-norms stay finite, and the weights and their reciprocals normal. An
+// envelope whose propagated products (envelope times moment) overflow
+// becomes +Inf, a trivial but sound bound. (At 400 the squared norms
+// overflow and envelopes turn NaN: TestTiltCapBruteForce.)
+const farTiltCap = 300
+
 // gridTilts shifts the negative tilts of a grid list by -1. A grid list
 // holds A-masses only and derives the B-masses as A e^-L, so the B-side
 // errors are the A-side envelopes times e^-L: a tilt tau on the A-masses
 // is the tilt tau + 1 on the B-masses, and -(T+1) serves the B-side tail
-// as -T serves a grouped list's B-sequence. The shifted tilt is capped so
-// that e^(|tau| L) stays far inside float64 over the range (weights are
-// only ever computed for the range of the list the tilts were chosen for:
-// a squaring that doubles it is followed by a new choice).
+// as -T serves a grouped list's B-sequence.
+//
+// The shifted tilt is capped at gridTiltRange/rangeL, so that the weights
+// e^(tau L) and their reciprocals stay normal float64 numbers over the
+// range (|tau L| <= 660 < 708.4; weights are only ever computed for the
+// range of the list the tilts were chosen for: a squaring that doubles it
+// is followed by a new choice). The tilted values themselves are no larger
+// than with the unshifted tilt: a_o e^((T+1)|L_o|) is the B-mass
+// a_o e^-L_o times e^(T|L_o|), at most e^60 by chooseTilts's cap. The cap
+// binds only on ranges above swapRange, where the swapped grid list holds
+// the B||A side: below it tiltsFor keeps T <= tiltCap/rangeL, so
+// (T+1) rangeL <= rangeL + 60 <= gridTiltRange while rangeL <= swapRange
+// (above it T <= farTiltCap/rangeL < gridTiltRange/rangeL). (It was
+// 600/rangeL: between 540 and 600 nats the B-side tilt fell to about
+// -1.04, whose envelope decays only like e^(0.04 L) in B-mass, and the
+// error bounds of the B||A side set eps_upper; engine/README.md, issue 12
+// step 5.)
 func gridTilts(tau []float64, rangeL float64) []float64 {
 	out := make([]float64, len(tau))
-	lim := 600 / rangeL
+	lim := gridTiltRange / rangeL
 	for m, t := range tau {
 		out[m] = t
 		if t < 0 {
@@ -56,6 +105,10 @@ func gridTilts(tau []float64, rangeL float64) []float64 {
 	}
 	return out
 }
+
+// gridTiltRange bounds |tau| rangeL for the shifted tilts of a grid list
+// (gridTilts): swapRange plus chooseTilts's 60.
+const gridTiltRange = swapRange + 60
 
 // tiltSwitch: levels whose loss is less than 1/tiltSwitch as wide as the
 // final one use tilts of their own.
