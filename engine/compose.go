@@ -23,6 +23,8 @@ type composer struct {
 	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
 	bBuf      [8][]float64   // scratch of derivedB (grid lists; four slots)
 	bestBuf   [2][]float64   // scratch of compose: the best bound per entry
+	tl1Acc    []float64      // scratch of fftTL1 (K*K)
+	zeroBuf   [2][]float64   // scratch of compose: the values zeroed as noise
 	// e^-L(o) of the most recent lambda (negExp)
 	negExpTab    []float64
 	negExpRel    float64
@@ -122,6 +124,14 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	K := len(x.tau)
 	mxA, mxC := cp.moments(x, tw)
 	myA, myC := cp.moments(y, tw)
+	// Tilted total-error bounds of the operands (tl1.go).
+	tmxA, tmxC := tl1Moments(mxA, tw.rel, n), tl1Moments(mxC, tw.rel, n)
+	tmyA, tmyC := tl1Moments(myA, tw.rel, n), tl1Moments(myC, tw.rel, n)
+	exA, exC := tl1Of(x, tw, tmxA, tmxC)
+	eyA, eyC := exA, exC
+	if y != x {
+		eyA, eyC = tl1Of(y, tw, tmyA, tmyC)
+	}
 
 	// Atoms: the largest entries, when they carry much of the 2-norm, are
 	// convolved directly (positive terms: relative rounding error only) and
@@ -180,6 +190,7 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		chA[o], chC[o] = noTilt, noTilt
 	}
 	var sumFA, sumFC float64
+	tfA, tfC := make([]float64, K), make([]float64, K) // fftTL1
 	fftNonzero := false
 
 	haveRegular := x.lo <= x.hi && y.lo <= y.hi
@@ -264,6 +275,11 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		}
 		sumFA = fftL1(chA, outs, tw, w0, w1, true)
 		sumFC = fftL1(chC, outs, tw, w0, w1, false)
+		if len(cp.tl1Acc) < K*K {
+			cp.tl1Acc = make([]float64, K*K)
+		}
+		tfA = fftTL1(chA, outs, tw, x.tau, n, x.lambda, w0, w1, true, cp.tl1Acc)
+		tfC = fftTL1(chC, outs, tw, x.tau, n, x.lambda, w0, w1, false, cp.tl1Acc)
 	} else {
 		for m := 0; m < K; m++ {
 			wm := w[m]
@@ -277,14 +293,42 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// v <= env/64, so enlarging every envelope by 1/32 keeps the model valid.
 	zeroed := false
 	var zeroA, zeroC float64 // mass set to 0
+	// and tilted (list.tl1ZA): the zeroed values are kept in scratch and
+	// summed with each tilt's weights afterwards (dense products over the
+	// zeroed range, cheaper than K products per zeroed entry in the loop)
+	tzA, tzC := make([]float64, K), make([]float64, K)
+	for k := range cp.zeroBuf {
+		if len(cp.zeroBuf[k]) < 2*n {
+			cp.zeroBuf[k] = make([]float64, 2*n)
+		}
+	}
+	zvA, zvC := cp.zeroBuf[0][:2*n], cp.zeroBuf[1][:2*n]
+	z0, z1 := w1+1, w0-1
 	for o := w0; o <= w1; o++ {
-		if z.a[o] > 0 && z.a[o]*noiseRatio <= bestA[o] {
-			zeroA += z.a[o]
+		zvA[o], zvC[o] = 0, 0
+		if v := z.a[o]; v > 0 && v*noiseRatio <= bestA[o] {
+			zeroA += v
+			zvA[o] = v
+			z0, z1 = min(z0, o), o
 			z.a[o], zeroed = 0, true
 		}
-		if z.c[o] > 0 && z.c[o]*noiseRatio <= bestC[o] {
-			zeroC += z.c[o]
+		if v := z.c[o]; v > 0 && v*noiseRatio <= bestC[o] {
+			zeroC += v
+			zvC[o] = v
+			z0, z1 = min(z0, o), o
 			z.c[o], zeroed = 0, true
+		}
+	}
+	if zeroed {
+		for k := 0; k < K; k++ {
+			wk := w[k][z0 : z1+1]
+			va, vc := zvA[z0:z1+1], zvC[z0:z1+1]
+			var sa, sc float64
+			for i, x := range wk {
+				sa += va[i] * x
+				sc += vc[i] * x
+			}
+			tzA[k], tzC[k] = sa, sc
 		}
 	}
 	if zeroed {
@@ -322,6 +366,22 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	}
 	z.l1A = l1Compose(x.l1A, y.l1A, xa, ya, drel, sumFA, zeroA, n) + float64(2*n)*newAbs
 	z.l1C = l1Compose(x.l1C, y.l1C, xc, yc, drel, sumFC, zeroC, n) + float64(2*n)*newAbs
+	// the same in the tilted measure of every tilt (tl1.go)
+	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
+	// The zeroed entries are kept apart (list.tl1ZA): tilted and
+	// untilted sums of their values, rounded up (products below 2^-1022
+	// lose 2^-1074 each).
+	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	z.tl1ZA, z.tl1ZC = make([]float64, K), make([]float64, K)
+	uf := float64(2*n) * 0x1p-1074
+	for k := 0; k < K; k++ {
+		absT := absTilted(newAbs, n, x.lambda, x.tau[k])
+		z.tl1A[k] = tl1Compose(exA[k], eyA[k], tmxA[k], tmyA[k], drel, tfA[k], 0, absT, n)
+		z.tl1C[k] = tl1Compose(exC[k], eyC[k], tmxC[k], tmyC[k], drel, tfC[k], 0, absT, n)
+		z.tl1ZA[k], z.tl1ZC[k] = upInf(tzA[k]*gz+uf), upInf(tzC[k]*gz+uf)
+	}
+	z.zA = zeroA*(1+gamma(2*n+2)) + uf
+	z.zC = zeroC*(1+gamma(2*n+2)) + uf
 
 	if cs == nil {
 		c := cp.corners(x, y)
@@ -376,7 +436,8 @@ func fftL1(ch []uint8, outs []tiltOut, tw *tiltWeights, w0, w1 int, aSide bool) 
 // and by the entries zeroed as noise (zeroed); clamping at 0
 // only brings values closer to the non-negative truth.
 // mx and my are upper bounds on the operands' regular masses of this side
-// (list.regularMass).
+// (list.regularMass). tl1Compose (tl1.go) is the same bound in the tilted
+// measure of each tilt.
 func l1Compose(ex, ey, mx, my, drel, sumF, zeroed float64, n int) float64 {
 	v := ex*(my+ey) + mx*ey + drel*mx*my/(1-drel) + sumF + zeroed
 	if math.IsNaN(v) {

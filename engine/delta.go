@@ -261,8 +261,19 @@ func (l *list) deltaTable(b bounds) *deltaTable {
 // delta evaluates Theorem 2 at eps for both directions; t is
 // l.deltaTable(b) (built once per Result, see Result.Delta).
 func (l *list) delta(eps float64, b bounds, ec bool, t *deltaTable) DeltaBound {
-	return l.deltaWith(eps, b, ec, t, true)
+	return l.deltaWith(eps, b, ec, t, errAll)
 }
+
+// errMode selects the error bounds delta uses for the buckets on one side
+// of eps: errAll takes the tightest of the pointwise, total (l1) and
+// tilted total (tl1) bounds; the others are for tests and diagnostics.
+type errMode int
+
+const (
+	errAll       errMode = iota
+	errPointwise         // the pointwise bounds only
+	errTilted            // the tilted total errors only (no l1, no pointwise) where they apply
+)
 
 // sideSums are the partial sums of one direction of delta: the pointwise
 // upper and lower terms of all buckets above eps (in offset order, as
@@ -274,6 +285,7 @@ type sideSums struct {
 	p, q             float64 // their summed values (P-side, Q-side)
 	sumP             float64 // the upper bounds of P summed (for rounding)
 	count            int     // buckets with a term
+	oMin, oMax       int     // first and last offset wholly above eps (-1: none)
 }
 
 // wholeL1 returns upper and lower bounds on the contribution of the buckets
@@ -283,6 +295,12 @@ type sideSums struct {
 // sum (P - e^eps Q) = P_tot - e^eps Q_tot, with |P_tot - p| <= l1P and
 // |Q_tot - q| <= l1Q. Only for eps <= epsBig (e^eps finite).
 func (s sideSums) wholeL1(l1P, l1Q, eps float64, n int) (up, lo float64) {
+	up1, lo1 := s.wholeL1Raw(l1P, l1Q, eps, n)
+	return math.Min(s.upWhole, up1), math.Max(s.loWhole, lo1)
+}
+
+// wholeL1Raw is wholeL1 from l1P and l1Q alone.
+func (s sideSums) wholeL1Raw(l1P, l1Q, eps float64, n int) (up, lo float64) {
 	eUp := math.Exp(eps) * (1 + 2*unitRoundoff)
 	eDn := math.Exp(eps) * (1 - 2*unitRoundoff)
 	g := gamma(2*n + 16)
@@ -296,7 +314,7 @@ func (s sideSums) wholeL1(l1P, l1Q, eps float64, n int) (up, lo float64) {
 	if math.IsNaN(lo1) {
 		lo1 = 0
 	}
-	return math.Min(s.upWhole, math.Max(up1, 0)), math.Max(s.loWhole, lo1)
+	return math.Max(up1, 0), lo1
 }
 
 // side sums the terms of one direction over the offsets [o0, o1]: P and Q
@@ -304,6 +322,7 @@ func (s sideSums) wholeL1(l1P, l1Q, eps float64, n int) (up, lo float64) {
 // their P-enclosures, qLo, qHi, qsLo, qsHi the Q-enclosures of deltaTable,
 // hi the upper end of the log-ratios of an offset. t supplies w and d.
 func sideTerms(eps float64, ec bool, o0, o1 int, hi, lo func(o int) float64, P, Q, pHi, pLo, qLo, qHi, qsLo, qsHi []float64, t *deltaTable) (s sideSums, upStr, loStr float64) {
+	s.oMin, s.oMax = -1, -1
 	eEup := math.Exp(eps) * (1 - 2*unitRoundoff) // lower bound on e^eps (for upper terms)
 	eElo := math.Exp(eps) * (1 + 2*unitRoundoff) // upper bound (for lower terms)
 	big := eps > epsBig
@@ -344,6 +363,10 @@ func sideTerms(eps float64, ec bool, o0, o1 int, hi, lo func(o int) float64, P, 
 			s.loWhole += low
 			s.p += P[o]
 			s.q += Q[o]
+			if s.oMin < 0 {
+				s.oMin = o
+			}
+			s.oMax = o
 		} else {
 			upStr += up
 			loStr += low
@@ -354,8 +377,8 @@ func sideTerms(eps float64, ec bool, o0, o1 int, hi, lo func(o int) float64, P, 
 	return s, upStr, loStr
 }
 
-// deltaWith is delta; useL1 = false gives the pointwise bounds only.
-func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, useL1 bool) DeltaBound {
+// deltaWith is delta with the error bounds of mode.
+func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, mode errMode) DeltaBound {
 	res := DeltaBound{Eps: eps, Corners: l.corners()}
 	n := l.n
 	if math.IsInf(eps, 1) {
@@ -383,14 +406,45 @@ func (l *list) deltaWith(eps float64, b bounds, ec bool, t *deltaTable, useL1 bo
 		}
 		ba, upStrBA, loStrBA := sideTerms(eps, ec, 0, end, l.hiBA, l.loBA, l.c, l.a, t.cHi, t.cLo, t.qLoBA, t.qHiBA, t.qsLoBA, t.qsHiBA, t)
 		upAB, loAB, upBA, loBA := ab.up, ab.lo, ba.up, ba.lo
-		if useL1 && ec && eps <= epsBig {
+		if mode != errPointwise && ec && eps <= epsBig {
 			// The straddling buckets keep their pointwise terms; the
 			// split sums are in another order than the totals, which the
 			// factor g below covers (sums of at most 2n+16 terms >= 0).
-			u, lw := ab.wholeL1(l.l1A, l.l1C, eps, n)
+			// The buckets wholly above eps form a suffix of the offsets
+			// in A||B (from ab.oMin on: losses >= L(ab.oMin)) and a
+			// prefix in B||A (up to ba.oMax): their summed errors are
+			// bounded by l1 and by the tilted bounds (tailTL1).
+			l1A, l1C := l.l1A, l.l1C
+			if mode == errTilted {
+				l1A, l1C = math.Inf(1), math.Inf(1)
+			}
+			// The entries zeroed as noise (list.tl1ZA) hold a true mass
+			// >= their stored 0: they can raise P and Q above the stored
+			// sums, never lower them, so their values zA, zC count where
+			// a side may be larger than stored (P for the upper bound, Q
+			// for the lower) and not otherwise.
+			whole := func(s sideSums, l1P, l1Q, l1Pz, l1Qz float64) (float64, float64) {
+				if mode == errTilted {
+					up, _ := s.wholeL1Raw(l1Pz, l1Q, eps, n)
+					_, lo := s.wholeL1Raw(l1P, l1Qz, eps, n)
+					return up, lo
+				}
+				up, _ := s.wholeL1(l1Pz, l1Q, eps, n)
+				_, lo := s.wholeL1(l1P, l1Qz, eps, n)
+				return up, lo
+			}
+			u, lw := whole(ab, l.tailTL1(l1A, l.tl1A, 0, ab.oMin, 1), l.tailTL1(l1C, l.tl1C, 0, ab.oMin, 1),
+				l.tailTL1(l1A, l.tl1A, l.zA, ab.oMin, 1), l.tailTL1(l1C, l.tl1C, l.zC, ab.oMin, 1))
 			upAB, loAB = math.Min(upAB, upStrAB+u), math.Max(loAB, loStrAB+lw)
-			u, lw = ba.wholeL1(l.l1C, l.l1A, eps, n)
+			if mode == errTilted {
+				upAB, loAB = upStrAB+u, loStrAB+lw
+			}
+			u, lw = whole(ba, l.tailTL1(l1C, l.tl1C, 0, ba.oMax, -1), l.tailTL1(l1A, l.tl1A, 0, ba.oMax, -1),
+				l.tailTL1(l1C, l.tl1C, l.zC, ba.oMax, -1), l.tailTL1(l1A, l.tl1A, l.zA, ba.oMax, -1))
 			upBA, loBA = math.Min(upBA, upStrBA+u), math.Max(loBA, loStrBA+lw)
+			if mode == errTilted {
+				upBA, loBA = upStrBA+u, loStrBA+lw
+			}
 		}
 		g := 1 + gamma(2*n+16)
 		sumP := ab.sumP + ba.sumP

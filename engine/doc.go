@@ -92,6 +92,11 @@
 // narrower, +-3.5 of the level's standard deviations as well; when the tilt
 // set changes the envelopes are re-expressed for the new tilts (retilt.go),
 // which keeps the tails and the corners accurate through long compositions.
+// Beside the pointwise model each list carries total-error bounds: untilted
+// (list.l1A) and, per tilt, in the tilted measure (list.tl1A, tl1.go: Young's
+// inequality through compositions, Cauchy-Schwarz for the FFT rounding,
+// Hölder between tilts), which bound the error summed over the buckets beyond
+// eps without summing one envelope per bucket (issue 12, step 6).
 // Tests check the bounds against brute-force enumeration, the Gauss closed
 // form and the binomial sum of randomized response.
 //

@@ -28,6 +28,11 @@ func (l *list) gridTable(b bounds) *gridTable {
 // lower pair, each atom at its window's worst end. The corners of the upper
 // pair count in full; the lower pair's distinguishing masses count.
 func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
+	return l.gridDeltaWith(eps, t, errAll)
+}
+
+// gridDeltaWith is gridDelta with the error bounds of mode (delta.go).
+func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound {
 	res := DeltaBound{Eps: eps, Corners: l.corners()}
 	n := l.n
 	u := unitRoundoff
@@ -57,7 +62,7 @@ func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
 		}
 		// B||A: an atom at loss l contributes a (e^-l - e^eps)^+ =
 		// a e^-l (1 - e^(eps+l))^+.
-		var upBA, loBA float64
+		var upBA, loBA, upBAv, loBAv float64
 		end := min(2*n-1, int(math.Ceil((wU-eps)/l.lambda))+n+1)
 		ewU := math.Exp(wU) * (1 + 2*u)
 		ewL := math.Exp(-wL) * (1 - 2*u)
@@ -66,30 +71,81 @@ func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
 			L := l.loss(o)
 			d := 4 * u * (eps + math.Abs(L) + wU + wL)
 			up, low := t.up[o], t.low[o]
+			// (the same terms from the computed values alone, upBAv and
+			// loBAv, for the tilted total-error bounds below)
 			if x := eps + L - wU - d; x < 0 && up > 0 {
 				f := -math.Expm1(x) * (1 + 2*u)
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
 					upBA += up * e * gt * ewU * f
+					upBAv += l.a[o] * e * gt * ewU * f
 				} else {
 					s := 8 * u * (math.Abs(L) + math.Abs(ln(up)) + wU + 4)
 					upBA += math.Exp(ln(up)-L+wU+s) * f
+					if v := l.a[o]; v > 0 {
+						s := 8 * u * (math.Abs(L) + math.Abs(ln(v)) + wU + 4)
+						upBAv += math.Exp(ln(v)-L+wU+s) * f
+					}
 				}
 			}
 			if x := eps + L + wL + d; x < 0 && low > 0 {
 				f := -math.Expm1(x) * (1 - 2*u)
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
 					loBA += low * e / gt * ewL * f
+					loBAv += l.c[o] * e / gt * ewL * f
 				} else {
 					s := 8 * u * (math.Abs(L) + math.Abs(ln(low)) + wL + 4)
 					loBA += math.Exp(ln(low)-L-wL-s) * f
+					if v := l.c[o]; v > 0 {
+						s := 8 * u * (math.Abs(L) + math.Abs(ln(v)) + wL + 4)
+						loBAv += math.Exp(ln(v)-L-wL-s) * f
+					}
+				}
+			} else if x < 0 && l.c[o] > 0 {
+				// the lower end is 0 here, the computed value is not: its
+				// term (a lower bound only after subtracting the error
+				// bound below) still belongs to loBAv
+				f := -math.Expm1(x) * (1 - 2*u)
+				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
+					loBAv += l.c[o] * e / gt * ewL * f
+				} else {
+					v := l.c[o]
+					s := 8 * u * (math.Abs(L) + math.Abs(ln(v)) + wL + 4)
+					loBAv += math.Exp(ln(v)-L-wL-s) * f
 				}
 			}
 		}
 		g := 1 + gamma(2*n+16)
 		// the total errors bound the A||B sums of the atoms above eps too
 		// (every factor f is at most 1): sum (a + d) f <= sum a f + l1
-		upAB = math.Min(upAB, upABv+l.l1A)
-		loAB = math.Max(loAB, loABv-l.l1C*g)
+		if mode == errAll {
+			upAB = math.Min(upAB, upABv+l.l1A)
+			loAB = math.Max(loAB, loABv-l.l1C*g)
+		}
+		// Tilted total errors (tl1.go, gridTailTL1): the errors of the
+		// atoms above eps summed with their factors f, which vanish at
+		// eps: sum |d| f <= E_m e^(-tau_m e0) max (1-e^-x) e^(-tau_m x),
+		// e0 = eps - wU for the upper pair (f <= 1 - e^(eps - wU - L)),
+		// eps for the lower (f <= 1 - e^(eps - L)); in B||A the terms carry
+		// e^-L (and e^wU, resp. e^-wL <= 1) and the shifted tilts.
+		// The entries zeroed as noise (list.tl1ZA) hold a true mass >=
+		// their stored 0: upper bounds add their values (A||B: zA, since
+		// f <= 1; B||A: the whole tilted bounds, tl1Sum), lower bounds
+		// need only the errors of the other entries (tl1C).
+		tAB := upABv + (l.gridTailTL1(l.tl1A, eps-wU, false)+l.zA)*(1+2*u)
+		tlAB := loABv - l.gridTailTL1(l.tl1C, eps, false)*g
+		sa, _ := l.tl1Sum()
+		tBA := math.Inf(1)
+		if eb := l.gridTailTL1(sa, eps-wU, true); eb < math.Inf(1) {
+			tBA = upBAv + mulExp(eb, wU, 4*u*(wU+1), true)
+		}
+		tlBA := loBAv - l.gridTailTL1(l.tl1C, eps, true)*g
+		switch mode {
+		case errAll:
+			upAB, loAB = math.Min(upAB, tAB), math.Max(loAB, tlAB)
+			upBA, loBA = math.Min(upBA, tBA), math.Max(loBA, tlBA)
+		case errTilted:
+			upAB, loAB, upBA, loBA = tAB, tlAB, tBA, tlBA
+		}
 		// terms that underflowed to 0 lose at most 2^-1074 each
 		uf := float64(2*n) * 0x1p-1074
 		res.UpperAB = (upAB+l.distA.upper()+l.hiA.upper()+l.loA.upper())*g + uf

@@ -10,7 +10,24 @@ import (
 // becomes f^2 and the atom at old index m goes to new index m/2 for even
 // m; the odd atoms are spread (upper pair) or merged (lower pair) onto the
 // even points. Corners and windows are unchanged.
-func (l *list) gridSquare() *list {
+func (l *list) gridSquare() *list { return l.gridSquareRec(nil) }
+
+// mergeLog records the merges of a grid squaring (tests): per merged or
+// kept part, the input offsets, the new offset and the amounts taken.
+type mergeLog struct {
+	parts []mergePart
+}
+
+// mergePart: amounts x of o1 and y of o2 (o2 < 0: an even atom kept, y
+// unused) went to the new offset ok with coefficients k1 = 1 + y/x and
+// k2 = 1 + x/y.
+type mergePart struct {
+	o1, o2, ok   int
+	x, y, k1, k2 float64
+}
+
+// gridSquareRec is gridSquare, recording the merges in rec (nil: none).
+func (l *list) gridSquareRec(rec *mergeLog) *list {
 	n := l.n
 	z := newList(n, 2*l.lambda, l.tau)
 	z.grid = true
@@ -23,8 +40,9 @@ func (l *list) gridSquare() *list {
 	if l.lo <= l.hi {
 		// the pairs are independent (z.a and z.c): at once
 		var absLow float64
+		var ampT []float64
 		concurrently(func() {
-			absLow = l.mergeSquare(z)
+			absLow, ampT = l.mergeSquare(z, rec)
 		}, func() {
 			l.spreadSquare(z)
 		})
@@ -38,6 +56,7 @@ func (l *list) gridSquare() *list {
 		z.lo = max(0, l.index(l.lo)/2-2+n-1)
 		z.hi = min(2*n-1, l.index(l.hi)/2+2+n-1)
 		z.trim()
+		l.gridSquareTL1(z, ampT)
 	} else {
 		// The upper pair's envelopes carry over even when no value is
 		// stored: its true atoms may hide under them (entries zeroed as
@@ -45,11 +64,43 @@ func (l *list) gridSquare() *list {
 		// squared with zero envelopes lost that mass: Gauss sigma 7.74,
 		// r = 495,473,837, 4,604 buckets, factor 1.1867 gave delta_up(0) =
 		// 1e-8 for an exact 1). The lower pair may drop what it does not
-		// hold.
+		// hold. (The tilted total errors stay unknown, nil: the next
+		// composition sums the pointwise bounds, tl1Of.)
 		l.spreadSquare(z)
 		z.abs = 2 * l.abs * (1 + 4*unitRoundoff)
 	}
 	return z
+}
+
+// gridSquareTL1 sets the tilted total-error bounds of the squared grid list
+// z (tl1.go): the spread moves an odd atom's error onto its neighbours with
+// weights cUp, cDn (sum 1), at most the factor max(1, cUp e^(tau lambda) +
+// cDn e^(-tau lambda)) in the tilted measure; the merges amplify by ampT
+// (mergeSquare); the roundings are relative to the new entries (tilted: the
+// new tilted moments, with the factors of spreadSquare and mergeSquare),
+// and every entry gains the allowance 2^-1070 (gridSquare).
+func (l *list) gridSquareTL1(z *list, ampT []float64) {
+	ea, ec := l.tl1Sum()
+	if ea == nil {
+		return
+	}
+	n, lam := l.n, l.lambda
+	u := unitRoundoff
+	t := math.Exp(-lam)
+	cUp := 1 / (1 + t)
+	cDn := t * cUp
+	K := len(l.tau)
+	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	ma, mc := tiltedSums(z.a, z.c, z.lo, z.hi, n, z.lambda, l.tau)
+	for m, tau := range l.tau {
+		x := tau * lam
+		g := math.Max(1, (cUp*math.Exp(x)+cDn*math.Exp(-x))*(1+16*u*(1+math.Abs(x))))
+		absT := absTilted(0x1p-1070, n, z.lambda, tau)
+		ra := (8*u + gamma(3)) * ma[m] * (1 + 16*u)
+		z.tl1A[m] = upInf((mulNN(ea[m], g)+ra)*(1+4*u) + absT)
+		rc := (8*u + gamma(4)) * 2 * mc[m] * (1 + 16*u)
+		z.tl1C[m] = upInf((mulNN(ec[m], ampT[m])+rc)*(1+4*u) + absT)
+	}
 }
 
 // halfIndex returns m/2 for even m and the two even neighbours (m-1)/2,
@@ -137,8 +188,13 @@ func envAbs(lnEnv, tau []float64, L float64) (hi, lo float64) {
 // crude factor of each tilt), the total error by the largest amplification.
 //
 // It returns the realised factor of the underflow allowance: the largest
-// sum over one new entry of its contributions' coefficients.
-func (l *list) mergeSquare(z *list) float64 {
+// sum over one new entry of its contributions' coefficients, and per tilt
+// tau_m the amplification of the tilted total error (tl1.go): an input
+// whose errors reach the outputs with coefficients summing to amp and
+// moved by at most dHi and at least dLo old buckets contributes at most
+// amp e^(tau_m lambda d) (d = dHi for tau_m > 0, dLo for tau_m < 0) times
+// its tilted error; ampT[m] is the largest such factor (at least 1).
+func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 	n, lam := l.n, l.lambda
 	u := unitRoundoff
 	c := l.c
@@ -158,6 +214,8 @@ func (l *list) mergeSquare(z *list) float64 {
 	avail := make([]float64, 2*n)
 	copy(avail[lo:hi+1], c[lo:hi+1])
 	amp := make([]float64, 2*n) // total error amplification per input
+	dHi := make([]int32, 2*n)   // the farthest move up and down per input
+	dLo := make([]int32, 2*n)   // (old buckets; 0 included)
 	babs := make([]float64, 2*n)
 	aabs := make([]float64, 2*n) // coefficients of the allowance per output
 	// the envelope part of each input's error bound, computed once per
@@ -185,11 +243,19 @@ func (l *list) mergeSquare(z *list) float64 {
 		}
 		ok := k + n - 1
 		z.c[ok] += x + y
+		if rec != nil {
+			rec.parts = append(rec.parts, mergePart{o1, o2, ok, x, y, k1, k2})
+		}
 		f1, f2 := x/c[o1], y/c[o2]
 		babs[ok] += math.Max(k1*f1*eo(o1), k2*f2*eo(o2))
 		aabs[ok] += math.Max(k1*f1, k2*f2)
 		amp[o1] += k1 * f1
 		amp[o2] += k2 * f2
+		for _, p := range [2]int{o1, o2} {
+			d := int32(2*k - l.index(p))
+			dHi[p] = max(dHi[p], d)
+			dLo[p] = min(dLo[p], d)
+		}
 		// never use more than the stored values (rounding down)
 		avail[o1] = math.Max(0, (avail[o1]-x)*(1-2*u))
 		avail[o2] = math.Max(0, (avail[o2]-y)*(1-2*u))
@@ -293,6 +359,9 @@ func (l *list) mergeSquare(z *list) float64 {
 		ok := l.index(o)/2 + n - 1
 		f := avail[o] / c[o]
 		z.c[ok] += avail[o]
+		if rec != nil {
+			rec.parts = append(rec.parts, mergePart{o, -1, ok, avail[o], 0, 1, 0})
+		}
 		babs[ok] += f * eo(o)
 		aabs[ok] += f
 		amp[o] += f
@@ -353,5 +422,34 @@ func (l *list) mergeSquare(z *list) float64 {
 	for _, v := range aabs {
 		fa = math.Max(fa, v)
 	}
-	return fa * (1 + 1e-12)
+	ampT := make([]float64, len(l.tau))
+	for m, tau := range l.tau {
+		x := tau * lam
+		var exps [129]float64 // e^(x d) for |d| <= 64 (0: not yet)
+		A, dm := 1.0, int32(0)
+		for o, v := range amp {
+			if !(v > 0) {
+				continue
+			}
+			d := dHi[o]
+			if tau < 0 {
+				d = dLo[o]
+			}
+			var e float64
+			if d >= -64 && d <= 64 {
+				if e = exps[d+64]; e == 0 {
+					e = math.Exp(x * float64(d))
+					exps[d+64] = e
+				}
+			} else {
+				e = math.Exp(x * float64(d))
+			}
+			if p := v * e; p > A { // v > 0, so never NaN
+				A = p
+			}
+			dm = max(dm, d, -d)
+		}
+		ampT[m] = upInf(A * (1 + 1e-12) * (1 + 16*u*(1+math.Abs(x)*float64(dm))))
+	}
+	return fa * (1 + 1e-12), ampT
 }

@@ -11,6 +11,9 @@ type gridWire struct {
 	RelA, RelC                       float64
 	Tau, EnvA, EnvC                  []float64
 	L1A, L1C                         float64
+	TL1A, TL1C                       []float64 // tilted total-error bounds (tl1.go)
+	TL1ZA, TL1ZC                     []float64 // their zeroed parts (list.tl1ZA)
+	ZA, ZC                           float64
 	HiA, HiC, LoA, LoC, DistA, DistB [2]float64
 	LowDistA, LowDistB               [2]float64
 	Compositions, Squarings          int
@@ -23,7 +26,7 @@ func gridToWire(g *list) *gridWire {
 	}
 	v := func(x val) [2]float64 { return [2]float64{x.v, x.e} }
 	return &gridWire{N: g.n, Lambda: g.lambda, WUp: g.wUp, WLo: g.wLo, A: support(g.a, g.lo, g.hi), C: support(g.c, g.lo, g.hi), Lo: g.lo, Hi: g.hi,
-		RelA: g.relA, RelC: g.relC, Tau: g.tau, EnvA: g.envA, EnvC: g.envC, L1A: g.l1A, L1C: g.l1C,
+		RelA: g.relA, RelC: g.relC, Tau: g.tau, EnvA: g.envA, EnvC: g.envC, L1A: g.l1A, L1C: g.l1C, TL1A: g.tl1A, TL1C: g.tl1C, TL1ZA: g.tl1ZA, TL1ZC: g.tl1ZC, ZA: g.zA, ZC: g.zC,
 		HiA: v(g.hiA), HiC: v(g.hiC), LoA: v(g.loA), LoC: v(g.loC), DistA: v(g.distA), DistB: v(g.distB),
 		LowDistA: v(g.lowDistA), LowDistB: v(g.lowDistB),
 		Compositions: g.compositions, Squarings: g.squarings, Abs: g.abs}
@@ -44,7 +47,12 @@ func gridFromWire(w *gridWire) (g *list, ok bool) {
 		return nil, false
 	}
 	v := func(x [2]float64) val { return val{x[0], x[1]} }
-	return &list{n: w.N, lambda: w.Lambda, grid: true, wUp: w.WUp, wLo: w.WLo, a: a, c: c, lo: w.Lo, hi: w.Hi,
+	var ta, tc, tza, tzc []float64
+	var za, zc float64
+	if len(w.TL1A) == len(w.Tau) && len(w.TL1C) == len(w.Tau) {
+		ta, tc, tza, tzc, za, zc = w.TL1A, w.TL1C, w.TL1ZA, w.TL1ZC, w.ZA, w.ZC
+	}
+	return &list{tl1A: ta, tl1C: tc, tl1ZA: tza, tl1ZC: tzc, zA: za, zC: zc, n: w.N, lambda: w.Lambda, grid: true, wUp: w.WUp, wLo: w.WLo, a: a, c: c, lo: w.Lo, hi: w.Hi,
 		relA: w.RelA, relC: w.RelC, tau: w.Tau, envA: w.EnvA, envC: w.EnvC, l1A: w.L1A, l1C: w.L1C,
 		hiA: v(w.HiA), hiC: v(w.HiC), loA: v(w.LoA), loC: v(w.LoC), distA: v(w.DistA), distB: v(w.DistB),
 		lowDistA: v(w.LowDistA), lowDistB: v(w.LowDistB),

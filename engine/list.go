@@ -53,6 +53,29 @@ type list struct {
 	// They include the underflow allowance abs of every bucket.
 	l1A, l1C float64
 
+	// tl1A and tl1C bound the total error in the tilted measure of each
+	// tilt tau[m] (tl1.go):
+	//
+	//	sum_o |a_true[o] - a[o]| exp(tau[m] L(o)) <= tl1A[m]
+	//
+	// (likewise for c), so that the error summed over the buckets beyond
+	// L >= Ls is at most exp(-tau[m] Ls) tl1A[m] for tau[m] >= 0 (the
+	// mirror below): tilted like the envelopes, summed like l1. nil (or a
+	// length other than len(tau)) when unknown; +Inf entries are unknown
+	// too. They include the underflow allowance abs of every bucket.
+	//
+	// The entries the most recent composition zeroed as noise are kept
+	// apart: tl1A bounds the errors before that zeroing, and a zeroed entry
+	// o adds its value v_o (true mass at most v_o + its error before), so
+	// the whole tilted error is at most tl1A[m] + tl1ZA[m], tl1ZA[m] =
+	// sum_zeroed v_o exp(tau[m] L(o)) (nil: 0), and over any set of offsets
+	// the zeroed part adds at most zA = sum_zeroed v_o untilted: delta adds
+	// zA instead of carrying the zeroed mass to the worst end of a tilt
+	// (tl1Sum folds them for the next operation).
+	tl1A, tl1C   []float64
+	tl1ZA, tl1ZC []float64
+	zA, zC       float64
+
 	// abs is an absolute allowance for underflow, added to the error bound
 	// of every regular entry of a and c on top of the model above: a mass
 	// or product below the smallest normal float64 (2^-1022) loses its
@@ -258,6 +281,14 @@ func (l *list) clone() *list {
 	m.envA = append([]float64(nil), l.envA...)
 	m.envC = append([]float64(nil), l.envC...)
 	m.tau = append([]float64(nil), l.tau...)
+	if l.tl1A != nil {
+		m.tl1A = append([]float64(nil), l.tl1A...)
+		m.tl1C = append([]float64(nil), l.tl1C...)
+	}
+	if l.tl1ZA != nil {
+		m.tl1ZA = append([]float64(nil), l.tl1ZA...)
+		m.tl1ZC = append([]float64(nil), l.tl1ZC...)
+	}
 	m.names = append([]nameCount(nil), l.names...)
 	return &m
 }

@@ -500,7 +500,10 @@ type resultWire struct {
 	RelA, RelC                       float64
 	Tau, EnvA, EnvC                  []float64
 	L1A, L1C                         float64
-	HasL1                            bool // false in encodings older than the total-error bounds
+	HasL1                            bool      // false in encodings older than the total-error bounds
+	TL1A, TL1C                       []float64 // tilted total-error bounds (tl1.go); absent in older encodings
+	TL1ZA, TL1ZC                     []float64 // their zeroed parts (list.tl1ZA)
+	ZA, ZC                           float64
 	HiA, HiC, LoA, LoC, DistA, DistB [2]float64
 	Compositions, Squarings          int
 	Names                            []string
@@ -523,7 +526,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 	}
 	w := resultWire{NoGrouped: r.l == nil, N: l.n, Lambda: l.lambda, U: l.u, A: support(l.a, l.lo, l.hi), C: support(l.c, l.lo, l.hi), Lo: l.lo, Hi: l.hi,
 		RelA: l.relA, RelC: l.relC, Tau: l.tau, EnvA: l.envA, EnvC: l.envC,
-		L1A: l.l1A, L1C: l.l1C, HasL1: true,
+		L1A: l.l1A, L1C: l.l1C, HasL1: true, TL1A: l.tl1A, TL1C: l.tl1C, TL1ZA: l.tl1ZA, TL1ZC: l.tl1ZC, ZA: l.zA, ZC: l.zC,
 		HiA: [2]float64{l.hiA.v, l.hiA.e}, HiC: [2]float64{l.hiC.v, l.hiC.e},
 		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
@@ -572,6 +575,10 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	l.l1A, l.l1C = math.Inf(1), math.Inf(1) // unknown: pointwise bounds only
 	if w.HasL1 {
 		l.l1A, l.l1C = w.L1A, w.L1C
+	}
+	if len(w.TL1A) == len(w.Tau) && len(w.TL1C) == len(w.Tau) {
+		l.tl1A, l.tl1C = w.TL1A, w.TL1C
+		l.tl1ZA, l.tl1ZC, l.zA, l.zC = w.TL1ZA, w.TL1ZC, w.ZA, w.ZC
 	}
 	for i := range w.Names {
 		l.names = append(l.names, nameCount{w.Names[i], w.Counts[i]})

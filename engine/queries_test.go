@@ -109,7 +109,7 @@ func TestDeltaTableIdentical(t *testing.T) {
 			for i := 0; i <= 200; i++ {
 				eps := float64(i) * 0.02
 				a := res.l.deltaDirect(eps, res.b, res.ec)
-				b := res.l.deltaWith(eps, res.b, res.ec, tab, false)
+				b := res.l.deltaWith(eps, res.b, res.ec, tab, errPointwise)
 				same := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
 				if !same(a.Upper, b.Upper) || !same(a.Lower, b.Lower) || !same(a.UpperAB, b.UpperAB) || !same(a.UpperBA, b.UpperBA) || !same(a.LowerAB, b.LowerAB) || !same(a.LowerBA, b.LowerBA) {
 					t.Fatalf("%v ec=%v eps=%v: table %+v, direct %+v", m, ec, eps, b, a)

@@ -136,7 +136,8 @@ func equalTau(a, b []float64) bool {
 // makes env'[k] exp(-tau'_k L(o)) >= E(o) at every offset, so the new model
 // holds wherever the old one did. Everything is computed in log space (no
 // overflow) and rounded up. The bucket values are shared with l (lists are
-// not modified once built).
+// not modified once built). The tilted total-error bounds are re-expressed
+// by Hölder interpolation between the old tilts (retiltTL1).
 func (l *list) retilt(tau []float64) *list {
 	if equalTau(l.tau, tau) {
 		return l
@@ -145,6 +146,12 @@ func (l *list) retilt(tau []float64) *list {
 	z.tau = append([]float64(nil), tau...)
 	z.envA = retiltEnv(l.envA, l.tau, tau, l.n, l.lambda)
 	z.envC = retiltEnv(l.envC, l.tau, tau, l.n, l.lambda)
+	z.tl1A, z.tl1C = nil, nil // unknown: compose sums the pointwise bounds
+	z.tl1ZA, z.tl1ZC, z.zA, z.zC = nil, nil, 0, 0
+	if ea, ec := l.tl1Sum(); ea != nil {
+		z.tl1A = retiltTL1(ea, l.tau, tau, l.n, l.lambda)
+		z.tl1C = retiltTL1(ec, l.tau, tau, l.n, l.lambda)
+	}
 	return &z
 }
 

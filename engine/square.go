@@ -46,5 +46,18 @@ func (l *list) square() *list {
 	g := 1 + 4*unitRoundoff
 	z.l1A = (l.l1A + u*sa) * g
 	z.l1C = (l.l1C + u*sc) * g
+	// Tilted (tl1.go): bucket 2i-1 moves up by the old lambda, 2i stays,
+	// so the tilted error grows by at most max(1, e^(tau lambda)), plus
+	// the addition's rounding (u per new entry, tilted: u times the new
+	// tilted moment).
+	if ea, ec := l.tl1Sum(); ea != nil {
+		z.tl1A, z.tl1C = make([]float64, len(l.tau)), make([]float64, len(l.tau))
+		ma, mc := tiltedSums(z.a, z.c, z.lo, z.hi, n, z.lambda, l.tau)
+		for m, t := range l.tau {
+			f := math.Max(1, math.Exp(t*l.lambda)) * (1 + 8*u*(1+math.Abs(t*l.lambda)))
+			z.tl1A[m] = upInf((mulNN(ea[m], f) + u*ma[m]) * g)
+			z.tl1C[m] = upInf((mulNN(ec[m], f) + u*mc[m]) * g)
+		}
+	}
 	return z
 }
