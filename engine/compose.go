@@ -21,7 +21,7 @@ type composer struct {
 	moms      []momentEntry  // recent moments (composer.moments)
 	errBuf    [4][]float64   // scratch of errBounds
 	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
-	bBuf      [8][]float64   // scratch of derivedB (grid lists; four slots)
+	bBuf      [4][]float64   // scratch of derivedB (grid lists; two slots)
 	bestBuf   [2][]float64   // scratch of compose: the best bound per entry
 	tl1Acc    []float64      // scratch of fftTL1 (K*K)
 	zeroBuf   [2][]float64   // scratch of compose: the values zeroed as noise

@@ -39,12 +39,10 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, sufA, mxA, myA)
 		// the lower pair's regular A- and B-masses
 		rxL, ryL = regularSide(x, y, x.c, y.c, elx, ely)
-		lbx, elbx := cp.derivedB(x, x.c, elx, -x.wLo, 2)
-		rxLB = sumVal(lbx, elbx, n)
+		rxLB = cp.derivedBSum(x, x.c, elx, -x.wLo)
 		ryLB = rxLB
 		if y != x {
-			lby, elby := cp.derivedB(y, y.c, ely, -y.wLo, 3)
-			ryLB = sumVal(lby, elby, n)
+			ryLB = cp.derivedBSum(y, y.c, ely, -y.wLo)
 		}
 	}, func() {
 		// B-masses of the upper pair
@@ -103,49 +101,81 @@ func sumVal(v, e []float64, n int) val {
 // (error bounds ea) and window w (w > 0: the upper pair's, whose B-masses
 // lie in [a e^(-L-w), a e^(-L+w)]; w < 0: the lower pair's, |w| its window),
 // with error bounds: |B_true - B| <= (ea e^|w| + a (e^|w| - 1)) e^-L. The
-// slices are scratch space of the composer (slot 0 to 3), valid until the
-// next call with the same slot. Calls with different slots may run at once
-// once bBufs and negExp have been called for n and l.lambda.
+// slices are scratch space of the composer (slot 0 or 1), valid until the
+// next call with the same slot. Calls with different slots (and
+// derivedBSum) may run at once once bBufs and negExp have been called for n
+// and l.lambda.
 func (cp *composer) derivedB(l *list, a, ea []float64, w float64, slot int) (b, eb []float64) {
 	n := l.n
 	cp.bBufs(n)
 	b, eb = cp.bBuf[2*slot][:2*n], cp.bBuf[2*slot+1][:2*n]
-	t, rel := cp.negExp(n, l.lambda)
-	u := unitRoundoff
-	w = math.Abs(w)
-	ew := math.Exp(w) * (1 + 2*u)
-	em := math.Expm1(w) * (1 + 2*u)
-	g := (1 + rel) * (1 + 4*u)
+	d := cp.derivation(l, w)
 	for o := range b {
-		av, ae := a[o], ea[o]
-		if av == 0 && ae == 0 {
-			b[o], eb[o] = 0, 0
-			continue
-		}
-		f := t[o]
-		if f == 0 || math.IsInf(f, 0) {
-			// e^-L beyond the range of float64: by logarithms
-			// (each exponent has an absolute error of a few u of its
-			// parts' magnitudes, s)
-			L := l.loss(o)
-			bv, be := 0.0, 0.0
-			if av > 0 {
-				la := ln(av)
-				bv = math.Exp(la - L)
-				be = bv * 8 * u * (math.Abs(L) + math.Abs(la) + 4)
-			}
-			if x := ae*ew + av*em; x > 0 {
-				lx := ln(x)
-				be += math.Exp(lx - L + 8*u*(math.Abs(L)+math.Abs(lx)+4))
-			}
-			b[o], eb[o] = bv, be*(1+4*u)
-			continue
-		}
-		bv := av * f
-		b[o] = bv
-		eb[o] = ((ae*ew+av*em)*f + bv*rel) * g
+		b[o], eb[o] = d.at(l, o, a[o], ea[o])
 	}
 	return b, eb
+}
+
+// derivedBSum returns sumVal of derivedB's values and error bounds without
+// storing them (the same entries summed in the same order).
+func (cp *composer) derivedBSum(l *list, a, ea []float64, w float64) val {
+	d := cp.derivation(l, w)
+	var s, se float64
+	for o := range 2 * l.n {
+		bv, be := d.at(l, o, a[o], ea[o])
+		s += bv
+		se += be
+	}
+	g := gamma(2*l.n + 2)
+	return val{s, se*(1+g) + g*s}
+}
+
+// bDerivation holds what derivedB needs per entry: e^-L per offset (t,
+// relative error rel) and the window's factors.
+type bDerivation struct {
+	t           []float64
+	rel, ew, em float64
+	g           float64
+}
+
+func (cp *composer) derivation(l *list, w float64) bDerivation {
+	t, rel := cp.negExp(l.n, l.lambda)
+	u := unitRoundoff
+	w = math.Abs(w)
+	return bDerivation{
+		t:   t,
+		rel: rel,
+		ew:  math.Exp(w) * (1 + 2*u),
+		em:  math.Expm1(w) * (1 + 2*u),
+		g:   (1 + rel) * (1 + 4*u),
+	}
+}
+
+// at returns the derived B-mass of offset o of l with A-mass av (error
+// bound ae) and its error bound (see derivedB).
+func (d bDerivation) at(l *list, o int, av, ae float64) (bv, be float64) {
+	if av == 0 && ae == 0 {
+		return 0, 0
+	}
+	u := unitRoundoff
+	f := d.t[o]
+	if f == 0 || math.IsInf(f, 0) {
+		// e^-L beyond the range of float64: by logarithms (each exponent
+		// has an absolute error of a few u of its parts' magnitudes, s)
+		L := l.loss(o)
+		if av > 0 {
+			la := ln(av)
+			bv = math.Exp(la - L)
+			be = bv * 8 * u * (math.Abs(L) + math.Abs(la) + 4)
+		}
+		if x := ae*d.ew + av*d.em; x > 0 {
+			lx := ln(x)
+			be += math.Exp(lx - L + 8*u*(math.Abs(L)+math.Abs(lx)+4))
+		}
+		return bv, be * (1 + 4*u)
+	}
+	bv = av * f
+	return bv, ((ae*d.ew+av*d.em)*f + bv*d.rel) * d.g
 }
 
 // bBufs makes sure the scratch slices of derivedB hold 2n entries.
