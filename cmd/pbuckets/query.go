@@ -32,7 +32,7 @@ Prints sound bounds on eps(delta) after r observations of one mechanism,
 one line per method, r and delta:
 
   pbuckets eps --kind sgd --sigma 1.1 --q 0.01 --r 10000 --delta 1e-5
-  eps in [5.19253, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
+  eps in [5.19254, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 
 The mechanism flags are named like the manifest keys (experiments/README.md);
 kind eps_delta takes --eps0 and --delta0. --r, --delta, --eps and --e-eps take
@@ -366,7 +366,7 @@ func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
 
 // writeQueryText prints one line per answer:
 //
-//	eps in [5.19253, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
+//	eps in [5.19254, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 //	eps <= 6.2787 (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, rdp)
 //
 // With an accuracy target, the buckets lines say what it reached
