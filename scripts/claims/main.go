@@ -41,9 +41,16 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a)
 
 // eps returns e^eps upper and lower at delta.
 func eps(fig, mech, method string, r int, delta float64) (up, lo float64) {
+	u, l := epsBounds(fig, mech, method, r, delta)
+	return math.Exp(u), math.Exp(l)
+}
+
+// epsBounds returns eps upper and lower at delta, not exponentiated (e^eps
+// overflows float64 beyond eps 709.78: CDP's 2355 for DP-SGD).
+func epsBounds(fig, mech, method string, r int, delta float64) (up, lo float64) {
 	for _, row := range load(fig).Eps {
 		if row.Mechanism == mech && row.Method == method && row.R == r && near(row.At, delta) {
-			return math.Exp(row.Upper), math.Exp(row.Lower)
+			return row.Upper, row.Lower
 		}
 	}
 	return math.NaN(), math.NaN()
@@ -153,8 +160,8 @@ func main() {
 		}
 	}
 	for _, m := range []string{"buckets", "kov", "rdp", "cdp"} {
-		u, l := eps("fig-12", "sgd", m, 65536, 1e-5)
-		p("- sgd, delta = 1e-5, r = 2^16, %s: eps upper %.4f, lower %.4f", m, math.Log(u), math.Log(l))
+		u, l := epsBounds("fig-12", "sgd", m, 65536, 1e-5)
+		p("- sgd, delta = 1e-5, r = 2^16, %s: eps upper %.6f, lower %.6f", m, u, l)
 	}
 	for _, e := range []float64{1.1, 2.0, 5.0, 10.0, 20.0} {
 		var vals []any

@@ -50,3 +50,23 @@ func TestTightTo(t *testing.T) {
 		t.Errorf("tightTo with a zero lower bound at the start = %g, want NaN", d)
 	}
 }
+
+// TestEpsBoundsBeyondExp: eps bounds are read as stored, also where e^eps
+// overflows float64 (CDP's eps 2355 for DP-SGD printed +Inf through e^eps).
+func TestEpsBoundsBeyondExp(t *testing.T) {
+	cache["fig-eps"] = &plots.Results{Eps: []plots.Row{
+		{Mechanism: "sgd", Method: "cdp", R: 65536, At: 1e-5, Upper: 2355.25, Lower: math.NaN()},
+		{Mechanism: "sgd", Method: "buckets", R: 65536, At: 1e-5, Upper: 2.681104, Lower: 2.681099},
+	}}
+	defer delete(cache, "fig-eps")
+	if u, _ := epsBounds("fig-eps", "sgd", "cdp", 65536, 1e-5); u != 2355.25 {
+		t.Errorf("CDP eps upper = %v, want 2355.25", u)
+	}
+	u, l := epsBounds("fig-eps", "sgd", "buckets", 65536, 1e-5)
+	if u != 2.681104 || l != 2.681099 {
+		t.Errorf("buckets eps = [%v, %v], want [2.681099, 2.681104]", l, u)
+	}
+	if eu, _ := eps("fig-eps", "sgd", "buckets", 65536, 1e-5); math.Abs(eu-math.Exp(2.681104)) > 1e-12 {
+		t.Errorf("e^eps upper = %v, want e^2.681104", eu)
+	}
+}
