@@ -49,12 +49,19 @@ func TestRenyiBracketsRandomizedResponse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, alpha := range []float64{1.5, 2, 8, 32} {
-			ex := exactRRRenyi(c.p, c.r, alpha)
-			lo, hi := res.Renyi(alpha)
-			if lo > ex*(1+1e-9) || hi < ex*(1-1e-9) {
-				t.Errorf("p=%v r=%d alpha=%v: [%v, %v] does not contain %v", c.p, c.r, alpha, lo, hi, ex)
-			}
+		checkRRRenyi(t, res, c.p, c.r, "both lists")
+	}
+}
+
+// checkRRRenyi checks that res's Renyi bounds at alpha 1.5, 2, 8 and 32
+// contain the closed form of randomized response p composed r times.
+func checkRRRenyi(t *testing.T, res *Result, p float64, r int, what string) {
+	t.Helper()
+	for _, alpha := range []float64{1.5, 2, 8, 32} {
+		ex := exactRRRenyi(p, r, alpha)
+		lo, hi := res.Renyi(alpha)
+		if lo > ex*(1+1e-9) || hi < ex*(1-1e-9) {
+			t.Errorf("%s: rr p=%v r=%d alpha=%v: Renyi [%v, %v] does not contain %v", what, p, r, alpha, lo, hi, ex)
 		}
 	}
 }

@@ -346,11 +346,8 @@ func TestTL1Reference(t *testing.T) {
 func TestTL1TightInputs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 55))
 	for trial := 0; trial < 400; trial++ {
-		n := 4 * (2 + rng.IntN(8))
-		lambda := math.Exp(-3 + 3*rng.Float64())
-		K := 1 + rng.IntN(4)
-		tau := bigTilts(rng, K, n, lambda)
-		l := newList(n, lambda, tau)
+		l := randomBigTiltList(rng, 8)
+		n, lambda, tau, K := l.n, l.lambda, l.tau, len(l.tau)
 		for o := 0; o < 2*n; o++ {
 			if rng.IntN(2) == 0 {
 				l.a[o] = rng.Float64() / float64(2*n)
@@ -757,11 +754,8 @@ func TestFFTTL1WorstCase(t *testing.T) {
 func TestTL1MergeTight(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 1313))
 	for trial := 0; trial < 2000; trial++ {
-		n := 4 * (2 + rng.IntN(12))
-		lambda := math.Exp(-3 + 3*rng.Float64())
-		K := 1 + rng.IntN(4)
-		tau := bigTilts(rng, K, n, lambda)
-		l := newList(n, lambda, tau)
+		l := randomBigTiltList(rng, 12)
+		n, lambda, tau, K := l.n, l.lambda, l.tau, len(l.tau)
 		l.grid = true
 		sparse := rng.IntN(2) == 0
 		for o := 0; o < 2*n; o++ {
@@ -829,6 +823,16 @@ func TestTL1MergeTight(t *testing.T) {
 
 // bigTilts returns K random tilts with |tau lambda| up to 2 (a bucket's
 // move matters) and |tau| (n+1) lambda at most 300 (weights in float64).
+// randomBigTiltList returns an empty list of n = 4 (2 + k) buckets (k below
+// kMax), width e^-3..1 and 1 to 4 tilts from bigTilts (the setup of the
+// tight tests).
+func randomBigTiltList(rng *rand.Rand, kMax int) *list {
+	n := 4 * (2 + rng.IntN(kMax))
+	lambda := math.Exp(-3 + 3*rng.Float64())
+	K := 1 + rng.IntN(4)
+	return newList(n, lambda, bigTilts(rng, K, n, lambda))
+}
+
 func bigTilts(rng *rand.Rand, K, n int, lambda float64) []float64 {
 	tau := make([]float64, K)
 	for m := range tau {
