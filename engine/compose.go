@@ -17,7 +17,6 @@ type composer struct {
 	tiltBufs  [][2][]float64 // per tilt: untilted A and B values
 	workers   int            // tilted convolutions run at once
 	ffts      int            // transforms done (diagnostics and tests)
-	sufBuf    [2][]float64   // scratch of overflow (one per side, sufBufs)
 	moms      []momentEntry  // recent moments (composer.moments)
 	errBuf    [4][]float64   // scratch of errBounds
 	chosen    [2][]uint8     // scratch of compose: the tilt each entry took
@@ -74,13 +73,9 @@ func (cp *composer) moments(l *list, tw *tiltWeights) (mA, mC []float64) {
 	mA, mC = make([]float64, len(tw.w)), make([]float64, len(tw.w))
 	// the two sides at once (each sum in its order: the same values)
 	concurrently(func() {
-		for m, wm := range tw.w {
-			mA[m] = l.moment(wm, true)
-		}
+		l.momentsInto(tw.w, true, mA)
 	}, func() {
-		for m, wm := range tw.w {
-			mC[m] = l.moment(wm, false)
-		}
+		l.momentsInto(tw.w, false, mC)
 	})
 	if len(cp.moms) >= 2 { // x and y of one composition
 		cp.moms = cp.moms[1:]
@@ -546,28 +541,66 @@ func propagate(rx, ry, ex, ey, mx, my float64, n int) float64 {
 // (rounded up through underflow), plus abs times the sum of all weights:
 // the moment of the largest values the underflow allowance admits.
 func (l *list) moment(w []float64, aSide bool) float64 {
+	out := [1]float64{}
+	l.momentsInto([][]float64{w}, aSide, out[:])
+	return out[0]
+}
+
+// momentsInto sets out[m] to l.moment(ws[m], aSide) for every m. The sums
+// of up to four weights run in one pass over the values (each its own
+// accumulator in offset order: the same value as a pass of its own, with
+// the additions of different sums overlapping).
+func (l *list) momentsInto(ws [][]float64, aSide bool, out []float64) {
 	v := l.c
 	if aSide {
 		v = l.a
 	}
-	s := 0.0
-	for o := l.lo; o <= l.hi; o++ {
-		s += v[o] * w[o]
-	}
-	if l.lo <= l.hi {
-		// products below 2^-1022 lose up to 2^-1075 each
-		s += float64(l.hi-l.lo+1) * 0x1p-1074
-	}
-	if l.abs > 0 {
-		// the underflow allowance of every offset (list.abs), so that
-		// envelopes times the other operand's allowance are covered
-		sw := 0.0
-		for _, x := range w {
-			sw += x
+	lo, hi := l.lo, l.hi
+	for m0 := 0; m0 < len(ws); m0 += 4 {
+		g := min(4, len(ws)-m0)
+		// a group of fewer than four repeats its first weights
+		var w [4][]float64
+		for j := range w {
+			w[j] = ws[m0]
+			if j < g {
+				w[j] = ws[m0+j]
+			}
 		}
-		s += l.abs * sw * (1 + gamma(len(w)+2))
+		var s [4]float64
+		if lo <= hi {
+			s = dot4(v[lo:hi+1], w[0][lo:hi+1], w[1][lo:hi+1], w[2][lo:hi+1], w[3][lo:hi+1])
+		}
+		copy(out[m0:m0+g], s[:g])
 	}
-	return s
+	for m, w := range ws {
+		if lo <= hi {
+			// products below 2^-1022 lose up to 2^-1075 each
+			out[m] += float64(hi-lo+1) * 0x1p-1074
+		}
+		if l.abs > 0 {
+			// the underflow allowance of every offset (list.abs), so that
+			// envelopes times the other operand's allowance are covered
+			sw := 0.0
+			for _, x := range w {
+				sw += x
+			}
+			out[m] += l.abs * sw * (1 + gamma(len(w)+2))
+		}
+	}
+}
+
+// dot4 returns the four sums sum_o v[o] w_j[o], each accumulated in offset
+// order (the w_j at least as long as v).
+func dot4(v, w0, w1, w2, w3 []float64) (s [4]float64) {
+	w0, w1, w2, w3 = w0[:len(v)], w1[:len(v)], w2[:len(v)], w3[:len(v)]
+	var s0, s1, s2, s3 float64
+	for o, x := range v {
+		s0 += x * w0[o]
+		s1 += x * w1[o]
+		s2 += x * w2[o]
+		s3 += x * w3[o]
+	}
+	return [4]float64{s0, s1, s2, s3}
 }
 
 // errBounds returns the per-offset error bounds of x and y (tilt weights

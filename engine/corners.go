@@ -52,14 +52,13 @@ func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) corne
 		mxA, mxC = cp.moments(x, tw)
 		myA, myC = cp.moments(y, tw)
 	}
-	sufA, sufC := cp.sufBufs(n)
 	// The A-side and the B-side sums are independent: they run at once
 	// (each in the order of one goroutine, so the results are the same).
 	var rxA, rxC, ryA, ryC, hiA, loA, hiC, loC val
 	concurrently(func() {
-		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, sufA, mxA, myA)
+		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, mxA, myA)
 	}, func() {
-		rxC, ryC, hiC, loC = sideCorners(x, y, false, ecx, ecy, sufC, mxC, myC)
+		rxC, ryC, hiC, loC = sideCorners(x, y, false, ecx, ecy, mxC, myC)
 	})
 	// Products below 2^-1022 (possible only when the smallest positive
 	// entries multiply below it) lose up to 2^-1075 each: at most 2n
@@ -81,9 +80,8 @@ func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) corne
 // (per-offset error bounds ex, ey), the regular sums of x and y and the
 // masses of the regular pairs overflowing into the high and low corners;
 // with the moments mx, my of a shared tilt set (nil otherwise) the
-// overflow's errors are tightened (tightenOverflow). buf is overflow's
-// scratch.
-func sideCorners(x, y *list, aSide bool, ex, ey, buf, mx, my []float64) (rx, ry, hi, lo val) {
+// overflow's errors are tightened (tightenOverflow).
+func sideCorners(x, y *list, aSide bool, ex, ey, mx, my []float64) (rx, ry, hi, lo val) {
 	vx, vy := x.c, y.c
 	relX, relY, envX, envY := x.relC, y.relC, x.envC, y.envC
 	if aSide {
@@ -91,7 +89,7 @@ func sideCorners(x, y *list, aSide bool, ex, ey, buf, mx, my []float64) (rx, ry,
 		relX, relY, envX, envY = x.relA, y.relA, x.envA, y.envA
 	}
 	rx, ry = regularSide(x, y, vx, vy, ex, ey)
-	hi, lo = overflow(vx, vy, ex, ey, x.n, buf)
+	hi, lo = overflow(vx, vy, ex, ey, x.n)
 	if mx != nil {
 		tightenOverflow(&hi, &lo, x, relX, relY, envX, envY, mx, my, x.abs, y.abs, x.regularMassSide(aSide))
 	}
@@ -127,17 +125,6 @@ func sequentially(f, g func()) {
 	g()
 }
 
-// sufBufs returns the composer's two scratch slices for overflow (one per
-// side, so that both sides can run at once).
-func (cp *composer) sufBufs(n int) (a, c []float64) {
-	for k := range cp.sufBuf {
-		if len(cp.sufBuf[k]) < 2*(2*n+1) {
-			cp.sufBuf[k] = make([]float64, 2*(2*n+1))
-		}
-	}
-	return cp.sufBuf[0], cp.sufBuf[1]
-}
-
 // cornerMix applies the precedence rules for one kind of mass (A or B):
 // r = regular mass, h = high corner, l = low corner, d = distinguishing mass
 // of this kind, ovH/ovL = regular pairs overflowing into the corners.
@@ -151,23 +138,21 @@ func cornerMix(rx, hx, lx, dx, ry, hy, ly, dy, ovH, ovL val) (d, lo, hi val) {
 }
 
 // overflow returns the masses of regular pairs (j, k) with j+k > n (high) and
-// j+k <= -n (low), sum x[j] y[k], with error bounds from ex and ey. buf is
-// scratch space of at least 2(2n+1) entries.
-func overflow(x, y, ex, ey []float64, n int, buf []float64) (hi, lo val) {
+// j+k <= -n (low), sum x[j] y[k], with error bounds from ex and ey. The
+// partners' suffix and prefix sums are accumulated while walking x's
+// offsets (each sum in the order of a suffix array filled from the top:
+// the same values), so nothing is stored.
+func overflow(x, y, ex, ey []float64, n int) (hi, lo val) {
 	m := 2 * n
-	// Suffix sums of y and ey: suf[k] = sum_{o >= k}.
-	suf := buf[:m+1]
-	sufE := buf[m+1 : 2*m+2]
-	suf[m], sufE[m] = 0, 0
-	for o := m - 1; o >= 0; o-- {
-		suf[o] = suf[o+1] + y[o]
-		sufE[o] = sufE[o+1] + ey[o]
-	}
-	var hv, he float64
-	for ox := n; ox < m; ox++ { // partner offsets oy >= 3n-1-ox
+	// High: for ox >= n the partners are oy >= k = 3n-1-ox, suf = sum_{o >=
+	// k}; k runs down from 2n-1 as ox runs up from n.
+	var hv, he, suf, sufE float64
+	for ox := n; ox < m; ox++ {
 		k := 3*n - 1 - ox
-		hv += x[ox] * suf[k]
-		he += mulUp(ex[ox], suf[k]+sufE[k]) + mulUp(x[ox], sufE[k])
+		suf += y[k]
+		sufE += ey[k]
+		hv += x[ox] * suf
+		he += mulUp(ex[ox], suf+sufE) + mulUp(x[ox], sufE)
 	}
 	// Prefix sums: pre[k] = sum_{o <= k} = total - suf[k+1].
 	var lv, le float64

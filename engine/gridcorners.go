@@ -22,7 +22,6 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 		mxA, _ = cp.moments(x, tw)
 		myA, _ = cp.moments(y, tw)
 	}
-	sufA, sufC := cp.sufBufs(n)
 	cp.bBufs(n)
 	// The upper pair's A-side, its derived B-side and the lower pair are
 	// independent: two goroutines (each sum in its usual order, so the
@@ -36,7 +35,7 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 	}
 	var rxA, ryA, rxL, ryL, rxB, ryB, rxLB, ryLB, hiA, loA, hiC, loC val
 	run(func() {
-		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, sufA, mxA, myA)
+		rxA, ryA, hiA, loA = sideCorners(x, y, true, ex, ey, mxA, myA)
 		// the lower pair's regular A- and B-masses
 		rxL, ryL = regularSide(x, y, x.c, y.c, elx, ely)
 		rxLB = cp.derivedBSum(x, x.c, elx, -x.wLo)
@@ -52,7 +51,7 @@ func (cp *composer) gridCorners(x, y *list) cornerSet {
 			by, eby = cp.derivedB(y, y.a, ey, y.wUp, 1)
 		}
 		rxB, ryB = sumVal(bx, ebx, n), sumVal(by, eby, n)
-		hiC, loC = overflow(bx, by, ebx, eby, n, sufC)
+		hiC, loC = overflow(bx, by, ebx, eby, n)
 	})
 	// Products below 2^-1022 lose up to 2^-1075 each (at most 2n per sum;
 	// the derived B-masses may be subnormal whatever the A-masses are).
