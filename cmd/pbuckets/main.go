@@ -26,6 +26,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/pbuckets/pbuckets/pipeline/memory"
 )
 
 // Exit statuses.
@@ -59,6 +61,10 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
+	// the engine's arrays on transparent huge pages where the kernel
+	// offers them on request (a no-op elsewhere; PBUCKETS_HUGEPAGES=0
+	// turns it off)
+	memory.HugePages(memory.HugePageReserve(memory.Available()))
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
