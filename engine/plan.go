@@ -17,6 +17,9 @@ type plan struct {
 	// finalSD is the standard deviation of the privacy loss of the whole
 	// composition (from the leaves' variances), for the tilts.
 	finalSD float64
+	// saddle is the final loss's saddle-point tilt for 3.5 standard
+	// deviations (saddleTilt), 0 if none.
+	saddle float64
 	cp      *composer
 	leaves  map[Mechanism]*list
 	steps   int
@@ -140,6 +143,11 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 		vMax = math.Max(vMax, leaf.variance)
 	}
 	p.finalSD = math.Sqrt(v)
+	// A right tail heavier than a Gaussian one (subsampled mechanisms)
+	// reaches 3.5 standard deviations at a smaller tilt than 3.5/sd: the
+	// saddle point's tilt (saddleTilt), which tiltsFor adds to the final
+	// tilts when it is well below them.
+	p.saddle = saddleTilt(parts, p.leaves, 3.5/p.finalSD)
 	p.tau = chooseTilts(math.Sqrt(vMax), o.Tilts, float64(p.n+1)*p.lambda)
 	for _, ls := range []map[Mechanism]*list{p.leaves, p.gridLeaves} {
 		for m, leaf := range ls {
@@ -554,4 +562,64 @@ func compactNames(names []nameCount) []string {
 		}
 	}
 	return out
+}
+
+// saddleTilt returns the tilt T in (0, tMax] at which the tilted mean of
+// the final privacy loss under A (the sum of the leaves' losses, parts'
+// counts times each leaf's) reaches its mean plus 3.5 standard deviations,
+// K'(T) = K'(0) + 3.5 sqrt(K''(0)) for the cumulant generating function K of
+// the A-masses; tMax when even tMax stays below. For a Gaussian loss this
+// is 3.5 over the standard deviation; a heavier right tail (subsampled
+// mechanisms) reaches the point at a smaller tilt.
+func saddleTilt(parts []Part, leaves map[Mechanism]*list, tMax float64) float64 {
+	if !(tMax > 0) || math.IsInf(tMax, 0) {
+		return 0
+	}
+	// dK returns K'(tau) and K''(tau).
+	dK := func(tau float64) (d1, d2 float64) {
+		for _, part := range parts {
+			l := leaves[part.Mechanism]
+			mx := math.Inf(-1)
+			for o := l.lo; o <= l.hi; o++ {
+				if l.a[o] > 0 {
+					mx = math.Max(mx, tau*l.loss(o))
+				}
+			}
+			var s0, s1, s2 float64
+			for o := l.lo; o <= l.hi; o++ {
+				if l.a[o] > 0 {
+					L := l.loss(o)
+					w := l.a[o] * math.Exp(tau*L-mx)
+					s0 += w
+					s1 += w * L
+					s2 += w * L * L
+				}
+			}
+			if !(s0 > 0) {
+				return math.NaN(), math.NaN()
+			}
+			m := s1 / s0
+			d1 += float64(part.Count) * m
+			d2 += float64(part.Count) * (s2/s0 - m*m)
+		}
+		return d1, d2
+	}
+	mu, v := dK(0)
+	if !(v > 0) {
+		return 0
+	}
+	target := mu + 3.5*math.Sqrt(v)
+	if d, _ := dK(tMax); !(d > target) {
+		return tMax
+	}
+	lo, hi := 0.0, tMax
+	for i := 0; i < 40; i++ {
+		mid := (lo + hi) / 2
+		if d, _ := dK(mid); d > target {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }

@@ -15,7 +15,7 @@ import "math"
 // tilts returns the tilts for composing x and y (tiltsFor with the final
 // loss's and the composed loss's standard deviations).
 func (p *plan) tilts(x, y *list) []float64 {
-	return tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), p.opt.Tilts, float64(x.n+1)*x.lambda, x.grid)
+	return tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), p.saddle, p.opt.Tilts, float64(x.n+1)*x.lambda, x.grid)
 }
 
 // tiltsFor returns the tilts of a composition whose operands have the
@@ -42,7 +42,7 @@ func (p *plan) tilts(x, y *list) []float64 {
 // level's own tilts keep tiltCap: raising their cap too loosened the high
 // corner. Below swapRange a larger cap loosened a golden histogram
 // (coverup, r = 256) and is not used.
-func tiltsFor(finalSD, sd float64, k int, rangeL float64, grid bool) []float64 {
+func tiltsFor(finalSD, sd, saddle float64, k int, rangeL float64, grid bool) []float64 {
 	// |T| <= tiltCap/rangeL up to swapRange, then tiltCap/swapRange until
 	// that reaches farTiltCap/rangeL: non-increasing in the range
 	c := math.Min(farTiltCap, math.Max(tiltCap, tiltCap*rangeL/swapRange))
@@ -54,6 +54,9 @@ func tiltsFor(finalSD, sd float64, k int, rangeL float64, grid bool) []float64 {
 		// bounds by up to 10%: the final tilts are kept throughout.)
 		if len(lv) == 3 && lv[1] > 1.2*tau[1] {
 			tau = append(tau, lv[1], lv[2])
+		}
+		if saddle > 0 && saddle < 0.9*tau[1] {
+			tau = append(tau, saddle, -saddle)
 		}
 	}
 	if grid {
