@@ -20,10 +20,10 @@ type plan struct {
 	// saddle is the final loss's saddle-point tilt for 3.5 standard
 	// deviations (saddleTilt), 0 if none.
 	saddle float64
-	cp      *composer
-	leaves  map[Mechanism]*list
-	steps   int
-	done    int
+	cp     *composer
+	leaves map[Mechanism]*list
+	steps  int
+	done   int
 	// grid: also compose the grid lists (grid.go) of the leaves in
 	// gridLeaves; every Result then takes the tighter of both bounds.
 	grid       bool
@@ -567,15 +567,15 @@ func compactNames(names []nameCount) []string {
 // saddleTilt returns the tilt T in (0, tMax] at which the tilted mean of
 // the final privacy loss under A (the sum of the leaves' losses, parts'
 // counts times each leaf's) reaches its mean plus 3.5 standard deviations,
-// K'(T) = K'(0) + 3.5 sqrt(K''(0)) for the cumulant generating function K of
-// the A-masses; tMax when even tMax stays below. For a Gaussian loss this
+// K1(T) = K1(0) + 3.5 sqrt(K2(0)) for the first two derivatives K1, K2 of
+// the cumulant generating function of the A-masses; tMax when even tMax stays below. For a Gaussian loss this
 // is 3.5 over the standard deviation; a heavier right tail (subsampled
 // mechanisms) reaches the point at a smaller tilt.
 func saddleTilt(parts []Part, leaves map[Mechanism]*list, tMax float64) float64 {
 	if !(tMax > 0) || math.IsInf(tMax, 0) {
 		return 0
 	}
-	// dK returns K'(tau) and K''(tau).
+	// dK returns K1(tau) and K2(tau).
 	dK := func(tau float64) (d1, d2 float64) {
 		for _, part := range parts {
 			l := leaves[part.Mechanism]

@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// sgdLossMoments returns K'(tau) and K''(tau) of the privacy loss
+// sgdLossMoments returns the first two derivatives of the cumulant
+// generating function at tau (tilted mean and variance) of the privacy loss
 // L(x) = ln(1 - q + q e^((2x-1)/(2 sigma^2))) of one DP-SGD step under
 // A = (1-q) N(0, sigma^2) + q N(1, sigma^2), restricted to losses of at
 // most maxL (a list's range: the mass beyond it is in the corner, outside
