@@ -18,12 +18,16 @@ type plan struct {
 	// composition (from the leaves' variances), for the tilts.
 	finalSD float64
 	// saddle is the final loss's saddle-point tilt for 3.5 standard
-	// deviations (saddleTilt), 0 if none.
+	// deviations (saddle.go), 0 if none.
 	saddle float64
-	cp     *composer
-	leaves map[Mechanism]*list
-	steps  int
-	done   int
+	// targets are the results of a ComposeMany chain with their saddle
+	// tilts (setTargets), sorted by count; total is the final count.
+	targets []saddleTarget
+	total   int
+	cp      *composer
+	leaves  map[Mechanism]*list
+	steps   int
+	done    int
 	// grid: also compose the grid lists (grid.go) of the leaves in
 	// gridLeaves; every Result then takes the tighter of both bounds.
 	grid       bool
@@ -143,11 +147,19 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 		vMax = math.Max(vMax, leaf.variance)
 	}
 	p.finalSD = math.Sqrt(v)
+	p.total = total
 	// A right tail heavier than a Gaussian one (subsampled mechanisms)
 	// reaches 3.5 standard deviations at a smaller tilt than 3.5/sd: the
-	// saddle point's tilt (saddleTilt), which tiltsFor adds to the final
-	// tilts when it is well below them.
-	p.saddle = saddleTilt(parts, p.leaves, 3.5/p.finalSD)
+	// saddle point's tilt (saddle.go), which tiltsFor adds to the final
+	// tilts when it is well below them; from the leaves at full
+	// resolution, 40 halvings (the targets of a chain use coarse copies).
+	full := map[string]cgf{}
+	var final []nameCount
+	for _, part := range parts {
+		full[part.Mechanism.String()] = newCGF(p.leaves[part.Mechanism], 0)
+		final = append(final, nameCount{part.Mechanism.String(), part.Count})
+	}
+	p.saddle = saddleOf(full, final, 3.5/p.finalSD, 40, 0)
 	p.tau = chooseTilts(math.Sqrt(vMax), o.Tilts, float64(p.n+1)*p.lambda)
 	for _, ls := range []map[Mechanism]*list{p.leaves, p.gridLeaves} {
 		for m, leaf := range ls {
@@ -562,64 +574,4 @@ func compactNames(names []nameCount) []string {
 		}
 	}
 	return out
-}
-
-// saddleTilt returns the tilt T in (0, tMax] at which the tilted mean of
-// the final privacy loss under A (the sum of the leaves' losses, parts'
-// counts times each leaf's) reaches its mean plus 3.5 standard deviations,
-// K1(T) = K1(0) + 3.5 sqrt(K2(0)) for the first two derivatives K1, K2 of
-// the cumulant generating function of the A-masses; tMax when even tMax stays below. For a Gaussian loss this
-// is 3.5 over the standard deviation; a heavier right tail (subsampled
-// mechanisms) reaches the point at a smaller tilt.
-func saddleTilt(parts []Part, leaves map[Mechanism]*list, tMax float64) float64 {
-	if !(tMax > 0) || math.IsInf(tMax, 0) {
-		return 0
-	}
-	// dK returns K1(tau) and K2(tau).
-	dK := func(tau float64) (d1, d2 float64) {
-		for _, part := range parts {
-			l := leaves[part.Mechanism]
-			mx := math.Inf(-1)
-			for o := l.lo; o <= l.hi; o++ {
-				if l.a[o] > 0 {
-					mx = math.Max(mx, tau*l.loss(o))
-				}
-			}
-			var s0, s1, s2 float64
-			for o := l.lo; o <= l.hi; o++ {
-				if l.a[o] > 0 {
-					L := l.loss(o)
-					w := l.a[o] * math.Exp(tau*L-mx)
-					s0 += w
-					s1 += w * L
-					s2 += w * L * L
-				}
-			}
-			if !(s0 > 0) {
-				return math.NaN(), math.NaN()
-			}
-			m := s1 / s0
-			d1 += float64(part.Count) * m
-			d2 += float64(part.Count) * (s2/s0 - m*m)
-		}
-		return d1, d2
-	}
-	mu, v := dK(0)
-	if !(v > 0) {
-		return 0
-	}
-	target := mu + 3.5*math.Sqrt(v)
-	if d, _ := dK(tMax); !(d > target) {
-		return tMax
-	}
-	lo, hi := 0.0, tMax
-	for i := 0; i < 40; i++ {
-		mid := (lo + hi) / 2
-		if d, _ := dK(mid); d > target {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
 }

@@ -15,7 +15,8 @@ import "math"
 // tilts returns the tilts for composing x and y (tiltsFor with the final
 // loss's and the composed loss's standard deviations).
 func (p *plan) tilts(x, y *list) []float64 {
-	return tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), p.saddle, p.opt.Tilts, float64(x.n+1)*x.lambda, x.grid)
+	t := p.target(x.compositions + y.compositions)
+	return tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), t, p.opt.Tilts, float64(x.n+1)*x.lambda, x.grid)
 }
 
 // tiltsFor returns the tilts of a composition whose operands have the
@@ -26,7 +27,11 @@ func (p *plan) tilts(x, y *list) []float64 {
 // well; for a grid list the negative ones shifted (gridTilts). Each change
 // of tilts costs accuracy between the old tilts' regions (see retilt), so
 // the final tilts are kept throughout and the level's own tilts only
-// added.
+// added. For a right tail heavier than a Gaussian one, the saddle-point
+// tilt of t (saddle.go: the final result's, or in a ComposeMany chain the
+// next result's at most 1/64 of the final count) is added as +-T when it is
+// below 0.9 times that result's own final tilt (and, for a result before
+// the final one, not within a fifth of a tilt already chosen).
 //
 // Above swapRange the final tilts are capped at tiltCap/swapRange = 0.1
 // until farTiltCap/rangeL is lower (from 3,000 nats), instead of
@@ -42,7 +47,7 @@ func (p *plan) tilts(x, y *list) []float64 {
 // level's own tilts keep tiltCap: raising their cap too loosened the high
 // corner. Below swapRange a larger cap loosened a golden histogram
 // (coverup, r = 256) and is not used.
-func tiltsFor(finalSD, sd, saddle float64, k int, rangeL float64, grid bool) []float64 {
+func tiltsFor(finalSD, sd float64, t saddleTarget, k int, rangeL float64, grid bool) []float64 {
 	// |T| <= tiltCap/rangeL up to swapRange, then tiltCap/swapRange until
 	// that reaches farTiltCap/rangeL: non-increasing in the range
 	c := math.Min(farTiltCap, math.Max(tiltCap, tiltCap*rangeL/swapRange))
@@ -55,8 +60,16 @@ func tiltsFor(finalSD, sd, saddle float64, k int, rangeL float64, grid bool) []f
 		if len(lv) == 3 && lv[1] > 1.2*tau[1] {
 			tau = append(tau, lv[1], lv[2])
 		}
-		if saddle > 0 && saddle < 0.9*tau[1] {
-			tau = append(tau, saddle, -saddle)
+		// the saddle-point tilt of the next result the chain reaches
+		// (saddle.go), when well below that result's own final tilt
+		if t.tilt > 0 {
+			own := tau[1]
+			if t.sd != finalSD {
+				own = chooseTiltsCap(t.sd, k, rangeL, c)[1]
+			}
+			if t.tilt < 0.9*own && (t.sd == finalSD || apart(tau, t.tilt)) {
+				tau = append(tau, t.tilt, -t.tilt)
+			}
 		}
 	}
 	if grid {
@@ -245,4 +258,15 @@ func retiltMax(lnEnv, from, to []float64, n int, lambda float64, offsets []int) 
 		}
 	}
 	return best
+}
+
+// apart reports whether t differs by more than a fifth from every positive
+// tilt in tau.
+func apart(tau []float64, t float64) bool {
+	for _, x := range tau {
+		if x > 0 && math.Abs(t-x) <= 0.2*x {
+			return false
+		}
+	}
+	return true
 }

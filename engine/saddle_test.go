@@ -156,3 +156,64 @@ func TestSmallDeltaSGD(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallDeltaSGDChain guards the small-delta brackets of a result far
+// below the end of its ComposeMany chain: without the targets' saddle
+// tilts (setTargets) DP-SGD sigma 1.1, q 0.01, r = 1,000 in a chain to
+// 100,000 gave [2.596, 2.6617] at delta 1e-10 (alone [2.62565, 2.62569]).
+func TestSmallDeltaSGDChain(t *testing.T) {
+	m, err := SGD(1.1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []int{1000, 100000}
+	many, err := ComposeMany(context.Background(), m, rs, Options{Buckets: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Compose(context.Background(), m, rs[0], Options{Buckets: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, delta := range []float64{1e-10, 1e-12} {
+		e, a := many[0].Eps(delta), alone.Eps(delta)
+		if w := (e.Upper - e.Lower) / e.Lower; !(w <= 1e-3) {
+			t.Errorf("r = 1,000 of a chain to 100,000: eps at delta %v in [%v, %v] (alone [%v, %v]), relative width %.3g > 1e-3", delta, e.Lower, e.Upper, a.Lower, a.Upper, w)
+		}
+	}
+}
+
+// TestSaddleTargets checks which results of a chain get their own saddle
+// tilt and which level uses which.
+func TestSaddleTargets(t *testing.T) {
+	m, err := SGD(1.1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Options{Buckets: 4000}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPlan([]Part{{m, 100000}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.setTargets(m, []int{100000, 10, 1000, 10, 5000})
+	// 5,000 > 100,000/64: the final tilts serve it
+	if len(p.targets) != 2 || p.targets[0].count != 10 || p.targets[1].count != 1000 {
+		t.Fatalf("targets %+v, want 10 and 1,000", p.targets)
+	}
+	for _, tg := range p.targets {
+		if own := 3.5 / tg.sd; !(tg.tilt > 0 && tg.tilt < 0.9*own) {
+			t.Errorf("target %d: saddle tilt %v, want in (0, 0.9 * %v): DP-SGD's right tail is heavy", tg.count, tg.tilt, own)
+		}
+	}
+	for _, tc := range []struct{ count, want int }{{2, 10}, {10, 10}, {11, 1000}, {1000, 1000}, {1001, 100000}, {100000, 100000}} {
+		if got := p.target(tc.count); got.count != tc.want {
+			t.Errorf("target(%d) = %d, want %d", tc.count, got.count, tc.want)
+		}
+	}
+	if got := p.target(100000); got.tilt != p.saddle || got.sd != p.finalSD {
+		t.Errorf("target of the final count %+v, want the final saddle %v", got, p.saddle)
+	}
+}

@@ -46,7 +46,7 @@ func TestTiltsWithinFloat64(t *testing.T) {
 		sd := finalSD * math.Exp(-5*rng.Float64())
 		k := 1 + rng.IntN(5)
 		grid := rng.IntN(2) == 0
-		tau := tiltsFor(finalSD, sd, 0, k, rangeL, grid)
+		tau := tiltsFor(finalSD, sd, saddleTarget{}, k, rangeL, grid)
 		for _, x := range tau {
 			if grid && x < 0 && -x*rangeL > gridTiltRange*(1-1e-9) {
 				atCap++
@@ -98,8 +98,8 @@ func TestGridTiltsUncappedBelowSwapRange(t *testing.T) {
 		finalSD := math.Exp((rng.Float64()*2 - 1) * 8)
 		sd := finalSD * math.Exp(-5*rng.Float64())
 		k := 1 + rng.IntN(5)
-		in := tiltsFor(finalSD, sd, 0, k, rangeL, false)
-		out := tiltsFor(finalSD, sd, 0, k, rangeL, true)
+		in := tiltsFor(finalSD, sd, saddleTarget{}, k, rangeL, false)
+		out := tiltsFor(finalSD, sd, saddleTarget{}, k, rangeL, true)
 		for m, x := range in {
 			if want := x; x < 0 {
 				want = x - 1
@@ -253,7 +253,7 @@ func tiltCapCase(rng *rand.Rand, trial int, grid bool) (*list, [][]float64, [][]
 			finalSD = math.Exp(rng.Float64()*8 - 2)
 		}
 		sd := finalSD * math.Exp(-5*rng.Float64())
-		tau := tiltsFor(finalSD, sd, 0, max(3, o.Tilts), rangeL, grid)
+		tau := tiltsFor(finalSD, sd, saddleTarget{}, max(3, o.Tilts), rangeL, grid)
 		if grid && rng.IntN(2) == 0 {
 			tau[2] = -gridTiltRange / rangeL // the largest magnitude allowed
 			ext = true
