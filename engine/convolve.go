@@ -81,6 +81,9 @@ type weightCache struct {
 	singles []singleWeights // most recent last
 	ones    []float64       // the weights of tau = 0
 	free    [][]float64     // recycled arrays (evict, alloc)
+	// limit is the number of single arrays kept: maxSingles, or 4 times
+	// the largest tilt set asked for (get), whichever is larger
+	limit int
 }
 
 // singleWeights are the weights exp(tau L(o)) of one (lambda, tau), or
@@ -92,7 +95,8 @@ type singleWeights struct {
 	rel         float64
 }
 
-// maxSingles bounds the single-tilt arrays kept (each 2n floats).
+// maxSingles is the least number of single-tilt arrays kept (each 2n
+// floats); weightCache.limit raises it for larger tilt sets.
 const maxSingles = 24
 
 // single returns the weights of (lambda, tau), computed or cached.
@@ -131,7 +135,7 @@ func (c *weightCache) lookup(lambda, tau float64, recip bool) ([]float64, float6
 		w = c.alloc()
 		rel = weightsInto(w, c.n, lambda, tau)
 	}
-	if len(c.singles) >= maxSingles {
+	if len(c.singles) >= max(maxSingles, c.limit) {
 		c.evict()
 	}
 	c.singles = append(c.singles, singleWeights{lambda, tau, recip, w, rel})
@@ -150,8 +154,9 @@ func (c *weightCache) alloc() []float64 {
 
 // evict drops the least recently used single array and recycles it (the
 // most recent ones, those of the tilts in use, stay: a composition needs
-// at most two tilt sets of 2 x 5 arrays at once, fewer than maxSingles),
-// with every assembled entry that refers to it.
+// at most two tilt sets at once (corners of x and y), each of at most two
+// arrays per tilt, and get keeps at least 4 arrays per tilt of the largest
+// set), with every assembled entry that refers to it.
 func (c *weightCache) evict() {
 	old := c.singles[0]
 	c.singles = c.singles[1:]
@@ -221,6 +226,10 @@ func (c *weightCache) get(lambda float64, tau []float64) *tiltWeights {
 			return e.tw
 		}
 	}
+	// two sets in use at once, two arrays per tilt: an evicted array is
+	// recycled, so none of a set in use may be evicted (with the saddle
+	// tilts a set holds up to 9 tilts, 16 arrays for a grid list)
+	c.limit = max(c.limit, 4*len(tau))
 	tw := &tiltWeights{w: make([][]float64, len(tau)), inv: make([][]float64, len(tau))}
 	for m, t := range tau {
 		var r1, r2 float64
