@@ -18,8 +18,10 @@ type plan struct {
 	// composition (from the leaves' variances), for the tilts.
 	finalSD float64
 	// saddle is the final loss's saddle-point tilt for 3.5 standard
-	// deviations (saddle.go), 0 if none.
+	// deviations (saddle.go), 0 if none; cgfs holds the leaves' copies for
+	// it by mechanism name (String).
 	saddle float64
+	cgfs   map[string]cgf
 	// targets are the results of a ComposeMany chain with their saddle
 	// tilts (setTargets), sorted by count; total is the final count.
 	targets []saddleTarget
@@ -151,15 +153,14 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 	// A right tail heavier than a Gaussian one (subsampled mechanisms)
 	// reaches 3.5 standard deviations at a smaller tilt than 3.5/sd: the
 	// saddle point's tilt (saddle.go), which tiltsFor adds to the final
-	// tilts when it is well below them; from the leaves at full
-	// resolution, 40 halvings (the targets of a chain use coarse copies).
-	full := map[string]cgf{}
+	// tilts when it is well below them.
+	p.cgfs = map[string]cgf{}
 	var final []nameCount
 	for _, part := range parts {
-		full[part.Mechanism.String()] = newCGF(p.leaves[part.Mechanism], 0)
+		p.cgfs[part.Mechanism.String()] = newCGF(p.leaves[part.Mechanism])
 		final = append(final, nameCount{part.Mechanism.String(), part.Count})
 	}
-	p.saddle = saddleOf(full, final, 3.5/p.finalSD, 40, 0)
+	p.saddle = saddleOf(p.cgfs, final, 3.5/p.finalSD)
 	p.tau = chooseTilts(math.Sqrt(vMax), o.Tilts, float64(p.n+1)*p.lambda)
 	for _, ls := range []map[Mechanism]*list{p.leaves, p.gridLeaves} {
 		for m, leaf := range ls {
