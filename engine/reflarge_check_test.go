@@ -66,7 +66,7 @@ func TestLargeRBoundsExact(t *testing.T) {
 		for _, r := range []int{1, 7, 1000, 1 << 20} {
 			ls := largeShape{shapeRemove, 1, a}
 			mu := a * math.Sqrt(float64(r))
-			lb := newLargeBracket(ls, rpPair{rpRemove(1, a)}, r)
+			lb := newLargeBracket(ls, rpPair{rpRemove(1, a)})
 			for _, eps := range []float64{0, 0.5, 3, 30} {
 				ex, _ := refGauss(mu, eps)
 				got := ls.linLower(r, eps)
@@ -77,7 +77,7 @@ func TestLargeRBoundsExact(t *testing.T) {
 					t.Errorf("gauss a=%v r=%d eps=%v: linear bound %.12g, exact %.12g", a, r, eps, math.Exp(got), math.Exp(ex))
 				}
 				// and the Renyi bound is above it
-				if _, hi := lb.bracket(eps); hi < ex-1e-9*(1+math.Abs(ex)) {
+				if _, hi := lb.bracket(r, eps); hi < ex-1e-9*(1+math.Abs(ex)) {
 					t.Errorf("gauss a=%v r=%d eps=%v: Renyi bound %.12g below exact %.12g", a, r, eps, math.Exp(hi), math.Exp(ex))
 				}
 			}
@@ -97,12 +97,12 @@ func TestLargeRBoundsExact(t *testing.T) {
 				default:
 					rp = rpSymmetrise(rpPair{rpRemove(q, a)}, q, a, false)
 				}
+				lb := newLargeBracket(largeShape{sh, q, a}, rp)
 				for _, r := range []int{2, 5, 16} {
 					mb := newMultiBracket(rp, r, 500, sh != shapeRemove)
-					lb := newLargeBracket(largeShape{sh, q, a}, rp, r)
 					for _, eps := range []float64{0, 0.2, 1, 3, 8} {
 						glo, ghi := mb.bracket(eps)
-						llo, lhi := lb.bracket(eps)
+						llo, lhi := lb.bracket(r, eps)
 						n++
 						if llo > ghi+1e-9*(1+math.Abs(ghi)) {
 							t.Errorf("%v q=%v a=%v r=%d eps=%v: linear lower bound %.10g above the grid bracket's upper end %.10g", sh, q, a, r, eps, math.Exp(llo), math.Exp(ghi))

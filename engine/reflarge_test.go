@@ -373,7 +373,6 @@ var rdpAlphas = []float64{1.1, 1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64,
 // at large r: [linLower, max over directions of rdpUpper].
 type largeBracket struct {
 	ls         largeShape
-	r          int
 	alphas     []float64
 	lnEab      []float64
 	lnEba      []float64
@@ -383,8 +382,8 @@ type largeBracket struct {
 
 // newLargeBracket prepares the Renyi integrals of the pair rp of shape ls
 // at the orders whose quadrature stays cheap (alpha a <= 200).
-func newLargeBracket(ls largeShape, rp rpPair, r int) *largeBracket {
-	lb := &largeBracket{ls: ls, r: r, lowerShape: ls}
+func newLargeBracket(ls largeShape, rp rpPair) *largeBracket {
+	lb := &largeBracket{ls: ls, lowerShape: ls}
 	if ls.shape == shapeSymmetric {
 		lb.lowerShape = largeShape{shapeRemove, ls.q, ls.a}
 	}
@@ -403,12 +402,13 @@ func newLargeBracket(ls largeShape, rp rpPair, r int) *largeBracket {
 	return lb
 }
 
-// bracket returns ln of a lower and an upper bound of the engine's delta.
-func (lb *largeBracket) bracket(eps float64) (float64, float64) {
-	hi := rdpUpper(lb.alphas, lb.lnEab, lb.r, eps)
+// bracket returns ln of a lower and an upper bound of the engine's delta
+// for r steps.
+func (lb *largeBracket) bracket(r int, eps float64) (float64, float64) {
+	hi := rdpUpper(lb.alphas, lb.lnEab, r, eps)
 	if !lb.sameDirs {
-		hi = math.Max(hi, rdpUpper(lb.alphas, lb.lnEba, lb.r, eps))
+		hi = math.Max(hi, rdpUpper(lb.alphas, lb.lnEba, r, eps))
 	}
-	lo := lb.lowerShape.linLower(lb.r, eps)
+	lo := lb.lowerShape.linLower(r, eps)
 	return lo, hi
 }
