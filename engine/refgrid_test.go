@@ -792,6 +792,22 @@ func (mb *multiBracket) bracket(eps float64) (float64, float64) {
 	return lo, hi
 }
 
+// dirs returns ln of the lower and upper bounds of each direction's delta
+// (A||B, then B||A; equal for a bracket of one direction of a symmetric
+// pair).
+func (mb *multiBracket) dirs(eps float64) (float64, float64, float64, float64) {
+	abLo, abHi, baLo, baHi := math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1)
+	for _, g := range mb.gs {
+		lo, hi := g.ab.delta(eps)
+		abLo, abHi = math.Max(abLo, ln(lo)), math.Min(abHi, ln(hi))
+		if g.ba != nil {
+			lo, hi = g.ba.delta(eps)
+		}
+		baLo, baHi = math.Max(baLo, ln(lo)), math.Min(baHi, ln(hi))
+	}
+	return abLo, abHi, baLo, baHi
+}
+
 // histCells returns the cells of one step of the histogram pair (a, b):
 // each outcome is an atom with loss ln(a_i/b_i).
 func histCells(a, b []float64) gbCells {

@@ -402,6 +402,24 @@ func newLargeBracket(ls largeShape, rp rpPair) *largeBracket {
 	return lb
 }
 
+// dirs returns ln of lower and upper bounds of each direction's delta for
+// r steps: the linear statistic bounds A||B (and both directions of the
+// mirror-symmetric antipodal and symmetrised pairs; S(q, a) dominates
+// R(q, a) and is symmetric), the Renyi bound each direction.
+func (lb *largeBracket) dirs(r int, eps float64) (float64, float64, float64, float64) {
+	abHi := rdpUpper(lb.alphas, lb.lnEab, r, eps)
+	baHi := abHi
+	if !lb.sameDirs {
+		baHi = rdpUpper(lb.alphas, lb.lnEba, r, eps)
+	}
+	lo := lb.lowerShape.linLower(r, eps)
+	baLo := lo
+	if !lb.sameDirs {
+		baLo = math.Inf(-1)
+	}
+	return lo, abHi, baLo, baHi
+}
+
 // bracket returns ln of a lower and an upper bound of the engine's delta
 // for r steps.
 func (lb *largeBracket) bracket(r int, eps float64) (float64, float64) {

@@ -30,7 +30,10 @@ var (
 	soundOnly  = flag.Int("sound.only", -1, "run only this case of TestSoundnessProperty")
 )
 
-// propCase is one random case: a composed result's inputs and its reference.
+// propCase is one random case: a composed result's inputs and its
+// reference: an exact value (ref, one result), a bracket of the exact value
+// (br, one result, soundness_pairs_test.go), or exact values for each
+// result of a ComposeMany (many, refs, epsPer).
 type propCase struct {
 	desc    string
 	compose func(ctx context.Context) (*Result, error)
@@ -39,6 +42,19 @@ type propCase struct {
 	deltas  []float64 // delta of eps(delta) queries
 	ec      bool
 	cost    float64 // a rough measure of the composition's work
+
+	br bracketFn // ln of a lower and an upper bound of the exact delta
+
+	// dirs brackets the exact delta of each direction (A||B, B||A), for
+	// the checks of DeltaBound.UpperAB, UpperBA, LowerAB, LowerBA; nil:
+	// not checked. dirsPer is the same for each result of many.
+	dirs    dirsFn
+	dirsPer []dirsFn
+
+	many   func(ctx context.Context) ([]*Result, error)
+	refs   []refFn     // the exact delta of each result of many
+	manyR  []int       // their numbers of compositions
+	epsPer [][]float64 // eps queries of each result besides eps
 }
 
 // logUniform returns e^U(ln a, ln b).
@@ -171,6 +187,7 @@ func genPropCase(rng *rand.Rand, big bool) propCase {
 		c.desc = fmt.Sprintf("histogram a=%v b=%v r=%d", h.a, h.b, r)
 		c.compose = single(m, r)
 		c.ref = func(eps float64) (float64, float64) { return refEnumerate(as, bs, eps) }
+		c.dirs = enumDirs(as, bs)
 		c.cost = 2
 	default: // heterogeneous sequence of histograms
 		var parts []Part
@@ -203,7 +220,11 @@ func genPropCase(rng *rand.Rand, big bool) propCase {
 		c.desc = "sequence " + strings.Join(descs, " ")
 		c.compose = func(ctx context.Context) (*Result, error) { return ComposeSequence(ctx, parts, opt) }
 		c.ref = func(eps float64) (float64, float64) { return refEnumerate(as, bs, eps) }
+		c.dirs = enumDirs(as, bs)
 		c.cost = 2
+	}
+	if c.dirs == nil { // Gauss, randomized response, M_{eps,delta}, Laplace: symmetric pairs
+		c.dirs = symDirs(c.ref)
 	}
 	c.desc += " | " + optDesc
 	c.cost *= float64(opt.Buckets)
@@ -235,32 +256,83 @@ type propStats struct {
 	worstLoDesc            string
 	worstEpsUp, worstEpsLo float64 // min of (epsUp - exact)/exact, (exact - epsLo)/exact
 	swapped                int     // results with a swapped grid list (gridswap.go)
+
+	// checks against a bracket of the exact value (soundness_pairs_test.go)
+	bracketChecks, bracketTight int     // all, and those with a bracket narrower than 1e-3 (ln)
+	bracketUp, bracketLo        float64 // min of ln(upper) - ln(bracket's lower end), ln(bracket's upper end) - ln(lower)
+	bracketUpDesc               string
+	bracketLoDesc               string
+	kinds                       map[string]int // cases per kind
+	dirChecks                   int            // per-direction checks
+}
+
+// newPropStats returns empty statistics.
+func newPropStats() propStats {
+	inf := math.Inf(1)
+	return propStats{worstUp: inf, worstLo: inf, worstEpsUp: inf, worstEpsLo: inf, bracketUp: inf, bracketLo: inf, kinds: map[string]int{}}
 }
 
 // checkPropCase runs one case and returns its failures.
 func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
-	var fails []string
-	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	if c.many != nil {
+		res, err := c.many(context.Background())
+		if err != nil {
+			return []string{fmt.Sprintf("compose: %v", err)}
+		}
+		if len(res) != len(c.refs) {
+			return []string{fmt.Sprintf("ComposeMany returned %d results for %d r", len(res), len(c.refs))}
+		}
+		var fails []string
+		for i, r := range res {
+			if got := r.Info().Compositions; got != c.manyR[i] {
+				fails = append(fails, fmt.Sprintf("result %d: %d compositions, want %d", i, got, c.manyR[i]))
+			}
+			eps := append(append([]float64(nil), c.eps...), c.epsPer[i]...)
+			for _, f := range checkRefResult(r, c.refs[i], c.dirsPer[i], eps, c.deltas, c.ec, c.desc, st) {
+				fails = append(fails, fmt.Sprintf("r=%d: %s", c.manyR[i], f))
+			}
+		}
+		return fails
+	}
 	res, err := c.compose(context.Background())
 	if err != nil {
 		return []string{fmt.Sprintf("compose: %v", err)}
 	}
+	if c.br != nil {
+		return checkBracketResult(res, c.br, c.dirs, c.eps, c.deltas, c.ec, c.desc, st)
+	}
+	return checkRefResult(res, c.ref, c.dirs, c.eps, c.deltas, c.ec, c.desc, st)
+}
+
+// checkResultBasics checks what every result must satisfy: a positive
+// finite log factor and no NaN corner mass.
+func checkResultBasics(res *Result, st *propStats) []string {
+	var fails []string
 	if res.s != nil {
 		st.swapped++
 	}
 	if info := res.Info(); math.IsNaN(info.LogFactor) || math.IsInf(info.LogFactor, 0) || info.LogFactor <= 0 {
-		fail("log factor %v", info.LogFactor)
+		fails = append(fails, fmt.Sprintf("log factor %v", info.LogFactor))
 	}
 	cs := res.Corners()
 	for _, v := range []float64{cs.InfinityA, cs.InfinityB, cs.LowA, cs.LowB, cs.DistinguishingA, cs.DistinguishingB} {
 		if math.IsNaN(v) {
-			fail("corner mass NaN: %+v", cs)
+			fails = append(fails, fmt.Sprintf("corner mass NaN: %+v", cs))
 			break
 		}
 	}
-	for _, eps := range c.eps {
+	return fails
+}
+
+// checkRefResult checks one result against an exact reference: every
+// delta(eps) and eps(delta) query on the right side of it.
+func checkRefResult(res *Result, ref refFn, dirs dirsFn, epsList, deltas []float64, ec bool, desc string, st *propStats) []string {
+	fails := checkResultBasics(res, st)
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	for _, eps := range epsList {
 		d := res.Delta(eps)
-		ex, unc := c.ref(eps)
+		fails = append(fails, checkDirBounds(d, eps, dirs, ec, st)...)
+		ex, unc := ref(eps)
 		tol := unc + 1e-12*(1+math.Abs(ex))
 		if unc > 1e-3 {
 			st.illConditioned++
@@ -271,11 +343,11 @@ func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
 			fail("eps=%v: upper %v", eps, d.Upper)
 			continue
 		}
-		if c.ec && (math.IsNaN(d.Lower) || d.Lower < 0 || d.Lower > d.Upper) {
+		if ec && (math.IsNaN(d.Lower) || d.Lower < 0 || d.Lower > d.Upper) {
 			fail("eps=%v: lower %v (upper %v)", eps, d.Lower, d.Upper)
 			continue
 		}
-		if !c.ec && !math.IsNaN(d.Lower) {
+		if !ec && !math.IsNaN(d.Lower) {
 			fail("eps=%v: lower %v without error correction", eps, d.Lower)
 		}
 		if !math.IsInf(ex, -1) {
@@ -284,7 +356,7 @@ func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
 				fail("eps=%v: upper %.17g < exact %.17g (ln %v +- %.2g)", eps, d.Upper, math.Exp(ex), ex, unc)
 			}
 			if m < st.worstUp && d.Upper < 1 && unc < 1e-9 {
-				st.worstUp, st.worstUpDesc = m, fmt.Sprintf("eps=%v upper %.6g exact %.6g: %s", eps, d.Upper, math.Exp(ex), c.desc)
+				st.worstUp, st.worstUpDesc = m, fmt.Sprintf("eps=%v upper %.6g exact %.6g: %s", eps, d.Upper, math.Exp(ex), desc)
 			}
 			if d.Upper == 1 && ex < ln(0.5) {
 				st.trivialUp++
@@ -293,19 +365,19 @@ func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
 				}
 			}
 		}
-		if c.ec && d.Lower > 0 {
+		if ec && d.Lower > 0 {
 			m := ex - ln(d.Lower)
 			if math.IsInf(ex, -1) || m < -tol {
 				fail("eps=%v: lower %.17g > exact %.17g (ln %v +- %.2g)", eps, d.Lower, math.Exp(ex), ex, unc)
 			}
 			if m < st.worstLo && unc < 1e-9 {
-				st.worstLo, st.worstLoDesc = m, fmt.Sprintf("eps=%v lower %.6g exact %.6g: %s", eps, d.Lower, math.Exp(ex), c.desc)
+				st.worstLo, st.worstLoDesc = m, fmt.Sprintf("eps=%v lower %.6g exact %.6g: %s", eps, d.Lower, math.Exp(ex), desc)
 			}
 		}
 	}
-	for _, delta := range c.deltas {
+	for _, delta := range deltas {
 		eb := res.Eps(delta)
-		ex := refEps(c.ref, delta)
+		ex := refEps(ref, delta)
 		ld := ln(delta)
 		st.checks++
 		if math.IsNaN(eb.Upper) || eb.Upper < 0 {
@@ -319,7 +391,7 @@ func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
 			}
 		} else {
 			// the mechanism must be (Upper, delta)-DP
-			if lv, unc := c.ref(eb.Upper); lv > ld+unc+1e-12*(1+math.Abs(lv)) {
+			if lv, unc := ref(eb.Upper); lv > ld+unc+1e-12*(1+math.Abs(lv)) {
 				fail("delta=%v: eps upper %.17g but exact delta there is %.17g", delta, eb.Upper, math.Exp(lv))
 			}
 			if eb.Upper < ex*(1-1e-9)-1e-9 {
@@ -329,7 +401,7 @@ func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
 				st.worstEpsUp = math.Min(st.worstEpsUp, (eb.Upper-ex)/ex)
 			}
 		}
-		if !c.ec {
+		if !ec {
 			if !math.IsNaN(eb.Lower) {
 				fail("delta=%v: eps lower %v without error correction", delta, eb.Lower)
 			}
@@ -348,7 +420,7 @@ func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
 			}
 			// not (eps, delta)-DP below Lower: the exact delta at Lower is
 			// at least delta
-			if lv, unc := c.ref(eb.Lower); lv < ld-unc-1e-12*(1+math.Abs(lv)) {
+			if lv, unc := ref(eb.Lower); lv < ld-unc-1e-12*(1+math.Abs(lv)) {
 				fail("delta=%v: eps lower %.17g but exact delta there is only %.17g", delta, eb.Lower, math.Exp(lv))
 			}
 			if eb.Lower > ex*(1+1e-9)+1e-9 {
@@ -372,15 +444,21 @@ func TestSoundnessProperty(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(*soundSeed, 0x50d))
-	inf := math.Inf(1)
-	st := propStats{worstUp: inf, worstLo: inf, worstEpsUp: inf, worstEpsLo: inf}
+	rngPairs := rand.New(rand.NewPCG(*soundSeed, 0x50e))
+	st := newPropStats()
 	start := time.Now()
 	failed := 0
 	for i := 0; i < n; i++ {
-		c := genPropCase(rng, *soundCases > 0)
+		var c propCase
+		if i%4 == 3 {
+			c = genPairCase(rngPairs, *soundCases > 0)
+		} else {
+			c = genPropCase(rng, *soundCases > 0)
+		}
 		if *soundOnly >= 0 && i != *soundOnly {
 			continue
 		}
+		st.kinds[strings.Fields(c.desc)[0]]++
 		t0 := time.Now()
 		fails := checkPropCase(t, c, &st)
 		if dt := time.Since(t0); dt > 5*time.Second {
@@ -400,6 +478,10 @@ func TestSoundnessProperty(t *testing.T) {
 	t.Logf("worst lower margin ln(exact/lower) = %.3g (%s)", st.worstLo, st.worstLoDesc)
 	t.Logf("worst eps margins: (up - exact)/exact = %.3g, (exact - low)/exact = %.3g", st.worstEpsUp, st.worstEpsLo)
 	t.Logf("%d results with a swapped grid list", st.swapped)
+	t.Logf("bracket checks (sub*, trunc): %d, %d of them with a bracket narrower than 1e-3 (ln)", st.bracketChecks, st.bracketTight)
+	t.Logf("closest upper to a bracket's lower end: ln(upper/low) = %.3g (%s)", st.bracketUp, st.bracketUpDesc)
+	t.Logf("closest lower to a bracket's upper end: ln(high/lower) = %.3g (%s)", st.bracketLo, st.bracketLoDesc)
+	t.Logf("cases per kind: %v; per-direction checks: %d", st.kinds, st.dirChecks)
 	if n >= 100 && st.swapped < n/20 {
 		t.Errorf("only %d of %d cases composed a swapped grid list: the property test does not exercise it", st.swapped, n)
 	}
@@ -411,11 +493,17 @@ func TestSoundnessProperty(t *testing.T) {
 func FuzzSoundness(f *testing.F) {
 	f.Add(uint64(1), uint64(2))
 	f.Add(uint64(455), uint64(1365))
+	f.Add(uint64(3), uint64(7)) // genPairCase
+	f.Add(uint64(12), uint64(11))
 	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
 		rng := rand.New(rand.NewPCG(s1, s2))
-		c := genPropCase(rng, false)
-		inf := math.Inf(1)
-		st := propStats{worstUp: inf, worstLo: inf, worstEpsUp: inf, worstEpsLo: inf}
+		var c propCase
+		if s2%4 == 3 {
+			c = genPairCase(rng, false)
+		} else {
+			c = genPropCase(rng, false)
+		}
+		st := newPropStats()
 		if fails := checkPropCase(t, c, &st); len(fails) > 0 {
 			t.Errorf("%s:\n  %s", c.desc, strings.Join(fails, "\n  "))
 		}
