@@ -173,3 +173,57 @@ func newMultiBracketDir(rp rpPair, r, n int, ba bool) *multiBracket {
 	}
 	return newMultiBracket(rp, r, n, true)
 }
+
+// TestTruncBracket checks truncBracket (soundness_pairs_test.go), the
+// bracket of a truncated Gauss or Laplace pair from the untruncated pair's
+// exact delta: it must contain the exact one-step delta (delta1 of the
+// truncated reference pairs, checked against mpmath) and overlap the grid
+// bracket of r = 2..6 steps, and be exact (a point) at eps = +Inf and
+// beyond r Lmax.
+func TestTruncBracket(t *testing.T) {
+	n := 0
+	for _, gauss := range []bool{true, false} {
+		for _, mu := range []float64{0.05, 0.7, 3} {
+			for _, f := range []float64{1.001, 1.3, 4, 30} {
+				tau := mu * f
+				if gauss {
+					tau = mu / 2 * f
+				}
+				rp := rpGaussTrunc(mu, tau)
+				if !gauss {
+					rp = rpLaplaceTrunc(mu, tau)
+				}
+				ex := rpRef1(rp)
+				for _, r := range []int{1, 2, 4, 6} {
+					var mb *multiBracket
+					if r > 1 {
+						mb = newMultiBracket(rp, r, 400, true)
+					}
+					for _, eps := range []float64{0, 0.05, 0.5, 2, 10, 100, math.Inf(1)} {
+						lo, hi := truncBracket(gauss, mu, tau, r, eps)
+						n++
+						if hi < lo-1e-12 {
+							t.Errorf("gauss=%v mu=%v tau=%v r=%d eps=%v: empty bracket [%g, %g]", gauss, mu, tau, r, eps, lo, hi)
+						}
+						if r == 1 {
+							v, u := ex(eps)
+							if !bracketHolds(lo, hi, v, u) {
+								t.Errorf("gauss=%v mu=%v tau=%v eps=%v: [%.12g, %.12g] does not contain the exact %.12g", gauss, mu, tau, eps, math.Exp(lo), math.Exp(hi), math.Exp(v))
+							}
+							continue
+						}
+						glo, ghi := mb.bracket(eps)
+						tol := 1e-9 * (1 + math.Abs(lo) + math.Abs(hi))
+						if lo > ghi+tol || glo > hi+tol {
+							t.Errorf("gauss=%v mu=%v tau=%v r=%d eps=%v: box bracket [%.12g, %.12g] and grid bracket [%.12g, %.12g] are disjoint", gauss, mu, tau, r, eps, math.Exp(lo), math.Exp(hi), math.Exp(glo), math.Exp(ghi))
+						}
+						if math.IsInf(eps, 1) && hi-lo > 1e-9 {
+							t.Errorf("gauss=%v mu=%v tau=%v r=%d: the distinguishing mass is not exact: [%g, %g]", gauss, mu, tau, r, lo, hi)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d checks", n)
+}

@@ -12,7 +12,7 @@ import (
 // lower bound against the exact Gauss delta at q = 1 (where the statistic
 // is sufficient), and both bounds against the small-r grid bracket for r
 // = 2..16 on both sides (linLower <= the bracket's upper end, rdpUpper >=
-// its lower end).
+// its lower end), the subsampled Laplace pairs' Renyi bound too.
 func TestLargeRBoundsExact(t *testing.T) {
 	// Renyi integrals
 	type rc struct {
@@ -109,6 +109,31 @@ func TestLargeRBoundsExact(t *testing.T) {
 						}
 						if lhi < glo-1e-9*(1+math.Abs(glo)) {
 							t.Errorf("%v q=%v a=%v r=%d eps=%v: Renyi upper bound %.10g below the grid bracket's lower end %.10g", sh, q, a, r, eps, math.Exp(lhi), math.Exp(glo))
+						}
+					}
+				}
+			}
+		}
+	}
+	// the subsampled Laplace pairs: the Renyi bound above the grid
+	// bracket's lower end
+	for _, s := range []Sampling{Poisson, FixedSize} {
+		for _, rel := range []Relation{AddRemove, ReplaceOne} {
+			for _, q := range []float64{0.01, 0.3} {
+				m := 0.8
+				rp := rpLaplacePair(s, rel, q, m)
+				lb := newLargeBracket(largeShape{shapeLaplace, q, m}, rp)
+				for _, r := range []int{2, 5, 16} {
+					mb := newMultiBracket(rp, r, 500, false)
+					for _, eps := range []float64{0, 0.2, 1, 3} {
+						glo, _ := mb.bracket(eps)
+						llo, lhi := lb.bracket(r, eps)
+						n++
+						if !math.IsInf(llo, -1) {
+							t.Errorf("laplace %v %v: a lower bound %v where none is claimed", s, rel, llo)
+						}
+						if lhi < glo-1e-9*(1+math.Abs(glo)) {
+							t.Errorf("laplace %v %v q=%v r=%d eps=%v: Renyi upper bound %.10g below the grid bracket's lower end %.10g", s, rel, q, r, eps, math.Exp(lhi), math.Exp(glo))
 						}
 					}
 				}

@@ -201,17 +201,22 @@ func mixTail(r int, q, c, s float64, upper bool) float64 {
 }
 
 // largeShape is the subsampled Gaussian pair of a case, for the large-r
-// bounds: R(q, a) (remove), P(q, a) (antipodal) or S(q, a) (symmetric).
+// bounds: R(q, a) (remove), P(q, a) (antipodal) or S(q, a) (symmetric);
+// shapeLaplace marks a subsampled Laplace pair (no lower bound).
 type largeShape struct {
 	shape shape
 	q, a  float64
 }
 
+// shapeLaplace is a subsampled Laplace pair for largeShape: the Renyi
+// bound only.
+const shapeLaplace shape = -1
+
 // linLower returns a lower bound on ln delta_r(eps) (the larger
 // direction) from the linear statistic S, maximised over the threshold s
 // by a scan and golden-section refinement (any s gives a valid bound).
 func (ls largeShape) linLower(r int, eps float64) float64 {
-	if math.IsInf(eps, 1) {
+	if math.IsInf(eps, 1) || ls.shape == shapeLaplace {
 		return math.Inf(-1)
 	}
 	sr := math.Sqrt(float64(r))
@@ -387,10 +392,12 @@ func newLargeBracket(ls largeShape, rp rpPair) *largeBracket {
 	if ls.shape == shapeSymmetric {
 		lb.lowerShape = largeShape{shapeRemove, ls.q, ls.a}
 	}
-	lb.sameDirs = ls.shape != shapeRemove
+	// mirror-symmetric pairs (antipodal, symmetrised): one direction; the
+	// Laplace pairs are computed in both (their remove pairs are not)
+	lb.sameDirs = ls.shape == shapeAntipodal || ls.shape == shapeSymmetric
 	sw := rp.swap()
 	for _, al := range rdpAlphas {
-		if al*ls.a > 200 {
+		if al*ls.a > 200 && ls.shape != shapeLaplace {
 			break
 		}
 		lb.alphas = append(lb.alphas, al)

@@ -22,14 +22,16 @@ import (
 //     Gauss and Laplace: the rigorous grid bracket (refgrid_test.go).
 //   - subLarge: SubsampledGauss with realistic parameters (sigma/sensitivity
 //     0.4..20, q 1e-4..0.3) and r = 17..2^30: the linear-statistic lower
-//     bound and the Renyi upper bound (reflarge_test.go).
+//     bound and the Renyi upper bound (reflarge_test.go); SubsampledLaplace
+//     likewise with the Renyi upper bound alone.
 //   - many: ComposeMany of Gauss (r up to 2^40, e.g. [1, 7, 512, 65536,
 //     2^30]), randomized response (r <= 2e4) and M_{eps,delta} (r <= 2000),
 //     each result against its closed form.
 //   - trunc: truncated Gauss (any r, truncate down to just above half the
-//     sensitivity, and the paper's 2500) and Laplace (r <= 6): one step
-//     exact, more by the bracket of truncBracket from the untruncated
-//     pair's closed form.
+//     sensitivity, and the paper's 2500) and Laplace (any r, truncate down
+//     to the sensitivity): one step exact, r = 2..8 by the grid bracket,
+//     more by truncBracket from the untruncated pair's closed form (Laplace
+//     r <= 6; beyond, the distinguishing mass as the lower bound).
 //
 // A bracket check requires delta_up >= the reference's lower end and
 // delta_low <= its upper end (the eps bounds likewise through the
@@ -190,10 +192,10 @@ func pairDirs(rp rpPair) dirsFn {
 }
 
 // randSubsampled draws a subsampled mechanism and its reference pair;
-// realistic restricts it to DP-SGD's usual range (Gaussian noise,
-// sigma/sensitivity 0.4..20, q 1e-4..0.3).
+// realistic restricts it to DP-SGD's usual range (sigma/sensitivity
+// 0.4..20, q 1e-4..0.3). A quarter of the mechanisms are Laplace.
 func randSubsampled(rng *rand.Rand, realistic bool) (Mechanism, rpPair, largeShape, string) {
-	gauss := realistic || rng.IntN(4) > 0
+	gauss := rng.IntN(4) > 0
 	s := Sampling(rng.IntN(2))
 	rel := Relation(rng.IntN(2))
 	sens := 1.0
@@ -245,6 +247,8 @@ func randSubsampled(rng *rand.Rand, realistic bool) (Mechanism, rpPair, largeSha
 	}
 	var ls largeShape
 	switch {
+	case !gauss:
+		ls = largeShape{shapeLaplace, q, m}
 	case s == Poisson && rel == AddRemove:
 		ls = largeShape{shapeRemove, q, m}
 	case s == Poisson:
@@ -304,33 +308,62 @@ func randTrunc(rng *rand.Rand) (Mechanism, rpPair, bool, float64, float64, strin
 // both, so c H' = sup over E in the box of (A(E) - e^eps B(E)), which lies
 // between H - (1 - c) (take E* = {L > eps} and cut it to the box) and H.
 // Hence delta in [1 - w^r + max(0, H - (1 - c))/z^r, 1 - w^r + H/z^r], and
-// delta = 1 - w^r when eps >= r Lmax.
+// delta = 1 - w^r when eps >= r Lmax. Without H (Laplace beyond r = 8):
+// [1 - w^r, 1].
 func truncBracket(gauss bool, mu, tau float64, r int, eps float64) (float64, float64) {
-	var lc1, dc1, lz, lmax float64
+	// d = 1 - w, the per-step distinguishing mass A([-tau, mu-tau))/z, in
+	// logarithms (accurate where it is tiny)
+	var ld, dld, lz, lmax float64
 	var H, dH float64
+	unknown := false // H not available: only 0 <= H <= 1 (Laplace, r > 8)
+	dx := 2 * u64 * (mu + tau)
 	if gauss {
-		lc1, dc1 = lnNormMass(mu-tau, tau, 2*u64*(mu+tau))
+		ld, dld = lnNormMass(-tau, mu-tau, dx)
 		lz = math.Log1p(-math.Erfc(tau / math.Sqrt2))
 		lmax = mu*tau - mu*mu/2
 		H, dH = refGauss(mu*math.Sqrt(float64(r)), eps)
 	} else {
-		lc1, dc1 = lnLapMass(mu-tau, tau, 2*u64*(mu+tau))
+		ld, dld = lnLapMass(-tau, mu-tau, dx)
 		lz = log1mExp(-tau)
 		lmax = mu
-		H, dH = refLaplace(mu, r, eps)
+		if r <= 8 {
+			H, dH = refLaplace(mu, r, eps)
+		} else {
+			unknown = true
+		}
 	}
 	rf := float64(r)
 	dz := 8 * u64 * (1 + math.Abs(lz))
-	// ln(1 - w^r), w = c1/z, bracketed
-	lw := lc1 - lz
-	dlw := dc1 + dz
-	pLo := log1mExp(math.Min(0, rf*(lw+dlw)))
-	pHi := log1mExp(math.Min(0, rf*(lw-dlw)))
-	if math.IsInf(eps, 1) || eps >= rf*lmax*(1+1e-12) {
-		return pLo, pHi
+	ld -= lz
+	dld += dz
+	// ln(1 - w^r) = ln(-expm1(r log1p(-d))), bracketed through d
+	pinf := func(l float64, upper bool) float64 {
+		if x := math.Log(rf) + l; x < -30 {
+			// 1 - (1-d)^r = -expm1(-y), y = -r log1p(-d) in [r d, r d
+			// (1 + d)]: ln in [x - e^x, x + d] (d may underflow)
+			if upper {
+				return x + math.Exp(l) + 4*u64*(1+math.Abs(x))
+			}
+			return x - math.Exp(x) - 4*u64*(1+math.Abs(x))
+		}
+		d := math.Min(1, math.Exp(l))
+		if upper {
+			return log1mExp(math.Min(0, rf*math.Log1p(-d)*(1+4*u64))) + 8*u64*(1+rf)
+		}
+		return log1mExp(math.Min(0, rf*math.Log1p(-d)*(1-4*u64))) - 8*u64*(1+rf)
 	}
-	// ln(1 - c), c = c1^r: at most
-	l1c := log1mExp(math.Min(0, rf*(lc1-dc1)))
+	pLo := pinf(ld-dld, false)
+	pHi := pinf(ld+dld, true)
+	if math.IsInf(eps, 1) || eps >= rf*lmax*(1+1e-12) {
+		return pLo, math.Min(0, pHi)
+	}
+	if unknown {
+		return pLo, 0
+	}
+	// c1 = z (1 - d), the untruncated middle mass; ln(1 - c), c = c1^r,
+	// at most
+	lc1 := lz + math.Log1p(-math.Min(1, math.Exp(ld+dld)))
+	l1c := log1mExp(math.Min(0, rf*lc1*(1+4*u64)))
 	hiH := H + dH - rf*(lz-dz)
 	hi := logAddExp(pHi, hiH)
 	lo := pLo
@@ -394,8 +427,10 @@ func genPairCase(rng *rand.Rand, big bool) propCase {
 			mb := newMultiBracket(rp, r, gridN, true)
 			c.br, c.dirs = mb.bracket, mb.dirs
 		default:
+			// Gauss at any r; Laplace r <= 6 (refLaplace) or any r with
+			// only the distinguishing mass as the lower bound
 			r := 2 + rng.IntN(5)
-			if gauss {
+			if gauss || rng.IntN(2) == 0 {
 				r = int(logUniform(rng, 2, 1<<40))
 			}
 			c.desc = fmt.Sprintf("trunc %s r=%d (box)", desc, r)
