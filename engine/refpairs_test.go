@@ -543,27 +543,11 @@ func (p *rpPiece) threshold(eps float64) (lo, hi float64) {
 // and added to the uncertainty.
 func (rp rpPair) delta1(eps float64) (float64, float64) {
 	s := newLogSumUnc()
-	add := func(la, dla, lb, dlb float64) {
-		if math.IsInf(la, -1) {
-			return
-		}
-		if math.IsInf(lb, -1) {
-			s.add(la, dla)
-			return
-		}
-		if math.IsInf(eps, 1) {
-			return
-		}
-		if d := eps + lb - la; d < 0 {
-			l, dl := log1mExpUnc(d, dla+dlb+2*u64*(eps+math.Abs(la)+math.Abs(lb)))
-			s.add(la+l, dla+dl)
-		}
-	}
 	for i := range rp {
 		p := &rp[i]
 		if p.atom {
 			la, dla, lb, dlb := p.atomMasses()
-			add(la, dla, lb, dlb)
+			s.addHockey(la, dla, lb, dlb, eps)
 			continue
 		}
 		if math.IsInf(eps, 1) {

@@ -56,16 +56,10 @@ func checkBracketResult(res *Result, br bracketFn, dirs dirsFn, epsList, deltas 
 		if hi-lo < 1e-3 {
 			st.bracketTight++
 		}
-		if math.IsNaN(d.Upper) || d.Upper < 0 || d.Upper > 1 {
-			fail("eps=%v: upper %v", eps, d.Upper)
+		shape, ok := deltaShapeFails(d, eps, ec)
+		fails = append(fails, shape...)
+		if !ok {
 			return
-		}
-		if ec && (math.IsNaN(d.Lower) || d.Lower < 0 || d.Lower > d.Upper) {
-			fail("eps=%v: lower %v (upper %v)", eps, d.Lower, d.Upper)
-			return
-		}
-		if !ec && !math.IsNaN(d.Lower) {
-			fail("eps=%v: lower %v without error correction", eps, d.Lower)
 		}
 		if m := ln(d.Upper) - lo; m < -tol(lo) {
 			fail("eps=%v: upper %.17g < the exact delta's lower bound %.17g (bracket [%.6g, %.6g])", eps, d.Upper, math.Exp(lo), math.Exp(lo), math.Exp(hi))

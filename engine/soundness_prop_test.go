@@ -32,37 +32,44 @@ import (
 // the reference gives each direction.
 //
 // The test can fail: deliberate mutations of the engine (scratch edits,
-// reverted), each run on 300 genPairCase cases (seed 1, default-size
-// options), were caught in this many cases (by kind):
+// reverted), each run as `go test ./engine -run TestSoundnessProperty
+// -sound.pairs -sound.maxfail 0` (300 genPairCase cases, seed 1), failed
+// this many cases, by kind:
 //
 //	Delta's upper and lower bounds (all directions) times 0.999:
-//	    many 56, sub1 63, subSmall 20, subLarge 1, trunc 57
+//	    many 62, sub1 54, subSmall 24, trunc 63
 //	the remove pair's shifted component times 0.999 (gaussRemove massA):
-//	    sub1 37, subSmall 13, subLarge 15
+//	    sub1 28, subSmall 20, subLarge 11
 //	the symmetrised pair's atom z times 0.99 (gaussSymmetric):
-//	    subSmall 1, subLarge 11 (it only matters from r = 2 on)
-//	the antipodal pair's shifted component of A times 0.999: sub1 12,
-//	    subSmall 2, subLarge 8
-//	the Laplace remove pair's right atom (q part) times 0.999: sub1 15,
-//	    subSmall 11; its middle's shifted component: sub1 16, subSmall 9
-//	the truncated Gauss pair's A-only mass times 0.99: trunc 26 (only
+//	    subSmall 5, subLarge 6 (it only matters from r = 2 on)
+//	the antipodal pair's shifted component of A times 0.999: sub1 13,
+//	    subSmall 6, subLarge 4
+//	the Laplace remove pair's right atom (q part) times 0.999: sub1 16,
+//	    subSmall 4, subLarge 2; its middle's shifted component: sub1 15,
+//	    subSmall 5, subLarge 1
+//	the truncated Gauss pair's A-only mass times 0.99: trunc 33 (only
 //	    through the per-direction checks: B||A hides it in the maximum)
-//	fixed_size add_remove with shift 1.9 m instead of 2 m: sub1 15,
-//	    subSmall 13, subLarge 3
+//	fixed_size add_remove with shift 1.9 m instead of 2 m: sub1 13,
+//	    subSmall 5, subLarge 1
 //	poisson replace_one (Gauss) with the remove pair instead of the
-//	    antipodal one: sub1 11, subSmall 2, subLarge 2
+//	    antipodal one: sub1 15, subSmall 10
 //	ComposeMany pairing result i's grouped list with another r's grid
-//	    list: many 12
-//	the subsampled pairs' relative mass error bound set to 0: not caught
-//	    (it is of the order of 1e-14 and the bounds have more slack)
+//	    list: many 20
+//	the subsampled pairs' relative mass error bound set to 0: none (it is
+//	    of the order of 1e-14 and the bounds keep more slack)
+//	the grid leaf's low-atom fix (grid.go, lowAtomUnderflows) reverted:
+//	    none in these 300; `-sound.cases 2000 -sound.seed 102` fails on
+//	    its case 935 (it was found so, and on seed 103 with an earlier
+//	    version of genPairCase), and TestGridLeafLowAtomUnderflow fails
 //
 //	go test ./engine -run TestSoundnessProperty -sound.cases 5000 -v   # long mode
-//	go test ./engine -run TestSoundnessProperty -sound.pairs -sound.cases 1000 -v
+//	go test ./engine -run TestSoundnessProperty -sound.pairs -sound.cases 1000 -v   # the new kinds only
 var (
-	soundCases = flag.Int("sound.cases", 0, "cases of TestSoundnessProperty (0: 300, or 60 with -short)")
-	soundSeed  = flag.Uint64("sound.seed", 1, "seed of TestSoundnessProperty")
-	soundOnly  = flag.Int("sound.only", -1, "run only this case of TestSoundnessProperty")
-	soundPairs = flag.Bool("sound.pairs", false, "draw every case of TestSoundnessProperty from genPairCase (subsampled, truncated, ComposeMany)")
+	soundCases   = flag.Int("sound.cases", 0, "cases of TestSoundnessProperty (0: 300, or 60 with -short)")
+	soundSeed    = flag.Uint64("sound.seed", 1, "seed of TestSoundnessProperty")
+	soundOnly    = flag.Int("sound.only", -1, "run only this case of TestSoundnessProperty")
+	soundMaxFail = flag.Int("sound.maxfail", 20, "failing cases of TestSoundnessProperty shown (all are run and counted)")
+	soundPairs   = flag.Bool("sound.pairs", false, "draw every case of TestSoundnessProperty from genPairCase (subsampled, truncated, ComposeMany)")
 )
 
 // propCase is one random case: a composed result's inputs and its
@@ -359,6 +366,23 @@ func checkResultBasics(res *Result, st *propStats) []string {
 	return fails
 }
 
+// deltaShapeFails checks what every delta bound must satisfy whatever the
+// mechanism: an upper bound in [0, 1], with error correction a lower bound
+// in [0, upper], without it NaN. ok is false when the bounds cannot be
+// compared with a reference.
+func deltaShapeFails(d DeltaBound, eps float64, ec bool) (fails []string, ok bool) {
+	if math.IsNaN(d.Upper) || d.Upper < 0 || d.Upper > 1 {
+		return []string{fmt.Sprintf("eps=%v: upper %v", eps, d.Upper)}, false
+	}
+	if ec && (math.IsNaN(d.Lower) || d.Lower < 0 || d.Lower > d.Upper) {
+		return []string{fmt.Sprintf("eps=%v: lower %v (upper %v)", eps, d.Lower, d.Upper)}, false
+	}
+	if !ec && !math.IsNaN(d.Lower) {
+		fails = append(fails, fmt.Sprintf("eps=%v: lower %v without error correction", eps, d.Lower))
+	}
+	return fails, true
+}
+
 // checkRefResult checks one result against an exact reference: every
 // delta(eps) and eps(delta) query on the right side of it.
 func checkRefResult(res *Result, ref refFn, dirs dirsFn, epsList, deltas []float64, ec bool, desc string, st *propStats) []string {
@@ -374,16 +398,10 @@ func checkRefResult(res *Result, ref refFn, dirs dirsFn, epsList, deltas []float
 			continue // the reference cannot decide (eps within ~1e-13 of an atom)
 		}
 		st.checks++
-		if math.IsNaN(d.Upper) || d.Upper < 0 || d.Upper > 1 {
-			fail("eps=%v: upper %v", eps, d.Upper)
+		shape, ok := deltaShapeFails(d, eps, ec)
+		fails = append(fails, shape...)
+		if !ok {
 			continue
-		}
-		if ec && (math.IsNaN(d.Lower) || d.Lower < 0 || d.Lower > d.Upper) {
-			fail("eps=%v: lower %v (upper %v)", eps, d.Lower, d.Upper)
-			continue
-		}
-		if !ec && !math.IsNaN(d.Lower) {
-			fail("eps=%v: lower %v without error correction", eps, d.Lower)
 		}
 		if !math.IsInf(ex, -1) {
 			m := ln(d.Upper) - ex
@@ -483,6 +501,7 @@ func TestSoundnessProperty(t *testing.T) {
 	st := newPropStats()
 	start := time.Now()
 	failed := 0
+	failedKinds := map[string]int{}
 	for i := 0; i < n; i++ {
 		var c propCase
 		if i%4 == 3 || *soundPairs {
@@ -501,11 +520,16 @@ func TestSoundnessProperty(t *testing.T) {
 		}
 		if len(fails) > 0 {
 			failed++
-			t.Errorf("case %d (%s):\n  %s", i, c.desc, strings.Join(fails, "\n  "))
-			if failed > 20 {
-				t.Fatal("too many failures")
+			failedKinds[strings.Fields(c.desc)[0]]++
+			if failed <= *soundMaxFail {
+				t.Errorf("case %d (%s):\n  %s", i, c.desc, strings.Join(fails, "\n  "))
+			} else if failed == *soundMaxFail+1 {
+				t.Errorf("more failing cases not shown (-sound.maxfail %d)", *soundMaxFail)
 			}
 		}
+	}
+	if failed > 0 {
+		t.Logf("failed cases per kind: %v", failedKinds)
 	}
 	t.Logf("%d cases, %d checks (%d more skipped as ill-conditioned for the reference) in %v; trivial delta_up (exact < 0.5): %d, infinite eps_up: %d",
 		n, st.checks, st.illConditioned, time.Since(start).Round(time.Millisecond), st.trivialUp, st.trivialEps)
