@@ -210,9 +210,21 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			continue
 		}
 		s := spreadUpper(e.pa, e.pb, r, j, i, lam, e.lossLo, e.lossHi, loGrid, hiGrid)
-		g.addUp(j, s.lo, s.relLo)
-		g.addUp(i, s.hi, s.relHi)
-		g.wUp = math.Max(g.wUp, s.w)
+		if lowAtomUnderflows(s) {
+			// the upper atom an upper bound of its exact mass, the lower
+			// one in the low corner with both masses bounded (a
+			// super-measure; the corner counts in full, its A-mass below
+			// the allowance tinyMass)
+			g.addUp(i, s.hiBound, 0)
+			g.wUp = math.Max(g.wUp, s.wHi)
+			g.loA += math.Exp(ln(s.bLo) + s.x0 + 4*unitRoundoff*(math.Abs(s.x0)+math.Abs(ln(s.bLo))+4))
+			g.loC += s.bLo
+			tinyErr += tinyMass
+		} else {
+			g.addUp(j, s.lo, s.relLo)
+			g.addUp(i, s.hi, s.relHi)
+			g.wUp = math.Max(g.wUp, s.w)
+		}
 		// lower pair: sum per cell; a group spanning several cells goes to
 		// the cell of its mean loss (merging is a garbling wherever it goes)
 		k := i
@@ -303,6 +315,25 @@ type spreadParts struct {
 	// (hi exact), 2 the upper (lo exact)
 	absorb int
 	x0, x1 float64
+	// hiBound is an upper bound of the exact upper mass a_hi* (hi itself
+	// unless the upper atom absorbs the rest), wHi the window of an atom
+	// stored at i for x1, and bLo an upper bound of the exact lower atom's
+	// B-mass a_lo* e^-x0 = (q - p e^-x1)/(1 - e^-W): finishGrid keeps the
+	// lower atom in the low corner when its A-mass is not representable
+	// (lowAtomUnderflows).
+	hiBound, wHi, bLo float64
+}
+
+// lowAtomUnderflows reports whether the lower atom of a spread, at loss
+// x0 with B-mass at most bLo, has an A-mass (bLo e^x0 at most) that may
+// fall below the normal float64 range while its B-mass does not vanish: a
+// grid list stores A-masses only (B = A e^-L is implied), so such an atom
+// would lose its B-mass, and with it its share of delta B||A (few buckets
+// over a wide range put x0 hundreds of nats below the group's losses:
+// SubsampledGauss sigma 0.014, q 9.6e-8, fixed_size, 8 buckets had
+// delta_up B||A(0) = 7e-319 for an exact 9.6e-8).
+func lowAtomUnderflows(s spreadParts) bool {
+	return s.bLo > 0 && ln(s.bLo)+s.x0 < ln(minNormal)+40
 }
 
 // spreadUpper returns the upper pair of a group with A-mass p and B-mass q
@@ -400,7 +431,16 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	if !(h0 <= h1 && o0 <= o1) { // only through a bug or NaN: the trivial enclosure
 		h0, h1, o0, o1 = 0, pHi, 0, pHi
 	}
-	fallback := spreadParts{lo: o1, hi: h1, w: math.Max(shift0, shift1), x0: x0, x1: x1}
+	// the lower atom's B-mass (q - p e^-x1)/den, from above (e^-x1 by
+	// logarithms: p e^-x1 <= q)
+	bLo := q * (1 + r) * (1 + 2*u)
+	if pLo > 0 {
+		pe := math.Exp(ln(pLo)-x1-4*u*(math.Abs(ln(pLo))+math.Abs(x1)+4)) * (1 - 2*u)
+		if v := (bLo - pe) * (1 + 2*u) / den * (1 + 4*u); v < bLo {
+			bLo = math.Max(0, v)
+		}
+	}
+	fallback := spreadParts{lo: o1, hi: h1, w: math.Max(shift0, shift1), x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 	relCap := 4*r + 16*u
 	if h1 <= o1 {
 		// hi exact (H = h1 >= a_hi*), lo absorbs p - H
@@ -413,7 +453,7 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 		if !(w <= gridWindowCap) || !(rel <= relCap) {
 			return fallback
 		}
-		return spreadParts{lo: rest, hi: h1, relLo: rel, w: math.Max(w+shift0, shift1) * (1 + 2*u), absorb: 1, x0: x0, x1: x1}
+		return spreadParts{lo: rest, hi: h1, relLo: rel, w: math.Max(w+shift0, shift1) * (1 + 2*u), absorb: 1, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 	}
 	// lo exact (Lm = o1 >= a_lo*), hi absorbs p - Lm; its B-mass
 	// q - Lm e^-x0 must stay positive
@@ -427,7 +467,7 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	if !(w <= gridWindowCap) || !(rel <= relCap) {
 		return fallback
 	}
-	return spreadParts{lo: o1, hi: rest, relHi: rel, w: math.Max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1}
+	return spreadParts{lo: o1, hi: rest, relHi: rel, w: math.Max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 }
 
 // lowerChain builds the lower pair's atoms from the per-cell sums (cell

@@ -38,3 +38,62 @@ func TestGridSubnormalLog(t *testing.T) {
 		}
 	}
 }
+
+// TestGridLeafLowAtomUnderflow is the regression test of two per-direction
+// upper bounds below the truth found by the soundness property test's
+// subsampled cases (seeds 102 and 103, 2,000 cases): a grid leaf spreads a
+// group of events with loss in [x0, x1] onto the grid points around it, and
+// with few buckets over a wide loss range the lower point x0 lies hundreds
+// of nats below the group, where the lower atom's A-mass (its B-mass times
+// e^x0) underflowed to 0 and its B-mass was lost. The grid list stores
+// A-masses only, so delta_up B||A missed it: 7e-319 for an exact 9.6e-8
+// (the remove pair of fixed_size add_remove, 8 buckets, the bulk of the
+// events at loss about -q spread onto -2828 and 0), and for the
+// symmetrised pair of fixed_size replace_one (12 buckets) the mirrored
+// events at loss -755..-566 lost 3.7e-7, which the swapped grid list turned
+// into delta_up below the exact value in both directions (0.1373877119
+// for 0.1373880794). The exact values are the one-step closed forms of the
+// reference pairs (refpairs_test.go, checked against mpmath).
+func TestGridLeafLowAtomUnderflow(t *testing.T) {
+	cases := []struct {
+		sigma, q float64
+		rel      Relation
+		opt      Options
+		eps      []float64
+	}{
+		{0.014013617563633427, 9.6073223182423227e-08, AddRemove,
+			Options{Buckets: 8, Tilts: 5, SquaringThreshold: 2.1849217116511843, FreeInftyBudget: -1, Lists: ListsGrid}, []float64{0, 1e-9}},
+		{0.045743289192922323, 0.13738807944391646, ReplaceOne,
+			Options{Buckets: 12, Tilts: 1, SquaringThreshold: 1.8083955957176023, TailBudget: 2.4533956451922258e-05}, []float64{0, 1, 100}},
+	}
+	for _, c := range cases {
+		m, err := SubsampledGauss(c.sigma, 1, c.q, FixedSize, c.rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := rpGaussPair(FixedSize, c.rel, c.q, 1/c.sigma)
+		sw := rp.swap()
+		for _, lists := range []Lists{c.opt.Lists, ListsBoth, ListsGrid} {
+			opt := c.opt
+			opt.Lists = lists
+			res, err := Compose(context.Background(), m, 1, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, eps := range c.eps {
+				d := res.Delta(eps)
+				ab, dab := rp.delta1(eps)
+				ba, dba := sw.delta1(eps)
+				for _, x := range []struct {
+					name    string
+					up      float64
+					ex, unc float64
+				}{{"A||B", d.UpperAB, ab, dab}, {"B||A", d.UpperBA, ba, dba}, {"max", d.Upper, math.Max(ab, ba), math.Max(dab, dba)}} {
+					if ln(x.up) < x.ex-x.unc-1e-12*(1+math.Abs(x.ex)) {
+						t.Errorf("%v lists=%v eps=%v: upper %s %.17g < exact %.17g", m, lists, eps, x.name, x.up, math.Exp(x.ex))
+					}
+				}
+			}
+		}
+	}
+}

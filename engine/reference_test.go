@@ -57,6 +57,23 @@ func (l *logSumUnc) add(t, unc float64) {
 	l.s = ns
 }
 
+// addHockey adds the term (P - e^eps Q)^+ of an event with ln masses lp,
+// lq (uncertainties dp, dq): P in full where Q = 0 (at every eps, +Inf
+// included), nothing where P = 0.
+func (l *logSumUnc) addHockey(lp, dp, lq, dq, eps float64) {
+	switch {
+	case math.IsInf(lp, -1):
+	case math.IsInf(lq, -1):
+		l.add(lp, dp)
+	case math.IsInf(eps, 1):
+	default:
+		if d := eps + lq - lp; d < 0 {
+			v, dv := log1mExpUnc(d, dp+dq+2*u64*(eps+math.Abs(lp)+math.Abs(lq)))
+			l.add(lp+v, dp+dv)
+		}
+	}
+}
+
 // get returns ln sum (at most 0: the sums are probabilities of delta <= 1)
 // and its uncertainty.
 func (l logSumUnc) get() (float64, float64) {
@@ -377,23 +394,10 @@ func refEnumerateDirs(as, bs [][]float64, eps float64) (ab, dab, ba, dba float64
 	dir := func(aSide bool) (float64, float64) {
 		s := newLogSumUnc()
 		for _, e := range evs {
-			lp, lq, dp, dq := e.la, e.lb, e.da, e.db
-			if !aSide {
-				lp, lq, dp, dq = e.lb, e.la, e.db, e.da
-			}
-			if math.IsInf(lp, -1) {
-				continue
-			}
-			if math.IsInf(lq, -1) {
-				s.add(lp, dp)
-				continue
-			}
-			if math.IsInf(eps, 1) {
-				continue
-			}
-			if d := eps + lq - lp; d < 0 {
-				l, dl := log1mExpUnc(d, dp+dq+2*u64*(eps+math.Abs(lp)+math.Abs(lq)))
-				s.add(lp+l, dp+dl)
+			if aSide {
+				s.addHockey(e.la, e.da, e.lb, e.db, eps)
+			} else {
+				s.addHockey(e.lb, e.db, e.la, e.da, eps)
 			}
 		}
 		return s.get()
