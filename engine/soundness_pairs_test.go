@@ -103,14 +103,7 @@ func checkBracketResult(res *Result, br bracketFn, dirs dirsFn, epsList, deltas 
 			}
 			checkDelta(eb.Upper)
 		}
-		if !ec {
-			if !math.IsNaN(eb.Lower) {
-				fail("delta=%v: eps lower %v without error correction", delta, eb.Lower)
-			}
-			continue
-		}
-		if math.IsNaN(eb.Lower) || eb.Lower < 0 || eb.Lower > eb.Upper {
-			fail("delta=%v: eps lower %v (upper %v)", delta, eb.Lower, eb.Upper)
+		if !epsLowerShape(eb, ec, delta, fail) {
 			continue
 		}
 		if eb.Lower > 0 {

@@ -454,14 +454,7 @@ func checkRefResult(res *Result, ref refFn, dirs dirsFn, epsList, deltas []float
 				st.worstEpsUp = math.Min(st.worstEpsUp, (eb.Upper-ex)/ex)
 			}
 		}
-		if !ec {
-			if !math.IsNaN(eb.Lower) {
-				fail("delta=%v: eps lower %v without error correction", delta, eb.Lower)
-			}
-			continue
-		}
-		if math.IsNaN(eb.Lower) || eb.Lower < 0 || eb.Lower > eb.Upper {
-			fail("delta=%v: eps lower %v (upper %v)", delta, eb.Lower, eb.Upper)
+		if !epsLowerShape(eb, ec, delta, fail) {
 			continue
 		}
 		if eb.Lower > 0 {
@@ -567,4 +560,21 @@ func FuzzSoundness(f *testing.F) {
 			t.Errorf("%s:\n  %s", c.desc, strings.Join(fails, "\n  "))
 		}
 	})
+}
+
+// epsLowerShape checks the shape of an eps query's lower bound: NaN
+// without error correction, else in [0, Upper]. It reports whether the
+// bound is to be checked further (a number with error correction).
+func epsLowerShape(eb EpsBound, ec bool, delta float64, fail func(string, ...any)) bool {
+	if !ec {
+		if !math.IsNaN(eb.Lower) {
+			fail("delta=%v: eps lower %v without error correction", delta, eb.Lower)
+		}
+		return false
+	}
+	if math.IsNaN(eb.Lower) || eb.Lower < 0 || eb.Lower > eb.Upper {
+		fail("delta=%v: eps lower %v (upper %v)", delta, eb.Lower, eb.Upper)
+		return false
+	}
+	return true
 }
