@@ -87,16 +87,10 @@ func checkBracketResult(res *Result, br bracketFn, dirs dirsFn, epsList, deltas 
 		eb := res.Eps(delta)
 		ld := ln(delta)
 		st.checks++
-		if math.IsNaN(eb.Upper) || eb.Upper < 0 {
-			fail("delta=%v: eps upper %v", delta, eb.Upper)
+		if !epsUpperShape(eb, delta, "", st, fail) {
 			continue
 		}
-		if math.IsInf(eb.Upper, 1) {
-			st.trivialEps++
-			if eb.Note == "" {
-				fail("delta=%v: eps upper +Inf without a note", delta)
-			}
-		} else {
+		if !math.IsInf(eb.Upper, 1) {
 			// the mechanism must be (Upper, delta)-DP
 			if lo, _ := br(eb.Upper); lo > ld+tol(lo) {
 				fail("delta=%v: eps upper %.17g but the exact delta there is at least %.17g", delta, eb.Upper, math.Exp(lo))

@@ -433,16 +433,10 @@ func checkRefResult(res *Result, ref refFn, dirs dirsFn, epsList, deltas []float
 		ex := refEps(ref, delta)
 		ld := ln(delta)
 		st.checks++
-		if math.IsNaN(eb.Upper) || eb.Upper < 0 {
-			fail("delta=%v: eps upper %v", delta, eb.Upper)
+		if !epsUpperShape(eb, delta, fmt.Sprintf(" (exact %v)", ex), st, fail) {
 			continue
 		}
-		if math.IsInf(eb.Upper, 1) {
-			st.trivialEps++
-			if eb.Note == "" {
-				fail("delta=%v: eps upper +Inf (exact %v) without a note", delta, ex)
-			}
-		} else {
+		if !math.IsInf(eb.Upper, 1) {
 			// the mechanism must be (Upper, delta)-DP
 			if lv, unc := ref(eb.Upper); lv > ld+unc+1e-12*(1+math.Abs(lv)) {
 				fail("delta=%v: eps upper %.17g but exact delta there is %.17g", delta, eb.Upper, math.Exp(lv))
@@ -575,6 +569,24 @@ func epsLowerShape(eb EpsBound, ec bool, delta float64, fail func(string, ...any
 	if math.IsNaN(eb.Lower) || eb.Lower < 0 || eb.Lower > eb.Upper {
 		fail("delta=%v: eps lower %v (upper %v)", delta, eb.Lower, eb.Upper)
 		return false
+	}
+	return true
+}
+
+// epsUpperShape checks the shape of an eps query's upper bound: a number
+// >= 0, and +Inf only with a note (counted in st.trivialEps; what is
+// appended to that failure's message). It reports whether the bound is to
+// be checked further (false for NaN or a negative bound).
+func epsUpperShape(eb EpsBound, delta float64, what string, st *propStats, fail func(string, ...any)) bool {
+	if math.IsNaN(eb.Upper) || eb.Upper < 0 {
+		fail("delta=%v: eps upper %v", delta, eb.Upper)
+		return false
+	}
+	if math.IsInf(eb.Upper, 1) {
+		st.trivialEps++
+		if eb.Note == "" {
+			fail("delta=%v: eps upper +Inf%s without a note", delta, what)
+		}
 	}
 	return true
 }
