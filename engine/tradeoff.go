@@ -93,11 +93,10 @@ func (r *Result) TPR(fpr float64) TPRBound {
 // tprPoint is one grid point eps with the two directions' delta bounds
 // there (eps may be negative: see the complement identity).
 type tprPoint struct {
-	eps                float64
-	upAB, upBA         float64
-	lowAB, lowBA       float64
-	lowNaN             bool
-	distinguishingOnly bool
+	eps          float64
+	upAB, upBA   float64
+	lowAB, lowBA float64
+	lowNaN       bool
 }
 
 type tprSearch struct {
