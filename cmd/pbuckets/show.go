@@ -15,7 +15,7 @@ import (
 func cmdShow(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("show", "[--format csv|json|table] [--partial] FILE.parquet...", stderr)
 	format := fs.String("format", "table", "output format: csv, json or table")
-	partial := fs.Bool("partial", false, "show the rows of an incomplete set of parts (missing or interrupted parts) too; a mixed set is always refused")
+	partial := fs.Bool("partial", false, "show the rows of an incomplete set too (missing or interrupted parts, failed tasks); a mixed set is always refused")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
 		return status

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 
@@ -81,6 +83,22 @@ func methodIndex(m *manifest.Manifest, method string) int {
 		}
 	}
 	return len(m.Query.Methods)
+}
+
+// failedTasks names the failed tasks of the rows collected, in task
+// order ("mechanism \"g\": method buckets: r=8").
+func (c *collector) failedTasks() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rows := slices.Clone(c.runs)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].key.less(rows[j].key) })
+	var names []string
+	for _, r := range rows {
+		if r.status == StatusFailed {
+			names = append(names, fmt.Sprintf("mechanism %q: method %s: r=%d", r.task.Instance.Label, r.task.Method, r.task.R))
+		}
+	}
+	return names
 }
 
 func (c *collector) addRun(row runRow) {

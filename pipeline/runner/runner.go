@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -328,6 +329,7 @@ func (rn *Runner) write(out string, m *manifest.Manifest, c *collector, interrup
 		results.MetaComplete: fmt.Sprint(!interrupted),
 		results.MetaAccuracy: m.AccuracyTargets(),
 	}
+	maps.Copy(meta, results.FailedMeta(c.failedTasks()))
 	frames := []struct {
 		table string
 		frame *results.Frame
@@ -370,7 +372,9 @@ func (rn *Runner) write(out string, m *manifest.Manifest, c *collector, interrup
 			notes = append(notes, fmt.Sprintf("%s: all %d parts are there: the dataset is complete (%s)", mine.Dir, part.Count, filepath.Join(dir, results.IndexFile)))
 		}
 	case part.Sharded():
-		notes = append(notes, fmt.Sprintf("%s: part %d of %d written; the dataset is not complete yet: %s", mine.Dir, part.Index, part.Count, strings.Join(mine.Problems, "; ")))
+		notes = append(notes, fmt.Sprintf("%s: part %d of %d written; the dataset is not complete yet: %s", mine.Dir, part.Index, part.Count, strings.Join(append(slices.Clone(mine.Problems), mine.Gaps...), "; ")))
+	default:
+		notes = append(notes, fmt.Sprintf("%s: the dataset is not complete: %s", mine.Dir, strings.Join(append(slices.Clone(mine.Problems), mine.Gaps...), "; ")))
 	}
 	for _, s := range append(st.Stale, st.Current) {
 		if s != nil && s != mine {
