@@ -105,6 +105,12 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	if errs := searcher.CheckMemory(specs, budget); len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "error: %v\n", e)
+		}
+		return exitUsage
+	}
 	if *verbose {
 		searcher.Log = lineLogger(stderr)
 	}

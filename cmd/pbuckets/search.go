@@ -138,6 +138,17 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	// A budget that cannot hold one search is refused before any work.
+	refused := false
+	for _, m := range manifests {
+		for _, e := range searcher.CheckMemory(search.Specs(m), budget) {
+			fmt.Fprintf(stderr, "error: %s: %v\n", m.File, e)
+			refused = true
+		}
+	}
+	if refused {
+		return exitUsage
+	}
 	if !*quiet {
 		searcher.Log = lineLogger(stderr)
 	}

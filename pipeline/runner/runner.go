@@ -112,7 +112,8 @@ func (rn *Runner) Check(manifests []*manifest.Manifest) (inputErrs, memErrs []er
 // (the parts of a shard in <Out>/<name>/shards-of-N/, see results.Part).
 // Failed tasks do not stop the others. When ctx is cancelled, running jobs
 // stop, and what finished is written. The error is non-nil only when the
-// input is invalid or results cannot be written; task failures are in the
+// input is invalid (Check: also a bucket job whose memory estimate exceeds
+// the budget) or results cannot be written; task failures are in the
 // Report. Before any work, Run checks that the result folders and the
 // cache can be written; when not, the Report is nil, as for invalid input.
 //
@@ -129,8 +130,10 @@ func (rn *Runner) Run(ctx context.Context, manifests []*manifest.Manifest) (*Rep
 	if rn.Backend == nil {
 		return nil, errors.New("runner: Runner.Backend is nil")
 	}
-	if inputErrs, _ := rn.Check(manifests); len(inputErrs) > 0 {
-		return nil, errors.Join(inputErrs...)
+	// A bucket job that cannot fit in the budget is refused before any
+	// work, as invalid input: its task could only fail.
+	if inputErrs, memErrs := rn.Check(manifests); len(inputErrs)+len(memErrs) > 0 {
+		return nil, errors.Join(append(inputErrs, memErrs...)...)
 	}
 	out := rn.Out
 	if out == "" {
