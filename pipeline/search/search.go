@@ -235,6 +235,9 @@ type Searcher struct {
 	CacheDir string
 	// Log, if not nil, receives one line per probe.
 	Log func(line string)
+	// OnProbe, if not nil, is called after each probe of a search (for a
+	// progress display; concurrent searches call it concurrently).
+	OnProbe func(spec Spec, p Probe)
 
 	mu    sync.Mutex
 	cache map[string]Probe
@@ -371,6 +374,9 @@ func (sr *searchRun) get(ctx context.Context, t float64) (Probe, error) {
 		return p, err
 	}
 	sr.probes[t] = p
+	if sr.s.OnProbe != nil {
+		sr.s.OnProbe(sr.spec, p)
+	}
 	if sr.s.Log != nil {
 		how := fmt.Sprintf("%.2f s", p.Seconds)
 		if p.Cached {
