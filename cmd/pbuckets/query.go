@@ -286,20 +286,15 @@ type queryAnswer struct {
 }
 
 // jsonFloat is a float64 that encodes NaN (no bound) as null and the
-// infinities as strings.
+// infinities as 1e999 and -1e999 (dataFloat).
 type jsonFloat float64
 
 func (f jsonFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	switch {
-	case math.IsNaN(v):
+	text, null := dataFloat(float64(f))
+	if null {
 		return []byte("null"), nil
-	case math.IsInf(v, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-Inf"`), nil
 	}
-	return []byte(strconv.FormatFloat(v, 'g', -1, 64)), nil
+	return []byte(text), nil
 }
 
 // MarshalJSON adds the query point and the bounds under names that say

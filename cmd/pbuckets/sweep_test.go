@@ -117,7 +117,7 @@ func checkUnion(t *testing.T, out, whole string, n int) {
 		got := pipelinetest.ReadParts(t, st.Current.Files[table])
 		// seconds and cached depend on timing and on which process
 		// composed a state first; shard names the part.
-		sameNumbers(t, table, got, want, "seconds", "cached", "shard")
+		sameNumbers(t, table, got, want, "job_seconds", "cached", "shard")
 	}
 }
 

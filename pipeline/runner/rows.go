@@ -182,7 +182,10 @@ func (c *collector) runsFrame(version, shard string) *results.Frame {
 	buckets := &results.Column{Name: "buckets", Type: results.Int64, Ints: make([]int64, n)}
 	factor := &results.Column{Name: "factor", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
 	inf := &results.Column{Name: "infinity_mass", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
-	secs := &results.Column{Name: "seconds", Type: results.Float64, Floats: make([]float64, n)}
+	// job_seconds: the wall time of the method call that computed the
+	// task; one call covers every r of a mechanism and method, so its rows
+	// repeat it (0 when taken from the cache).
+	secs := &results.Column{Name: "job_seconds", Type: results.Float64, Floats: make([]float64, n)}
 	cached := &results.Column{Name: "cached", Type: results.Bool, Bools: make([]bool, n)}
 	acc := &results.Column{Name: "accuracy", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
 	reached := &results.Column{Name: "accuracy_reached", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}

@@ -63,7 +63,7 @@ func TestRunWritesResults(t *testing.T) {
 	if runs.Rows() != 24 {
 		t.Fatalf("runs rows = %d, want 24", runs.Rows())
 	}
-	for _, name := range []string{"mechanism", "compositions", "method", "params", "buckets", "factor", "infinity_mass", "seconds", "note", "manifest_hash", "program_version", "status"} {
+	for _, name := range []string{"mechanism", "compositions", "method", "params", "buckets", "factor", "infinity_mass", "job_seconds", "note", "manifest_hash", "program_version", "status"} {
 		if runs.Column(name) == nil {
 			t.Errorf("runs.parquet lacks column %s", name)
 		}
@@ -181,7 +181,7 @@ func TestRunShardsMakeOneDataset(t *testing.T) {
 		if merged.Rows() != want.Rows() {
 			t.Fatalf("%s: parts hold %d rows, full run %d", name, merged.Rows(), want.Rows())
 		}
-		pipelinetest.FramesEqual(t, merged, want, "seconds", "shard", "cached")
+		pipelinetest.FramesEqual(t, merged, want, "job_seconds", "shard", "cached")
 	}
 }
 
