@@ -68,9 +68,9 @@ func addMechFlags(fs *flag.FlagSet) *mechFlags {
 		}
 		f.params[p.flag] = fs.Float64(p.flag, 0, help)
 	}
-	f.buckets = fs.Int("buckets", 0, "number of buckets (default 100000)")
+	f.buckets = intFlag(fs, "buckets", 0, "number of buckets, e.g. 200000, 200_000 or 2e5 (default 100000)")
 	f.factor = fs.Float64("factor", 0, "bucket factor (default automatic)")
-	f.tilts = fs.Int("tilts", 0, "exponential tilts per convolution, 1-3 (default engine)")
+	f.tilts = intFlag(fs, "tilts", 0, "exponential tilts per convolution, 1-3 (default engine)")
 	f.tailBudget = fs.Float64("tail-budget", 0, "corner mass the automatic factor may leave, in (0, 1) (default 1e-22)")
 	f.squaring = fs.Float64("squaring-threshold", 0, "corner-mass growth that triggers a squaring, > 1 (default 2.2)")
 	f.freeInftyBudget = fs.Float64("free-infty-budget", 0, "corner mass below which no squaring is triggered (default: the tail budget)")
@@ -239,6 +239,9 @@ func (l *listFlag[T]) String() string {
 }
 
 func (l *listFlag[T]) Set(s string) error {
+	if err := checkAmbiguousList(s); err != nil {
+		return err
+	}
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -253,15 +256,10 @@ func (l *listFlag[T]) Set(s string) error {
 	return nil
 }
 
-// intList returns a list flag of integers.
+// intList returns a list flag of integers (parseInteger: 10000, 10_000
+// or 1e4).
 func intList() *listFlag[int64] {
-	return &listFlag[int64]{parse: func(s string) (int64, error) {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not an integer", s)
-		}
-		return v, nil
-	}}
+	return &listFlag[int64]{parse: parseInteger}
 }
 
 // floatList returns a list flag of finite numbers.

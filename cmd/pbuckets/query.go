@@ -175,7 +175,7 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 	fs := newFlagSet(what, synopsis, stderr)
 	mf := addMechFlags(fs)
 	rs := intList()
-	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated")
+	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated; 10000, 10_000 or 1e4")
 	qf = queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList()}
 	if what == queryEps {
 		fs.Var(qf.deltas, "delta", "delta value(s), in (0, 1): comma-separated or repeated")
