@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/pbuckets
 
-.PHONY: all build test example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
+.PHONY: all build test test-slurm example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
 
 all: build
 
@@ -12,6 +12,14 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -timeout 10m ./...
+
+# A sweep on a real one-node Slurm cluster started in a temporary folder
+# (scripts/slurm/test-cluster.sh; installs Debian's slurm-wlm and munge if
+# missing): submit, a killed and a cancelled task, the finish step's
+# report and rerun command, the repaired set equal to an unsharded run.
+# About 35 s on the 2-core machine.
+test-slurm:
+	scripts/slurm/test-cluster.sh
 
 # Runs the small example end to end (about a second once bin/pbuckets is
 # built) and prints its delta bounds.

@@ -48,3 +48,34 @@ func TestFailedTasksNotComplete(t *testing.T) {
 		t.Errorf("plot --partial: exit %d\n%s", code, stderr)
 	}
 }
+
+// parts --rerun-list prints the parts to run again: missing ones and the
+// one whose tasks failed.
+func TestPartsRerunList(t *testing.T) {
+	dir := t.TempDir()
+	file := testfig.WriteFile(t, dir, "m.toml", plotManifest+"[[mechanism]]\nid = \"bad\"\nkind = \"gauss\"\nsigma = 13.0\n")
+	m, err := manifest.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	// Parts 2 and 3 of 3 are written (part 3 with the failed tasks of
+	// "bad"), part 1 is not.
+	for _, i := range []int{2, 3} {
+		rn := &runner.Runner{Backend: &pipelinetest.Fake{}, Out: out, Jobs: 1, Shard: runner.Shard{Index: i, Count: 3}}
+		if _, err := rn.Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runCmd(t, "parts", "--rerun-list", "--out", out, "--shards", "3", file)
+	if code != exitFailed || stdout != "1,3\n" {
+		t.Errorf("parts --rerun-list: exit %d, stdout %q\n%s", code, stdout, stderr)
+	}
+	// Against another number of shards, every part.
+	if code, stdout, _ := runCmd(t, "parts", "--rerun-list", "--out", out, "--shards", "4", file); code != exitFailed || stdout != "1,2,3,4\n" {
+		t.Errorf("parts --rerun-list --shards 4: exit %d, stdout %q", code, stdout)
+	}
+	if code, _, _ := runCmd(t, "parts", "--rerun-list", "--out", out, file); code != exitUsage {
+		t.Errorf("--rerun-list without --shards: exit %d", code)
+	}
+}

@@ -178,15 +178,17 @@ func sweepRoot(t *testing.T) string {
 // foreground; an array (--array=A-B) runs all its tasks at the same time,
 // each with the variables Slurm sets (SLURM_ARRAY_TASK_ID, _MIN, _MAX,
 // _COUNT, SLURM_CPUS_PER_TASK from the script's #SBATCH line), its output
-// in logs/; --export=ALL,K=V sets K. It prints a job id, as --parsable
-// does, and records its arguments in sbatch.log.
+// in logs/; --export=ALL,K=V sets K; --cpus-per-task overrides the
+// script's. It prints a job id, as --parsable does, and records its
+// arguments in sbatch.log.
 const fakeSbatch = `#!/usr/bin/env bash
 set -u
 echo "$*" >> sbatch.log
-array= dep= 
+array= dep= cpus=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--array=*) array=${1#--array=} ;;
+	--cpus-per-task=*) cpus=${1#--cpus-per-task=} ;;
 	--dependency=*) dep=${1#--dependency=} ;;
 	--export=*)
 		IFS=, read -ra kvs <<< "${1#--export=}"
@@ -197,7 +199,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 script=$1; shift
-cpus=$(sed -n 's/^#SBATCH --cpus-per-task=//p' "$script")
+[ -n "$cpus" ] || cpus=$(sed -n 's/^#SBATCH --cpus-per-task=//p' "$script")
 id=$(( $(wc -l < sbatch.log) * 100 ))
 mkdir -p logs
 if [ -n "$array" ]; then
@@ -217,6 +219,15 @@ fi
 echo "$id"
 `
 
+// fakeSinfo is an sinfo for tests: one partition "small" (the default)
+// with nodes of 2 CPUs and 3000 MB.
+const fakeSinfo = `#!/usr/bin/env bash
+case "$*" in
+*%P*) echo 'small*' ;;
+*%c*) printf '2 3000\n2 3000\n' ;;
+esac
+`
+
 // TestSweepSlurm runs scripts/slurm/submit.sh with an sbatch that runs the
 // array's tasks at once and then the finish step (as Slurm does with
 // --dependency=afterany): every task runs its own shard of the manifest
@@ -229,11 +240,19 @@ func TestSweepSlurm(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "sbatch"), []byte(fakeSbatch), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(root, "sinfo"), []byte(fakeSinfo), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	const n = 3
+	// The binary is named by PBUCKETS (no bin/pbuckets).
+	if err := os.Rename(filepath.Join(root, "bin", "pbuckets"), filepath.Join(root, "pbuckets-static")); err != nil {
+		t.Fatal(err)
+	}
+	pbucketsBin := filepath.Join(root, "pbuckets-static")
 	submit := func(out string) (string, error) {
 		cmd := exec.Command("bash", "scripts/slurm/submit.sh", "sweep.toml")
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS="+strconv.Itoa(n), "OUT="+out)
+		cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS="+strconv.Itoa(n), "OUT="+out, "PBUCKETS="+pbucketsBin)
 		b, err := cmd.CombinedOutput()
 		return string(b), err
 	}
@@ -241,21 +260,26 @@ func TestSweepSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatalf("submit.sh: %v\n%s", err, msg)
 	}
+	// shard.sbatch's 4 CPUs x 2G do not fit the partition's nodes: submit.sh
+	// asks for what they have, and says so.
+	if !strings.Contains(msg, "at most 2 CPUs and a task asks for 4") || !strings.Contains(msg, "asking for 1500M per CPU") {
+		t.Errorf("submit.sh said:\n%s", msg)
+	}
 	log, _ := os.ReadFile(filepath.Join(root, "sbatch.log"))
 	calls := strings.Split(strings.TrimSpace(string(log)), "\n")
-	if len(calls) != 2 || !strings.Contains(calls[0], "--array=1-3") || !strings.Contains(calls[0], "scripts/slurm/shard.sbatch sweep.toml") ||
+	if len(calls) != 2 || !strings.Contains(calls[0], "--cpus-per-task=2 --mem-per-cpu=1500M --array=1-3") || !strings.Contains(calls[0], "scripts/slurm/shard.sbatch sweep.toml") ||
 		!strings.Contains(calls[1], "--dependency=afterany:100") || !strings.Contains(calls[1], "scripts/slurm/finish.sbatch sweep.toml") {
 		t.Errorf("sbatch calls:\n%s", log)
 	}
 	for i := 1; i <= n; i++ {
 		task, _ := os.ReadFile(filepath.Join(root, "logs", fmt.Sprintf("100-%d.out", i)))
-		if want := fmt.Sprintf("--jobs 4 --shard %d/3 sweep.toml", i); !strings.Contains(string(task), want) {
-			t.Errorf("task %d ran:\n%s\nwant %q (jobs from SLURM_CPUS_PER_TASK)", i, task, want)
+		if want := fmt.Sprintf("+ %s run --quiet --out res --jobs 2 --shard %d/3 sweep.toml", pbucketsBin, i); !strings.Contains(string(task), want) {
+			t.Errorf("task %d ran:\n%s\nwant %q (PBUCKETS, jobs from SLURM_CPUS_PER_TASK)", i, task, want)
 		}
 	}
 	finish, _ := os.ReadFile(filepath.Join(root, "logs", "200.out"))
-	if !strings.Contains(string(finish), "complete: 3 parts") || !strings.Contains(string(finish), "exit 0") {
-		t.Errorf("finish step:\n%s", finish)
+	if !strings.Contains(string(finish), "complete: 3 parts") || !strings.Contains(string(finish), "wrote res/sweep/d.png") || !strings.Contains(string(finish), "exit 0") {
+		t.Errorf("finish step (the parts check, then the figures listed):\n%s", finish)
 	}
 	if _, err := os.Stat(filepath.Join(root, "res", "sweep", "d.png")); err != nil {
 		t.Errorf("figure not drawn: %v", err)
@@ -272,24 +296,35 @@ func TestSweepSlurm(t *testing.T) {
 	}
 	cmd := exec.Command("bash", "-c", "sed 's#scripts/slurm/shard.sbatch#bad.sbatch#' scripts/slurm/submit.sh > submit-bad.sh && bash submit-bad.sh sweep.toml")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS=3", "OUT=res2")
+	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS=3", "OUT=res 2", "PBUCKETS="+pbucketsBin, "SBATCH_OPTIONS=--partition=small --account=dp")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("submit: %v\n%s", err, b)
 	}
 	finish, _ = os.ReadFile(filepath.Join(root, "logs", "200.out"))
-	if !strings.Contains(string(finish), "NOT COMPLETE") || !strings.Contains(string(finish), "1 of 3 parts missing (2)") || !strings.Contains(string(finish), "exit 1") {
-		t.Errorf("finish step with part 2 lost:\n%s", finish)
+	// The finish log names the part and prints the command that reruns
+	// it with this sweep's settings.
+	rerun := fmt.Sprintf(`  ARRAY=2 SHARDS=3 OUT=res\ 2 SBATCH_OPTIONS=--partition=small\ --account=dp PBUCKETS=%s scripts/slurm/submit.sh sweep.toml`, pbucketsBin)
+	if !strings.Contains(string(finish), "NOT COMPLETE") || !strings.Contains(string(finish), "1 of 3 parts missing (2)") ||
+		!strings.Contains(string(finish), rerun+"\n") || !strings.Contains(string(finish), "exit 1") {
+		t.Errorf("finish step with part 2 lost:\n%s\nwant the rerun command\n%s", finish, rerun)
 	}
-	// The rerun of the lost task that experiments/README.md shows, then the
-	// finish step, complete the dataset.
-	cmd = exec.Command("bash", "-c", "sbatch --array=2 --export=ALL,SHARDS=3 scripts/slurm/shard.sbatch sweep.toml && SHARDS=3 scripts/sweep.sh finish sweep.toml")
+	// That command reruns the lost task and the finish step, which finds
+	// the dataset complete.
+	os.Remove(filepath.Join(root, "sbatch.log"))
+	cmd = exec.Command("bash", "-c", rerun)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "OUT=res2")
-	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "complete: 3 parts") {
-		rerun, _ := os.ReadFile(filepath.Join(root, "logs", "300-2.out"))
-		t.Errorf("rerun of task 2 and finish: %v\n%s\ntask log:\n%s", err, b, rerun)
+	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("rerun: %v\n%s", err, b)
 	}
-	checkUnion(t, filepath.Join(root, "res2"), whole, n)
+	log, _ = os.ReadFile(filepath.Join(root, "sbatch.log"))
+	if calls := strings.Split(strings.TrimSpace(string(log)), "\n"); len(calls) != 2 || !strings.Contains(calls[0], "--partition=small --account=dp") || !strings.Contains(calls[0], "--array=2 ") {
+		t.Errorf("rerun sbatch calls:\n%s", log)
+	}
+	if finish, _ = os.ReadFile(filepath.Join(root, "logs", "200.out")); !strings.Contains(string(finish), "complete: 3 parts") || !strings.Contains(string(finish), "exit 0") {
+		t.Errorf("finish step after the rerun:\n%s", finish)
+	}
+	checkUnion(t, filepath.Join(root, "res 2"), whole, n)
 }
 
 // yamlValues returns the values of "key: value" lines of a YAML file (in

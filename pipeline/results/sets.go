@@ -37,6 +37,10 @@ type Set struct {
 	// Failed counts the failed tasks of the set's parts (as far as their
 	// metadata records them).
 	Failed int
+	// Rerun lists the parts (1-based, sorted) that must run again for the
+	// set to be complete: missing, interrupted or with failed tasks. Empty
+	// for an unsharded run (which reruns as a whole).
+	Rerun []int
 	// Legacy marks parts written at the top of the folder by an older
 	// pbuckets: never read.
 	Legacy bool
@@ -301,6 +305,15 @@ func (s *Set) check() {
 			s.Gaps = append(s.Gaps, fmt.Sprintf("part %s interrupted; run %s again", joinInts(keysOf(interrupted)), plural(len(interrupted), "it", "them")))
 		}
 	}
+	if s.Shards > 0 {
+		rerun := map[int]bool{}
+		for _, m := range []map[int]bool{interrupted, setOf(keysOf(missing)), setOf(keysOf(failed))} {
+			for i := range m {
+				rerun[i] = true
+			}
+		}
+		s.Rerun = keysOf(rerun)
+	}
 	for _, i := range keysOf(failed) {
 		f := failed[i]
 		s.Failed += f.count
@@ -344,6 +357,14 @@ func describeMissing(missing map[int][]string, shards int) string {
 		msg += ": " + strings.Join(detail, "; ")
 	}
 	return msg
+}
+
+func setOf(xs []int) map[int]bool {
+	m := make(map[int]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
 }
 
 func keysOf[V any](m map[int]V) []int {
