@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/pbuckets
 
-.PHONY: all build test test-slurm example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
+.PHONY: all build test test-slurm test-k8s example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
 
 all: build
 
@@ -20,6 +20,13 @@ test:
 # About 35 s on the 2-core machine.
 test-slurm:
 	scripts/slurm/test-cluster.sh
+
+# The Kubernetes manifests (scripts/k8s, with the settings apply.sh fills
+# in) decoded strictly into the k8s.io/api types. A module of its own
+# (scripts/k8s/check), so that k8s.io/api stays out of go.mod; the first
+# run downloads it (19 modules, about 1 minute).
+test-k8s:
+	cd scripts/k8s/check && $(GO) test ./...
 
 # Runs the small example end to end (about a second once bin/pbuckets is
 # built) and prints its delta bounds.

@@ -327,15 +327,23 @@ func TestSweepSlurm(t *testing.T) {
 	checkUnion(t, filepath.Join(root, "res 2"), whole, n)
 }
 
-// yamlValues returns the values of "key: value" lines of a YAML file (in
-// file order), unquoted, or of "- name: key" entries' "value:" lines when
-// key starts with "env ".
-func yamlValues(t *testing.T, path, key string) []string {
+// renderJob returns the YAML of scripts/k8s/apply.sh --print job (sweep or
+// finish) with the environment env added.
+func renderJob(t *testing.T, job string, env ...string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	cmd := exec.Command(filepath.Join("..", "..", "scripts", "k8s", "apply.sh"), "--print", job)
+	cmd.Env = append(os.Environ(), env...)
+	b, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("apply.sh --print %s: %v", job, err)
 	}
+	return string(b)
+}
+
+// yamlValues returns the values of "key: value" lines of a YAML text (in
+// order), unquoted, or of "- name: key" entries' "value:" lines when key
+// starts with "env ".
+func yamlValues(data, key string) []string {
 	var re *regexp.Regexp
 	if name, ok := strings.CutPrefix(key, "env "); ok {
 		re = regexp.MustCompile(`(?m)^\s*- name: ` + regexp.QuoteMeta(name) + `\s*\n\s*value: "?([^"\n#]*?)"?\s*(#.*)?$`)
@@ -343,7 +351,7 @@ func yamlValues(t *testing.T, path, key string) []string {
 		re = regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(key) + `: (.*?)\s*(#.*)?$`)
 	}
 	var out []string
-	for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+	for _, m := range re.FindAllStringSubmatch(data, -1) {
 		out = append(out, m[1])
 	}
 	return out
@@ -356,10 +364,11 @@ func yamlValues(t *testing.T, path, key string) []string {
 // command. The union of the parts equals an unsharded run.
 func TestSweepKubernetes(t *testing.T) {
 	root := sweepRoot(t)
-	k8s := filepath.Join("..", "..", "scripts", "k8s")
-	sweep, finish := filepath.Join(k8s, "sweep-job.yaml"), filepath.Join(k8s, "finish-job.yaml")
+	// The number of shards is set in one place (sweep.env, or the
+	// environment of apply.sh).
+	sweep, finish := renderJob(t, "sweep", "SHARDS=7"), renderJob(t, "finish", "SHARDS=7")
 	for _, c := range []struct {
-		path, key string
+		yaml, key string
 		want      []string
 	}{
 		{sweep, "completionMode", []string{"Indexed"}},
@@ -372,14 +381,17 @@ func TestSweepKubernetes(t *testing.T) {
 		{sweep, "claimName", []string{"pbuckets-results"}},
 		{finish, "claimName", []string{"pbuckets-results"}},
 	} {
-		if got := yamlValues(t, c.path, c.key); !slices.Equal(got, c.want) {
-			t.Errorf("%s: %s = %q, want %q", c.path, c.key, got, c.want)
+		if got := yamlValues(c.yaml, c.key); !slices.Equal(got, c.want) {
+			t.Errorf("%s = %q, want %q in\n%s", c.key, got, c.want, c.yaml)
 		}
 	}
-	completions := yamlValues(t, sweep, "completions")
-	shards := yamlValues(t, sweep, "env SHARDS")
-	if len(completions) != 1 || !slices.Equal(shards, completions) || !slices.Equal(yamlValues(t, finish, "env SHARDS"), completions) {
-		t.Fatalf("completions %q, SHARDS %q and %q must agree", completions, shards, yamlValues(t, finish, "env SHARDS"))
+	for _, c := range []struct{ yaml, key string }{{sweep, "completions"}, {sweep, "parallelism"}, {sweep, "env SHARDS"}, {finish, "env SHARDS"}} {
+		if got := yamlValues(c.yaml, c.key); !slices.Equal(got, []string{"7"}) {
+			t.Errorf("%s = %q, want SHARDS 7", c.key, got)
+		}
+	}
+	if strings.Contains(sweep+finish, "${") {
+		t.Errorf("placeholders left:\n%s\n%s", sweep, finish)
 	}
 	// The pods, with a small manifest and SHARDS = 3 (the manifest's 16
 	// would be slow here).
