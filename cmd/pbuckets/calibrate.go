@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -36,7 +35,8 @@ digits; the rounded value is checked by the upper bound again before it is
 printed (if it failed, the unrounded answer, itself checked, is printed).
 The second line gives the most noise that the lower bound proves
 insufficient: the least sufficient noise of the mechanism lies between the
-two. Composed states are cached in OUT/.cache.`
+two. Composed states are cached in the user cache folder
+(~/.cache/pbuckets/states on Linux), or in OUT/.cache with --out.`
 
 // calibrateRelTol is the default relative tolerance of calibrate's
 // bisection (search's default is 0.01).
@@ -47,7 +47,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	mf := addMechFlags(fs)
 	sf := addSearchFlags(fs)
 	fs.Lookup("rel-tol").Usage = fmt.Sprintf("stop bisecting when hi/lo <= 1 + rel-tol (default %g)", calibrateRelTol)
-	out := fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
+	out := fs.String("out", "results", "results folder: when given, composed states are cached in DIR/.cache (default: the user cache folder)")
 	noCache := fs.Bool("no-cache", false, "neither read nor write cached states")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of searches running at once (one per r)")
 	memFlag := fs.String("memory", "", "memory budget shared by running searches, e.g. 8GiB (default: the machine's available memory)")
@@ -98,10 +98,11 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	searcher := &search.Searcher{Backend: be}
 	if !*noCache {
-		searcher.CacheDir = filepath.Join(*out, ".cache")
+		var flagName string
+		searcher.CacheDir, flagName = oneLinerCache(fs, *out, "")
 		// The cache must be writable before any work.
 		if err := results.CheckWritable(searcher.CacheDir); err != nil {
-			fmt.Fprintf(stderr, "error: --out: %v\n", err)
+			fmt.Fprintf(stderr, "error: %s: %v\n", flagName, err)
 			return exitUsage
 		}
 	}

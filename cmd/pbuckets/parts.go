@@ -19,8 +19,8 @@ import (
 // status 0 when every dataset is complete (with the expected number of
 // parts, if given), 1 when one is not, 2 for invalid input.
 func cmdParts(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("parts", "[--out DIR] [--shards N] MANIFEST|FOLDER...", stderr)
-	out := fs.String("out", "results", "results folder of `pbuckets run`; a manifest's results are in DIR/<name>/")
+	fs := newFlagSet("parts", "[--out DIR] [--shards N [--rerun-list]] MANIFEST|FOLDER...", stderr)
+	out := fs.String("out", "results", "results folder (--out of pbuckets run): a manifest's results are in DIR/<name>/")
 	shards := fs.Int("shards", -1, "the number of parts the dataset must have: 0 for an unsharded run, -1 for any")
 	rerunList := fs.Bool("rerun-list", false, "print only the parts to run again (missing, interrupted, or with failed tasks) of all the datasets, as one comma list for a Slurm --array (nothing when none); needs --shards N")
 	paths, status, ok := parsePaths(fs, args)

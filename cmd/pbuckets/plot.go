@@ -10,7 +10,7 @@ import (
 
 func cmdPlot(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("plot", "[--out DIR] [--figure ID] [--partial] [--quiet] MANIFEST...", stderr)
-	out := fs.String("out", "results", "results folder of `pbuckets run`; images go to DIR/<name>/<figure id>.{png,svg,pdf}")
+	out := fs.String("out", "results", "results folder (--out of pbuckets run): images go to DIR/<name>/<figure id>.{png,svg,pdf}")
 	only := fs.String("figure", "", "draw only the figure with this id")
 	quiet := fs.Bool("quiet", false, "do not list the files written")
 	partial := fs.Bool("partial", false, "draw from an incomplete set too (missing or interrupted parts, failed tasks: curves lack those rows); a mixed set is always refused")

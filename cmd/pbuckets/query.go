@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -37,7 +36,8 @@ one line per method, r and delta:
 The mechanism flags are named like the manifest keys (experiments/README.md);
 kind eps_delta takes --eps0 and --delta0. --r, --delta, --eps and --e-eps take
 comma-separated lists and may be repeated. Composed states are cached in
-OUT/.cache, shared with run and search.`
+the user cache folder (~/.cache/pbuckets/states on Linux), or in OUT/.cache
+with --out (shared with run and search there), or in --cache DIR.`
 
 const deltaSynopsis = `--kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [options]
 
@@ -71,6 +71,9 @@ type queryFlags struct {
 	out, cacheDir         *string
 	noCache               *bool
 	memory                *string
+	// cache is the state cache folder (oneLinerCache) and cacheFlag the
+	// flag that chose it.
+	cache, cacheFlag string
 }
 
 // cmdQuery runs pbuckets eps (what = queryEps) or pbuckets delta.
@@ -92,14 +95,10 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 	}
 	bm := &methods.Buckets{Backend: be, Mem: semaphore.NewWeighted(budget), Budget: budget}
 	if !*qf.noCache {
-		bm.Cache = cache.States{Dir: filepath.Join(*qf.out, ".cache")}
-		flagName := "--out"
-		if *qf.cacheDir != "" {
-			bm.Cache.Dir, flagName = *qf.cacheDir, "--cache"
-		}
+		bm.Cache = cache.States{Dir: qf.cache}
 		// The cache must be writable before any work.
 		if err := results.CheckWritable(bm.Cache.Dir); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %v\n", flagName, err)
+			fmt.Fprintf(stderr, "error: %s: %v\n", qf.cacheFlag, err)
 			return exitUsage
 		}
 	}
@@ -185,8 +184,8 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 	}
 	qf.methods = fs.String("methods", manifest.MethodBuckets, "comma-separated methods: "+strings.Join(manifest.MethodNames(), ", "))
 	qf.json = fs.Bool("json", false, "print a JSON array instead of text")
-	qf.out = fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
-	qf.cacheDir = fs.String("cache", "", "cache folder (default OUT/.cache)")
+	qf.out = fs.String("out", "results", "results folder: when given, composed states are cached in DIR/.cache")
+	qf.cacheDir = fs.String("cache", "", "cache folder (default: DIR/.cache with --out, else the user cache folder, e.g. ~/.cache/pbuckets/states)")
 	qf.noCache = fs.Bool("no-cache", false, "neither read nor write cached states")
 	qf.memory = fs.String("memory", "", "memory budget, also the Go soft memory limit while computing unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
 	pos, err := parseArgs(fs, args)
@@ -210,6 +209,7 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 		printErrors(stderr, err)
 		return nil, qf, 0, exitUsage, false
 	}
+	qf.cache, qf.cacheFlag = oneLinerCache(fs, *qf.out, *qf.cacheDir)
 	return m, qf, budget, exitOK, true
 }
 

@@ -30,7 +30,7 @@ func addSearchFlags(fs *flag.FlagSet) *searchFlags {
 	f.relTol = fs.Float64("rel-tol", 0, "stop bisecting when hi/lo <= 1 + rel-tol (default 0.01)")
 	f.minFactor = fs.Float64("min-factor", 0, "smallest factor probed (default 1/1024)")
 	f.maxFactor = fs.Float64("max-factor", 0, "largest factor probed (default 1024)")
-	f.maxProbes = intFlag(fs, "max-probes", 0, "largest number of probes per search (default 60)")
+	f.maxProbes = intFlag(fs, "max-probes", 0, "largest number `N` of probes per search (default 60)")
 	return f
 }
 

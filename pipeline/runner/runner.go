@@ -44,6 +44,9 @@ type Runner struct {
 	// Go runtime's soft memory limit while it runs, unless GOMEMLIMIT is
 	// set or a lower limit is in place (see Run).
 	MemoryBudget int64
+	// NoCache neither reads nor writes composed states (by default they
+	// are cached in <Out>/.cache).
+	NoCache bool
 	// Version is written to runs.parquet as program_version.
 	Version string
 	// Progress, if not nil, shows progress.
@@ -140,7 +143,11 @@ func (rn *Runner) Run(ctx context.Context, manifests []*manifest.Manifest) (*Rep
 		out = "results"
 	}
 	cacheDir := filepath.Join(out, ".cache")
-	for _, dir := range append([]string{out, cacheDir}, resultDirs(out, manifests, rn.Shard.Part())...) {
+	dirs := append([]string{out, cacheDir}, resultDirs(out, manifests, rn.Shard.Part())...)
+	if rn.NoCache {
+		cacheDir, dirs = "", slices.Delete(dirs, 1, 2)
+	}
+	for _, dir := range dirs {
 		if err := results.CheckWritable(dir); err != nil {
 			return nil, err
 		}
