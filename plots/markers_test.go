@@ -161,4 +161,3 @@ func TestLabelColor(t *testing.T) {
 		}
 	}
 }
-
