@@ -46,9 +46,12 @@ func markerStyle(method string, c color.Color) (draw.GlyphStyle, bool) {
 // the method's own.
 func markedPoints(method string, pts plotter.XYs) plotter.XYs {
 	step := max(1, len(pts)/markersPerCurve)
+	if len(pts) >= 6 {
+		step = max(step, 2) // every other point at least: room to stagger
+	}
 	offset := 0
-	if i := slices.Index(markerOrder, method); i >= 0 && step > 1 {
-		offset = (i * step / len(markerOrder)) % step
+	if i := slices.Index(markerOrder, method); i >= 0 {
+		offset = (i * max(1, step/len(markerOrder))) % step
 	}
 	var out plotter.XYs
 	for i := offset; i < len(pts); i += step {
