@@ -20,12 +20,21 @@ import (
 
 // TestMain lets the test binary act as the pbuckets command when
 // PBUCKETS_TEST_MAIN is 1, so that tests start pbuckets processes (as a
-// job array does) without building the binary.
+// job array does) without building the binary. The tests' one-line
+// commands cache their states in a temporary user cache folder
+// (XDG_CACHE_HOME), not in the user's.
 func TestMain(m *testing.M) {
 	if os.Getenv("PBUCKETS_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	cacheHome, err := os.MkdirTemp("", "pbuckets-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cacheHome)
+	status := m.Run()
+	os.RemoveAll(cacheHome)
+	os.Exit(status)
 }
 
 // sweepManifest has 5 mechanism instances (a Gauss mechanism and a swept
