@@ -79,7 +79,10 @@ shard)
 	;;
 finish)
 	echo "+ $pbuckets parts --out $out --shards $shards $*" >&2
-	if ! "$pbuckets" parts --out "$out" --shards "$shards" "$@"; then
+	status=0
+	"$pbuckets" parts --out "$out" --shards "$shards" "$@" || status=$?
+	if [ "$status" != 0 ]; then
+		[ "$status" = 1 ] || exit "$status" # invalid input: nothing to rerun
 		rerun=$("$pbuckets" parts --rerun-list --out "$out" --shards "$shards" "$@" || true)
 		if [ -n "$rerun" ]; then
 			echo "sweep.sh: parts $rerun must run again (they reuse the cached states), then this step:" >&2
@@ -94,8 +97,8 @@ finish)
 			elif [ -n "${KUBERNETES_SERVICE_HOST:-}" ]; then
 				# An Indexed Job reruns as a whole; finished tasks come
 				# from the cache.
-				echo "  kubectl delete job pbuckets-sweep pbuckets-finish && kubectl apply -f scripts/k8s/sweep-job.yaml" >&2
-				echo "  (then, once it completes: kubectl apply -f scripts/k8s/finish-job.yaml)" >&2
+				echo "  kubectl delete job pbuckets-sweep pbuckets-finish && SHARDS=$shards scripts/k8s/apply.sh sweep" >&2
+				echo "  (then, once it completes: SHARDS=$shards scripts/k8s/apply.sh finish)" >&2
 			else
 				args=$(printf ' %q' "$@")
 				for i in ${rerun//,/ }; do
