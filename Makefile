@@ -17,7 +17,7 @@ test:
 # (scripts/slurm/test-cluster.sh; installs Debian's slurm-wlm and munge if
 # missing): submit, a killed and a cancelled task, the finish step's
 # report and rerun command, the repaired set equal to an unsharded run.
-# About 35 s on the 2-core machine.
+# 35-46 s on the 2-core machine (shared, load up to 9).
 test-slurm:
 	scripts/slurm/test-cluster.sh
 
