@@ -184,9 +184,12 @@ finish=$(sed -n 's/.*finish job \([0-9]*\)$/\1/p' <<<"$submitted")
 wait_state "${array}_1" RUNNING
 # The task's pbuckets (the batch script execs it): SIGKILL, as the kernel's
 # OOM killer or a lost node would.
+# (Only a process working in this cluster's folder: another test may run.)
 pid=
 for _ in $(seq 100); do
-	pid=$(pgrep -f -- "--shard 1/$shards $manifest" || true)
+	for p in $(pgrep -f -- "--shard 1/$shards $manifest" || true); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$tmp/repo" ] && pid=$p
+	done
 	[ -n "$pid" ] && break
 	sleep 0.1
 done
