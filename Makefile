@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/pbuckets
 
-.PHONY: all build test example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
+.PHONY: all build test test-slurm test-k8s example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
 
 all: build
 
@@ -12,6 +12,21 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -timeout 10m ./...
+
+# A sweep on a real one-node Slurm cluster started in a temporary folder
+# (scripts/slurm/test-cluster.sh; installs Debian's slurm-wlm and munge if
+# missing): submit, a killed and a cancelled task, the finish step's
+# report and rerun command, the repaired set equal to an unsharded run.
+# 35-46 s on the 2-core machine (shared, load up to 9).
+test-slurm:
+	scripts/slurm/test-cluster.sh
+
+# The Kubernetes manifests (scripts/k8s, with the settings apply.sh fills
+# in) decoded strictly into the k8s.io/api types. A module of its own
+# (scripts/k8s/check), so that k8s.io/api stays out of go.mod; the first
+# run downloads it (19 modules, about 1 minute).
+test-k8s:
+	cd scripts/k8s/check && $(GO) test ./...
 
 # Runs the small example end to end (about a second once bin/pbuckets is
 # built) and prints its delta bounds.

@@ -47,15 +47,29 @@ type Row struct {
 // interrupted parts, parts of different manifests or builds) with the
 // reason; Notes list the stale sets beside the dataset, which are not
 // read.
-func Load(dir string) (*Results, error) {
+func Load(dir string) (*Results, error) { return load(dir, false) }
+
+// LoadPartial is Load for a set with gaps (missing parts, interrupted runs,
+// failed tasks): it reads the parts present, and its Notes say what is
+// missing. It still refuses a mixed set.
+func LoadPartial(dir string) (*Results, error) { return load(dir, true) }
+
+func load(dir string, partial bool) (*Results, error) {
 	st, err := results.Scan(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
-	if err := st.Usable(); err != nil {
+	usable := st.Usable
+	if partial {
+		usable = st.UsablePartial
+	}
+	if err := usable(); err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
 	res := &Results{ManifestHash: st.Current.ManifestHash}
+	for _, g := range st.Current.Gaps {
+		res.Notes = append(res.Notes, "incomplete results, drawn anyway (--partial): "+g)
+	}
 	for _, s := range st.Stale {
 		res.Notes = append(res.Notes, "not read: stale results "+s.Describe())
 	}
@@ -77,6 +91,9 @@ func Load(dir string) (*Results, error) {
 func readTable(paths []string, at, up, lo string) ([]Row, error) {
 	var rows []Row
 	for _, p := range paths {
+		if p == "" { // a missing part of a partial set
+			continue
+		}
 		r, err := readRows(p, at, up, lo)
 		if err != nil {
 			return nil, err

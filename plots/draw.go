@@ -398,7 +398,20 @@ func (d *drawer) seriesBounds(k seriesKey, xy func(k seriesKey, upper bool) plot
 			upperLabel += " (upper)"
 		}
 	}
+	entries := len(d.legend)
 	upOK, loOK := d.boundPair(bound{up, cu, upperLabel}, bound{lo, cl, lowerLabel}, logX, logY, dash, width, name)
+	if style, ok := markerStyle(k.method, cu); ok {
+		// the method's marker on its curves and in its legend entries
+		d.addMarkers(k.method, drawable(up, logX, logY), cu)
+		d.addMarkers(k.method, drawable(lo, logX, logY), cl)
+		for i := entries; i < len(d.legend); i++ {
+			st := style
+			if d.legend[i].name == lowerLabel && lowerLabel != upperLabel {
+				st.Color = cl
+			}
+			d.legend[i].thumb = markedThumb{d.legend[i].thumb, st}
+		}
+	}
 	if d.f.Bounds != "lower" && !upOK {
 		d.note("%s: no finite upper bound to draw", name)
 	}
@@ -771,6 +784,7 @@ func (d *drawer) save(p *plot.Plot, base string) ([]string, error) {
 		dc.Fill(dc.Rectangle.Path())
 		top := dc
 		top.Min.Y += legendH
+		top.Max.X -= rightMargin(p)
 		p.Draw(top)
 		colW := (dc.Max.X - dc.Min.X) / vg.Length(cols)
 		for i := 0; i < cols; i++ {
@@ -801,6 +815,23 @@ func (d *drawer) save(p *plot.Plot, base string) ([]string, error) {
 		files = append(files, path)
 	}
 	return files, nil
+}
+
+// rightMargin is the room the plot leaves at its right edge for the half
+// of the last x tick label that extends beyond the axis (gonum/plot
+// centres it on the axis end and would clip it: the "60" of Figure 11).
+func rightMargin(p *plot.Plot) vg.Length {
+	var last plot.Tick
+	found := false
+	for _, t := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		if t.Label != "" && t.Value <= p.X.Max && (!found || t.Value > last.Value) {
+			last, found = t, true
+		}
+	}
+	if !found {
+		return 2
+	}
+	return p.X.Tick.Label.Width(last.Label)/2 + 2
 }
 
 func (d *drawer) maxLegendWidth() vg.Length {

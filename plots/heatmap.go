@@ -11,6 +11,7 @@ import (
 
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"gonum.org/v1/plot"
+	colormap "gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -164,6 +165,8 @@ func (d *drawer) heatmap(p *plot.Plot) error {
 				lbl.TextStyle[i].XAlign = draw.XCenter
 				lbl.TextStyle[i].YAlign = draw.YCenter
 				lbl.TextStyle[i].Font.Size = vg.Length(size)
+				c, r := int(pts[i].X), int(pts[i].Y)
+				lbl.TextStyle[i].Color = labelColor(cellColor(hm, cm, colour.z[c][r]))
 			}
 			d.items = append(d.items, lbl)
 		}
@@ -203,4 +206,44 @@ func formatCell(v float64) string {
 		return "inf"
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// cellColor returns the colour the heat map gives value v (as plotter.HeatMap
+// does: NaN, underflow and overflow colours outside [Min, Max]).
+func cellColor(hm *plotter.HeatMap, cm colormap.ColorMap, v float64) color.Color {
+	switch {
+	case math.IsNaN(v):
+		return hm.NaN
+	case v < hm.Min:
+		return hm.Underflow
+	case v > hm.Max:
+		return hm.Overflow
+	}
+	c, err := cm.At(v)
+	if err != nil {
+		return hm.NaN
+	}
+	return c
+}
+
+// labelColor returns black or white, whichever contrasts more with the
+// background bg (by its relative luminance, WCAG's formula).
+func labelColor(bg color.Color) color.Color {
+	if bg == nil {
+		return color.Black
+	}
+	r, g, b, _ := bg.RGBA()
+	lin := func(v uint32) float64 {
+		c := float64(v) / 0xffff
+		if c <= 0.04045 {
+			return c / 12.92
+		}
+		return math.Pow((c+0.055)/1.055, 2.4)
+	}
+	lum := 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+	// contrast with white (1.05 / (lum + 0.05)) against black ((lum + 0.05) / 0.05)
+	if 1.05/(lum+0.05) > (lum+0.05)/0.05 {
+		return color.White
+	}
+	return color.Black
 }

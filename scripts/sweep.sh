@@ -7,7 +7,9 @@
 #   sweep.sh shard  MANIFEST...  runs this task's shard I of N of the manifests
 #   sweep.sh finish MANIFEST...  checks that every dataset is complete (all N
 #                                parts, one manifest version, no interrupted
-#                                part), then draws the figures
+#                                part, no failed task), then draws the figures
+#                                and lists them; when not complete, prints
+#                                the parts to run again and the command
 #
 # The shard I (1-based) comes from the scheduler:
 #   Slurm array      SLURM_ARRAY_TASK_ID (array indices are the shards:
@@ -77,8 +79,38 @@ shard)
 	;;
 finish)
 	echo "+ $pbuckets parts --out $out --shards $shards $*" >&2
-	"$pbuckets" parts --out "$out" --shards "$shards" "$@"
-	run "$pbuckets" plot --quiet --out "$out" "$@"
+	status=0
+	"$pbuckets" parts --out "$out" --shards "$shards" "$@" || status=$?
+	if [ "$status" != 0 ]; then
+		[ "$status" = 1 ] || exit "$status" # invalid input: nothing to rerun
+		rerun=$("$pbuckets" parts --rerun-list --out "$out" --shards "$shards" "$@" || true)
+		if [ -n "$rerun" ]; then
+			echo "sweep.sh: parts $rerun must run again (they reuse the cached states), then this step:" >&2
+			if [ -n "${SLURM_JOB_ID:-}" ]; then
+				# The exact command, with the settings of this sweep.
+				cmd="ARRAY=$rerun SHARDS=$shards OUT=$(printf %q "$out")"
+				[ -z "${SBATCH_OPTIONS:-}" ] || cmd+=" SBATCH_OPTIONS=$(printf %q "$SBATCH_OPTIONS")"
+				[ -z "${PBUCKETS:-}" ] || cmd+=" PBUCKETS=$(printf %q "$PBUCKETS")"
+				[ -z "${CPUS:-}" ] || cmd+=" CPUS=$(printf %q "$CPUS")"
+				args=$(printf ' %q' "$@")
+				echo "  $cmd scripts/slurm/submit.sh${args}" >&2
+			elif [ -n "${KUBERNETES_SERVICE_HOST:-}" ]; then
+				# An Indexed Job reruns as a whole; finished tasks come
+				# from the cache.
+				echo "  kubectl delete job pbuckets-sweep pbuckets-finish && SHARDS=$shards scripts/k8s/apply.sh sweep" >&2
+				echo "  (then, once it completes: SHARDS=$shards scripts/k8s/apply.sh finish)" >&2
+			else
+				args=$(printf ' %q' "$@")
+				for i in ${rerun//,/ }; do
+					echo "  $pbuckets run --out $(printf %q "$out") --shard $i/$shards${args}" >&2
+				done
+			fi
+		fi
+		exit 1
+	fi
+	echo "+ $pbuckets plot --out $out $*" >&2
+	# plot lists the figures it writes
+	exec "$pbuckets" plot --out "$out" "$@"
 	;;
 *)
 	die "unknown step '$step': want shard or finish"

@@ -8,13 +8,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync/atomic"
+	"time"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -36,7 +35,8 @@ digits; the rounded value is checked by the upper bound again before it is
 printed (if it failed, the unrounded answer, itself checked, is printed).
 The second line gives the most noise that the lower bound proves
 insufficient: the least sufficient noise of the mechanism lies between the
-two. Composed states are cached in OUT/.cache.`
+two. Composed states are cached in the user cache folder
+(~/.cache/pbuckets/states on Linux), or in OUT/.cache with --out.`
 
 // calibrateRelTol is the default relative tolerance of calibrate's
 // bisection (search's default is 0.01).
@@ -47,7 +47,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	mf := addMechFlags(fs)
 	sf := addSearchFlags(fs)
 	fs.Lookup("rel-tol").Usage = fmt.Sprintf("stop bisecting when hi/lo <= 1 + rel-tol (default %g)", calibrateRelTol)
-	out := fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
+	out := fs.String("out", "results", "results folder: when given, composed states are cached in DIR/.cache (default: the user cache folder)")
 	noCache := fs.Bool("no-cache", false, "neither read nor write cached states")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of searches running at once (one per r)")
 	memFlag := fs.String("memory", "", "memory budget shared by running searches, e.g. 8GiB (default: the machine's available memory)")
@@ -98,19 +98,51 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	searcher := &search.Searcher{Backend: be}
 	if !*noCache {
-		searcher.CacheDir = filepath.Join(*out, ".cache")
+		var flagName string
+		searcher.CacheDir, flagName = oneLinerCache(fs, *out, "")
 		// The cache must be writable before any work.
 		if err := results.CheckWritable(searcher.CacheDir); err != nil {
-			fmt.Fprintf(stderr, "error: --out: %v\n", err)
+			fmt.Fprintf(stderr, "error: %s: %v\n", flagName, err)
 			return exitUsage
 		}
 	}
-	if *verbose {
-		searcher.Log = lineLogger(stderr)
+	if errs := searcher.CheckMemory(specs, budget); len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "error: %v\n", e)
+		}
+		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	var progress *statusLine
+	switch {
+	case *verbose:
+		searcher.Log = lineLogger(stderr)
+	case stderr == io.Writer(os.Stderr) && isTerminal(os.Stderr):
+		progress = &statusLine{w: stderr}
+		start := time.Now()
+		var probes atomic.Int64
+		searcher.OnProbe = func(spec search.Spec, p search.Probe) {
+			var tied []string
+			for _, k := range spec.Tie {
+				tied = append(tied, k+" "+strconv.FormatFloat(p.Params[k], 'g', 5, 64))
+			}
+			progress.show("calibrate r %d: probe %d: %s %s (%s); %.0f s",
+				spec.R, probes.Add(1), strings.Join(tied, ", "), p.Verdict(spec.Delta), probeBound(p, spec.Delta), time.Since(start).Seconds())
+		}
+		progress.show("calibrate: searching %s for r %s (each probe composes r times; Ctrl-C stops, concluding nothing)", strings.Join(specs[0].Tie, ", "), joinR(specs))
+	}
+	ctx, stop := interruptContext()
 	defer stop()
 	found, errs := searcher.SearchAll(ctx, specs, *jobs, budget)
+	if progress != nil {
+		progress.clear()
+	}
+	if ctx.Err() != nil {
+		// An interrupted search concludes nothing: no answer is printed,
+		// not even for the searches that ended, whose rounded answers
+		// would still need their check.
+		fmt.Fprintln(stderr, "interrupted: the search was stopped before it concluded, so nothing is concluded; run again to continue (states are cached)")
+		return exitInterrupted
+	}
 	status := exitOK
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "error: %v\n", e)
@@ -122,6 +154,10 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		c, err := calibrate(ctx, searcher, res)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "interrupted: the search was stopped before it concluded, so nothing is concluded; run again to continue (states are cached)")
+			return exitInterrupted
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "error: %v\n", err)
 			status = exitFailed
@@ -138,6 +174,28 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 		err = writeCalibrationText(stdout, answers)
 	}
 	return exitAfterOutput(ctx, stderr, err, status, "interrupted")
+}
+
+// probeBound is the bound that decided a probe's verdict: delta_up when it
+// meets the target, delta_low when it proves it missed, else both.
+func probeBound(p search.Probe, delta float64) string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+	switch {
+	case p.Upper <= delta:
+		return "delta_up " + g(p.Upper)
+	case p.Lower > delta:
+		return "delta_low " + g(p.Lower)
+	}
+	return "delta_low " + g(p.Lower) + ", delta_up " + g(p.Upper)
+}
+
+// joinR lists the r of the searches: "10000" or "100, 1000".
+func joinR(specs []search.Spec) string {
+	rs := make([]string, len(specs))
+	for i, s := range specs {
+		rs[i] = strconv.Itoa(s.R)
+	}
+	return strings.Join(rs, ", ")
 }
 
 // calibration is the answer of calibrate for one r: the least noise found

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
 	"strconv"
@@ -84,5 +85,37 @@ func TestCalibrateUsageErrors(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// cancelWriter records what is written and cancels a context when a line
+// containing at appears: a Ctrl-C at a chosen point of a command.
+type cancelWriter struct {
+	buf    strings.Builder
+	at     string
+	cancel context.CancelFunc
+}
+
+func (w *cancelWriter) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	if strings.Contains(string(p), w.at) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// An interrupted calibrate concludes nothing: Ctrl-C after the first probe
+// prints no answer (before, "no sigma up to ... meets") and exits 130.
+func TestCalibrateInterruptedConcludesNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	saved := interruptContext
+	interruptContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { interruptContext = saved }()
+	stderr := &cancelWriter{at: "probe 1:", cancel: cancel}
+	var stdout strings.Builder
+	code := run([]string{"calibrate", "--verbose", "--kind", "gauss", "--r", "16", "--eps", "1", "--delta", "1e-3", "--buckets", "2000", "--no-cache"}, &stdout, stderr)
+	if code != exitInterrupted || stdout.String() != "" || !strings.Contains(stderr.buf.String(), "nothing is concluded") {
+		t.Errorf("exit %d, stdout %q\nstderr:\n%s", code, stdout.String(), stderr.buf.String())
 	}
 }

@@ -7,17 +7,32 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/pbuckets/pbuckets/pipeline/memory"
 )
 
 // parseArgs parses flags that may appear before, between or after the
-// positional arguments, and returns the positional arguments.
+// positional arguments, and returns the positional arguments. -h prints
+// the command's usage; a bad flag prints one error line (with the flag it
+// may have meant) and where to find the options, not the whole usage.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	usage := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on every error
+	defer func() { fs.Usage = usage }()
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usage()
+			} else {
+				// the flag package has printed err itself
+				if hint := didYouMean(fs, err); hint != "" {
+					fmt.Fprintln(fs.Output(), hint)
+				}
+				fmt.Fprintf(fs.Output(), "(pbuckets %s -h lists the options)\n", fs.Name())
+			}
 			return nil, err
 		}
 		rest := fs.Args()
@@ -128,4 +143,50 @@ func version() string {
 		}
 	}
 	return "pbuckets " + v
+}
+
+// didYouMean returns "did you mean --x?" for the error of an unknown flag
+// when a defined flag is close to it (a prefix of the other, or at most two
+// edits away), else "".
+func didYouMean(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	best, bestDist := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(name, f.Name)
+		if len(name) >= 3 && (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name)) {
+			d = min(d, 1)
+		}
+		if d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("did you mean --%s?", best)
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

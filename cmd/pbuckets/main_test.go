@@ -79,14 +79,33 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestRunFailuresExitNonZero(t *testing.T) {
-	out := t.TempDir()
-	code, _, stderr := runCmd(t, "run", "--quiet", "--memory", "1KiB", "--out", out, example)
-	if code != exitFailed || !strings.Contains(stderr, "refused") || !strings.Contains(stderr, "r=64") {
-		t.Errorf("exit %d\n%s", code, stderr)
+// A memory budget that cannot hold one task is refused before any work
+// (exit 2) by every command that takes --memory.
+func TestMemoryBudgetTooSmallRefusedFirst(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	flagMode := []string{"--kind", "gauss", "--sigma", "2", "--r", "10", "--out", out}
+	for _, args := range [][]string{
+		{"run", "--quiet", "--memory", "1KiB", "--out", out, example},
+		{"run", "--quiet", "--memory", "1KB", "--shard", "1/2", "--out", out, example},
+		{"validate", "--memory", "1KiB", example},
+		append([]string{"eps", "--memory", "1KiB", "--delta", "1e-5"}, flagMode...),
+		append([]string{"delta", "--memory", "1KiB", "--eps", "1"}, flagMode...),
+		append([]string{"calibrate", "--memory", "1KiB", "--eps", "1", "--delta", "1e-5"}, flagMode...),
+		append([]string{"search", "--memory", "1KiB", "--eps", "1", "--delta", "1e-5"}, flagMode...),
+	} {
+		code, _, stderr := runCmd(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "more than the 1") {
+			t.Errorf("%q: exit %d, want %d\n%s", args, code, exitUsage, stderr)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "example", "runs.parquet")); err != nil {
-		t.Errorf("runs.parquet not written: %v", err)
+	if _, err := os.Stat(filepath.Join(out, "example")); !os.IsNotExist(err) {
+		t.Errorf("results written despite a refused budget: %v", err)
+	}
+	// SI and IEC spellings are accepted.
+	for _, size := range []string{"8GB", "8GiB", "8000MB", "8gib"} {
+		if code, _, stderr := runCmd(t, "validate", "--memory", size, example); code != exitOK {
+			t.Errorf("--memory %s: exit %d\n%s", size, code, stderr)
+		}
 	}
 }
 

@@ -19,19 +19,27 @@ import (
 // manifest, so that flags are checked exactly like manifests; the errors'
 // keys are then rewritten to the flags (flagKey).
 
-// mechParam is a numeric mechanism parameter settable by a flag.
+// mechParam is a numeric mechanism parameter settable by a flag: the flag,
+// the manifest key and what it means (the flag's help).
 type mechParam struct {
-	flag, key string
+	flag, key, help string
 }
 
 // mechParams are the numeric parameters of every kind. The single-round
 // guarantee (eps, delta) of kind eps_delta is set with --eps0 and --delta0,
 // because --eps and --delta are the queries' targets.
 var mechParams = []mechParam{
-	{"sigma", "sigma"}, {"q", "q"}, {"scale", "scale"}, {"mu", "mu"}, {"p", "p"},
-	{"sensitivity", "sensitivity"}, {"truncate", "truncate"},
-	{"batch", "batch"}, {"dataset-size", "dataset_size"},
-	{"eps0", "eps"}, {"delta0", "delta"},
+	{"sigma", "sigma", "noise standard deviation of gauss; noise multiplier of sgd (standard deviation / sensitivity), > 0"},
+	{"q", "q", "sampling rate of sgd and subsampled laplace, in (0, 1]: the probability that a record joins a batch (poisson), or batch/dataset size (fixed_size)"},
+	{"scale", "scale", "noise scale of laplace (b of Lap(b)) and of the Vuvuzela kinds, > 0"},
+	{"mu", "mu", "mean number of noise messages of the Vuvuzela kinds, > 0"},
+	{"p", "p", "probability of the true answer of randomized_response, in (0, 1)"},
+	{"sensitivity", "sensitivity", "sensitivity of laplace, gauss and sgd, > 0 (default 1)"},
+	{"truncate", "truncate", "truncation of the laplace or gauss noise to [-t, t] (default 0: none)"},
+	{"batch", "batch", "batch size of sgd and laplace with --sampling fixed_size (with --dataset-size, instead of --q)"},
+	{"dataset-size", "dataset_size", "number of records of sgd and laplace with --sampling fixed_size (with --batch, instead of --q)"},
+	{"eps0", "eps", "eps of kind eps_delta: its single-round guarantee (--eps is the query's)"},
+	{"delta0", "delta", "delta of kind eps_delta: its single-round guarantee (--delta is the query's)"},
 }
 
 // mechOptions are the string options of the subsampled kinds, set by the
@@ -62,15 +70,11 @@ func addMechFlags(fs *flag.FlagSet) *mechFlags {
 	f.options["sampling"] = fs.String("sampling", "", `sampling of kinds sgd and laplace (with --q): "poisson" (default) or "fixed_size"`)
 	f.options["relation"] = fs.String("relation", "", `neighbouring relation of kinds sgd and laplace (with --q): "add_remove" (default) or "replace_one"`)
 	for _, p := range mechParams {
-		help := "mechanism parameter " + p.key
-		if p.flag != p.key {
-			help = fmt.Sprintf("parameter %s of kind eps_delta (the single-round guarantee)", p.key)
-		}
-		f.params[p.flag] = fs.Float64(p.flag, 0, help)
+		f.params[p.flag] = fs.Float64(p.flag, 0, p.help+" (manifest key "+p.key+")")
 	}
-	f.buckets = fs.Int("buckets", 0, "number of buckets (default 100000)")
+	f.buckets = intFlag(fs, "buckets", 0, "number of buckets `N`, e.g. 200000, 200_000 or 2e5 (default 100000)")
 	f.factor = fs.Float64("factor", 0, "bucket factor (default automatic)")
-	f.tilts = fs.Int("tilts", 0, "exponential tilts per convolution, 1-3 (default engine)")
+	f.tilts = intFlag(fs, "tilts", 0, "`N` exponential tilts per convolution, 1-3 (default: the engine's)")
 	f.tailBudget = fs.Float64("tail-budget", 0, "corner mass the automatic factor may leave, in (0, 1) (default 1e-22)")
 	f.squaring = fs.Float64("squaring-threshold", 0, "corner-mass growth that triggers a squaring, > 1 (default 2.2)")
 	f.freeInftyBudget = fs.Float64("free-infty-budget", 0, "corner mass below which no squaring is triggered (default: the tail budget)")
@@ -239,6 +243,9 @@ func (l *listFlag[T]) String() string {
 }
 
 func (l *listFlag[T]) Set(s string) error {
+	if err := checkAmbiguousList(s); err != nil {
+		return err
+	}
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -253,15 +260,10 @@ func (l *listFlag[T]) Set(s string) error {
 	return nil
 }
 
-// intList returns a list flag of integers.
+// intList returns a list flag of integers (parseInteger: 10000, 10_000
+// or 1e4).
 func intList() *listFlag[int64] {
-	return &listFlag[int64]{parse: func(s string) (int64, error) {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not an integer", s)
-		}
-		return v, nil
-	}}
+	return &listFlag[int64]{parse: parseInteger}
 }
 
 // floatList returns a list flag of finite numbers.

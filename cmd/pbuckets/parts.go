@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -16,9 +19,10 @@ import (
 // status 0 when every dataset is complete (with the expected number of
 // parts, if given), 1 when one is not, 2 for invalid input.
 func cmdParts(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("parts", "[--out DIR] [--shards N] MANIFEST|FOLDER...", stderr)
-	out := fs.String("out", "results", "results folder of `pbuckets run`; a manifest's results are in DIR/<name>/")
-	shards := fs.Int("shards", -1, "the number of parts the dataset must have (0: an unsharded run; default: any)")
+	fs := newFlagSet("parts", "[--out DIR] [--shards N [--rerun-list]] MANIFEST|FOLDER...", stderr)
+	out := fs.String("out", "results", "results folder (--out of pbuckets run): a manifest's results are in DIR/<name>/")
+	shards := fs.Int("shards", -1, "the number of parts the dataset must have: 0 for an unsharded run, -1 for any")
+	rerunList := fs.Bool("rerun-list", false, "print only the parts to run again (missing, interrupted, or with failed tasks) of all the datasets, as one comma list for a Slurm --array (nothing when none); needs --shards N")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
 		return status
@@ -26,6 +30,20 @@ func cmdParts(args []string, stdout, stderr io.Writer) int {
 	if *shards < -1 {
 		fmt.Fprintf(stderr, "error: --shards must be at least 0, got %d\n", *shards)
 		return exitUsage
+	}
+	if *rerunList && *shards < 1 {
+		fmt.Fprintln(stderr, "error: --rerun-list needs --shards N with N >= 1")
+		return exitUsage
+	}
+	report := stdout // the verdicts; with --rerun-list stdout holds the list only
+	if *rerunList {
+		report = io.Discard
+	}
+	rerun := map[int]bool{}
+	rerunAll := func() {
+		for i := 1; i <= *shards; i++ {
+			rerun[i] = true
+		}
 	}
 	type target struct {
 		dir string
@@ -51,23 +69,46 @@ func cmdParts(args []string, stdout, stderr io.Writer) int {
 			status = exitFailed
 			continue
 		}
+		// The set of the expected number of parts, current or not, says
+		// which parts to run again.
+		var expected *results.Set
+		for _, s := range append(st.Stale, st.Current) {
+			if s != nil && !s.Legacy && s.Shards == *shards {
+				expected = s
+			}
+		}
+		switch {
+		case expected == nil || len(expected.Problems) > 0:
+			rerunAll()
+		default:
+			for _, i := range expected.Rerun {
+				rerun[i] = true
+			}
+		}
 		if err := st.Usable(); err != nil {
-			fmt.Fprintf(stdout, "%s: NOT COMPLETE: %v\n", t.dir, err)
+			fmt.Fprintf(report, "%s: NOT COMPLETE: %v\n", t.dir, err)
 			status = exitFailed
 		} else {
 			c := st.Current
-			fmt.Fprintf(stdout, "%s: complete: %s, manifest %.12s, %s\n", t.dir, describeSet(c), c.ManifestHash, c.Version)
+			fmt.Fprintf(report, "%s: complete: %s, manifest %.12s, %s\n", t.dir, describeSet(c), c.ManifestHash, c.Version)
 			if *shards >= 0 && c.Shards != *shards {
-				fmt.Fprintf(stdout, "%s: NOT COMPLETE: the dataset has %s, not the %s expected (--shards %d)\n", t.dir, countParts(c.Shards), countParts(*shards), *shards)
+				fmt.Fprintf(report, "%s: NOT COMPLETE: the dataset has %s, not the %s expected (--shards %d)\n", t.dir, countParts(c.Shards), countParts(*shards), *shards)
 				status = exitFailed
 			}
 			if t.m != nil && c.ManifestHash != t.m.Hash {
-				fmt.Fprintf(stdout, "%s: note: computed from another version of %s\n", t.dir, t.m.File)
+				fmt.Fprintf(report, "%s: note: computed from another version of %s\n", t.dir, t.m.File)
 			}
 		}
 		for _, s := range st.Stale {
-			fmt.Fprintf(stdout, "%s: stale, never read with the dataset: %s; remove with: %s\n", t.dir, s.Describe(), removeCommand(s))
+			fmt.Fprintf(report, "%s: stale, never read with the dataset: %s; remove with: %s\n", t.dir, s.Describe(), removeCommand(s))
 		}
+	}
+	if *rerunList && len(rerun) > 0 {
+		var parts []string
+		for _, i := range slices.Sorted(maps.Keys(rerun)) {
+			parts = append(parts, strconv.Itoa(i))
+		}
+		fmt.Fprintln(stdout, strings.Join(parts, ","))
 	}
 	return status
 }

@@ -9,10 +9,11 @@ import (
 )
 
 func cmdPlot(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plot", "[--out DIR] [--figure ID] [--quiet] MANIFEST...", stderr)
-	out := fs.String("out", "results", "results folder of `pbuckets run`; images go to DIR/<name>/<figure id>.{png,svg,pdf}")
+	fs := newFlagSet("plot", "[--out DIR] [--figure ID] [--partial] [--quiet] MANIFEST...", stderr)
+	out := fs.String("out", "results", "results folder (--out of pbuckets run): images go to DIR/<name>/<figure id>.{png,svg,pdf}")
 	only := fs.String("figure", "", "draw only the figure with this id")
 	quiet := fs.Bool("quiet", false, "do not list the files written")
+	partial := fs.Bool("partial", false, "draw from an incomplete set too (missing or interrupted parts, failed tasks: curves lack those rows); a mixed set is always refused")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
 		return status
@@ -28,7 +29,11 @@ func cmdPlot(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		dir := filepath.Join(*out, m.Name)
-		res, err := plots.Load(dir)
+		load := plots.Load
+		if *partial {
+			load = plots.LoadPartial
+		}
+		res, err := load(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "error: manifest %s: %v (run `pbuckets run --out %s %s` first; `pbuckets parts` tells what a set lacks)\n", m.File, err, *out, m.File)
 			status = exitFailed

@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -37,7 +36,8 @@ one line per method, r and delta:
 The mechanism flags are named like the manifest keys (experiments/README.md);
 kind eps_delta takes --eps0 and --delta0. --r, --delta, --eps and --e-eps take
 comma-separated lists and may be repeated. Composed states are cached in
-OUT/.cache, shared with run and search.`
+the user cache folder (~/.cache/pbuckets/states on Linux), or in OUT/.cache
+with --out (shared with run and search there), or in --cache DIR.`
 
 const deltaSynopsis = `--kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [options]
 
@@ -71,6 +71,9 @@ type queryFlags struct {
 	out, cacheDir         *string
 	noCache               *bool
 	memory                *string
+	// cache is the state cache folder (oneLinerCache) and cacheFlag the
+	// flag that chose it.
+	cache, cacheFlag string
 }
 
 // cmdQuery runs pbuckets eps (what = queryEps) or pbuckets delta.
@@ -92,14 +95,10 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 	}
 	bm := &methods.Buckets{Backend: be, Mem: semaphore.NewWeighted(budget), Budget: budget}
 	if !*qf.noCache {
-		bm.Cache = cache.States{Dir: filepath.Join(*qf.out, ".cache")}
-		flagName := "--out"
-		if *qf.cacheDir != "" {
-			bm.Cache.Dir, flagName = *qf.cacheDir, "--cache"
-		}
+		bm.Cache = cache.States{Dir: qf.cache}
 		// The cache must be writable before any work.
 		if err := results.CheckWritable(bm.Cache.Dir); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %v\n", flagName, err)
+			fmt.Fprintf(stderr, "error: %s: %v\n", qf.cacheFlag, err)
 			return exitUsage
 		}
 	}
@@ -175,7 +174,7 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 	fs := newFlagSet(what, synopsis, stderr)
 	mf := addMechFlags(fs)
 	rs := intList()
-	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated")
+	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated; 10000, 10_000 or 1e4")
 	qf = queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList()}
 	if what == queryEps {
 		fs.Var(qf.deltas, "delta", "delta value(s), in (0, 1): comma-separated or repeated")
@@ -185,8 +184,8 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 	}
 	qf.methods = fs.String("methods", manifest.MethodBuckets, "comma-separated methods: "+strings.Join(manifest.MethodNames(), ", "))
 	qf.json = fs.Bool("json", false, "print a JSON array instead of text")
-	qf.out = fs.String("out", "results", "results folder: composed states are cached in DIR/.cache")
-	qf.cacheDir = fs.String("cache", "", "cache folder (default OUT/.cache)")
+	qf.out = fs.String("out", "results", "results folder: when given, composed states are cached in DIR/.cache")
+	qf.cacheDir = fs.String("cache", "", "cache folder (default: DIR/.cache with --out, else the user cache folder, e.g. ~/.cache/pbuckets/states)")
 	qf.noCache = fs.Bool("no-cache", false, "neither read nor write cached states")
 	qf.memory = fs.String("memory", "", "memory budget, also the Go soft memory limit while computing unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
 	pos, err := parseArgs(fs, args)
@@ -210,6 +209,7 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 		printErrors(stderr, err)
 		return nil, qf, 0, exitUsage, false
 	}
+	qf.cache, qf.cacheFlag = oneLinerCache(fs, *qf.out, *qf.cacheDir)
 	return m, qf, budget, exitOK, true
 }
 
@@ -286,20 +286,15 @@ type queryAnswer struct {
 }
 
 // jsonFloat is a float64 that encodes NaN (no bound) as null and the
-// infinities as strings.
+// infinities as 1e999 and -1e999 (dataFloat).
 type jsonFloat float64
 
 func (f jsonFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	switch {
-	case math.IsNaN(v):
+	text, null := dataFloat(float64(f))
+	if null {
 		return []byte("null"), nil
-	case math.IsInf(v, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-Inf"`), nil
 	}
-	return []byte(strconv.FormatFloat(v, 'g', -1, 64)), nil
+	return []byte(text), nil
 }
 
 // MarshalJSON adds the query point and the bounds under names that say

@@ -134,7 +134,7 @@ func TestEpsDeltaUsageErrors(t *testing.T) {
 		{append([]string{"delta", "--eps", "-1"}, gauss...), "--eps: values must be >= 0, got -1"},
 		{append([]string{"delta", "--e-eps", "0.5"}, gauss...), "--e-eps: values must be >= 1, got 0.5"},
 		{[]string{"eps", "--kind", "gauss", "--sigma", "1", "--r", "0", "--delta", "1e-5"}, "--r: numbers of compositions must be >= 1, got 0"},
-		{[]string{"eps", "--kind", "gauss", "--sigma", "1", "--r", "1.5", "--delta", "1e-5"}, `"1.5" is not an integer`},
+		{[]string{"eps", "--kind", "gauss", "--sigma", "1", "--r", "1.5", "--delta", "1e-5"}, `"1.5" is not a whole number`},
 		{[]string{"eps", "--kind", "gaus", "--sigma", "1", "--r", "8", "--delta", "1e-5"}, `--kind: unknown kind "gaus" (did you mean "gauss"?)`},
 		{[]string{"eps", "--kind", "gauss", "--r", "8", "--delta", "1e-5"}, "--sigma: missing required key for kind gauss"},
 		{[]string{"eps", "--kind", "gauss", "--sigma", "-1", "--r", "8", "--delta", "1e-5"}, "--sigma: must be positive and finite, got -1"},

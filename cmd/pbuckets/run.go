@@ -16,12 +16,13 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "[--out DIR] [--jobs N] [--shard I/N] [--memory SIZE] [--accuracy A] [--quiet] MANIFEST...", stderr)
+	fs := newFlagSet("run", "[--out DIR] [--jobs N] [--shard I/N] [--memory SIZE] [--accuracy A] [--no-cache] [--quiet] MANIFEST...", stderr)
 	out := fs.String("out", "results", "results folder; each manifest writes to DIR/<name>/")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of jobs running at once")
 	shard := fs.String("shard", "", "run only part I of N of the task list (1 <= I <= N), e.g. $SLURM_ARRAY_TASK_ID/10")
 	memFlag := fs.String("memory", "", "memory budget shared by running jobs, also the Go soft memory limit while they run unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
 	quiet := fs.Bool("quiet", false, "no progress display and no summary")
+	noCache := fs.Bool("no-cache", false, "neither read nor write cached states (default: cached in DIR/.cache)")
 	accuracy := fs.Float64("accuracy", 0, "accuracy target for every mechanism of the manifests, in (0, 1), overriding their [engine] accuracy: the buckets method doubles the bucket count (from the manifest's buckets) until every bracket's relative width meets it or the memory budget ends it")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
@@ -36,6 +37,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		Methods: methods.Compare(),
 		Out:     *out,
 		Jobs:    *jobs,
+		NoCache: *noCache,
 		Version: version(),
 		Log:     stderr,
 	}

@@ -41,7 +41,7 @@ var errSearchAccuracy = search.ErrAccuracy.Error()
 
 func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("search", searchSynopsis, stderr)
-	out := fs.String("out", "results", "results folder: cache in DIR/.cache, manifest results in DIR/<name>/")
+	out := fs.String("out", "results", "results folder: manifest results in DIR/<name>/, the cache in DIR/.cache (with --kind, the user cache folder unless --out is given)")
 	noCache := fs.Bool("no-cache", false, "neither read nor write cached states")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "number of searches running at once")
 	memFlag := fs.String("memory", "", "memory budget shared by running searches, also the Go soft memory limit while they run unless GOMEMLIMIT is set, e.g. 8GiB (default: the machine's available memory)")
@@ -121,6 +121,10 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 	searcher := &search.Searcher{Backend: backend.Engine{}}
 	if !*noCache {
 		searcher.CacheDir = filepath.Join(*out, ".cache")
+		if flagMode {
+			// a one-liner leaves no results/.cache where it runs
+			searcher.CacheDir, _ = oneLinerCache(fs, *out, "")
+		}
 	}
 	// The folders written must be writable before any work.
 	dirs := []string{searcher.CacheDir}
@@ -137,6 +141,17 @@ func cmdSearch(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "error: --out: %v\n", err)
 			return exitUsage
 		}
+	}
+	// A budget that cannot hold one search is refused before any work.
+	refused := false
+	for _, m := range manifests {
+		for _, e := range searcher.CheckMemory(search.Specs(m), budget) {
+			fmt.Fprintf(stderr, "error: %s: %v\n", m.File, e)
+			refused = true
+		}
+	}
+	if refused {
+		return exitUsage
 	}
 	if !*quiet {
 		searcher.Log = lineLogger(stderr)

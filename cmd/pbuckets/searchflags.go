@@ -23,14 +23,14 @@ var searchFlagNames = []string{"tie", "r", "e-eps", "eps", "delta", "rel-tol", "
 func addSearchFlags(fs *flag.FlagSet) *searchFlags {
 	f := &searchFlags{rs: intList()}
 	f.tie = fs.String("tie", "", "comma-separated parameters multiplied by the factor (default: scale/sigma; mu,scale for Vuvuzela)")
-	fs.Var(f.rs, "r", "number(s) of observations: comma-separated or repeated")
+	fs.Var(f.rs, "r", "number(s) of observations: comma-separated or repeated; 10000, 10_000 or 1e4")
 	f.eEps = fs.Float64("e-eps", 0, "target e^eps (>= 1)")
 	f.eps = fs.Float64("eps", 0, "target eps (natural log, >= 0)")
 	f.delta = fs.Float64("delta", 0, "target delta, in (0, 1)")
 	f.relTol = fs.Float64("rel-tol", 0, "stop bisecting when hi/lo <= 1 + rel-tol (default 0.01)")
 	f.minFactor = fs.Float64("min-factor", 0, "smallest factor probed (default 1/1024)")
 	f.maxFactor = fs.Float64("max-factor", 0, "largest factor probed (default 1024)")
-	f.maxProbes = fs.Int("max-probes", 0, "largest number of probes per search (default 60)")
+	f.maxProbes = intFlag(fs, "max-probes", 0, "largest number `N` of probes per search (default 60)")
 	return f
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"text/tabwriter"
 
@@ -15,7 +14,7 @@ import (
 func cmdShow(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("show", "[--format csv|json|table] [--partial] FILE.parquet...", stderr)
 	format := fs.String("format", "table", "output format: csv, json or table")
-	partial := fs.Bool("partial", false, "show the rows of an incomplete set of parts (missing or interrupted parts) too; a mixed set is always refused")
+	partial := fs.Bool("partial", false, "show the rows of an incomplete set too (missing or interrupted parts, failed tasks); a mixed set is always refused")
 	paths, status, ok := parsePaths(fs, args)
 	if !ok {
 		return status
@@ -69,7 +68,8 @@ func sameColumns(a, b *results.Frame) bool {
 	return true
 }
 
-// cell renders a value as text; null is reported separately.
+// cell renders a value as text for the table; null is reported
+// separately.
 func cell(c *results.Column, i int) (string, bool) {
 	if c.IsNull(i) {
 		return "", true
@@ -84,6 +84,15 @@ func cell(c *results.Column, i int) (string, bool) {
 	default:
 		return strconv.FormatBool(c.Bools[i]), false
 	}
+}
+
+// dataCell renders a value for CSV and JSON: numbers as dataFloat writes
+// them (+Inf as 1e999, NaN null); null is reported separately.
+func dataCell(c *results.Column, i int) (string, bool) {
+	if c.Type == results.Float64 && !c.IsNull(i) {
+		return dataFloat(c.Floats[i])
+	}
+	return cell(c, i)
 }
 
 func header(f *results.Frame) []string {
@@ -103,7 +112,7 @@ func writeCSV(w io.Writer, frames []*results.Frame) error {
 		for i := 0; i < f.Rows(); i++ {
 			rec := make([]string, len(f.Columns))
 			for j, c := range f.Columns {
-				rec[j], _ = cell(c, i)
+				rec[j], _ = dataCell(c, i)
 			}
 			if err := cw.Write(rec); err != nil {
 				return err
@@ -149,8 +158,8 @@ func writeTable(w io.Writer, frames []*results.Frame) error {
 }
 
 // writeJSON writes a JSON array with one object per row and per line.
-// Non-finite floats, which JSON cannot represent, are written as the
-// strings "NaN", "+Inf" and "-Inf"; nulls as null.
+// Numbers are written as dataFloat says (+Inf as 1e999, NaN as null), the
+// mechanism parameters (jsonColumn) as JSON objects, nulls as null.
 func writeJSON(w io.Writer, frames []*results.Frame) error {
 	if _, err := io.WriteString(w, "["); err != nil {
 		return err
@@ -169,26 +178,23 @@ func writeJSON(w io.Writer, frames []*results.Frame) error {
 				}
 				key, _ := json.Marshal(c.Name)
 				buf = append(append(buf, key...), ':')
-				var v any
+				text, null := dataCell(c, i)
 				switch {
-				case c.IsNull(i):
-					v = nil
+				case null:
+					buf = append(buf, "null"...)
 				case c.Type == results.String:
-					v = c.Strings[i]
-				case c.Type == results.Int64:
-					v = c.Ints[i]
-				case c.Type == results.Bool:
-					v = c.Bools[i]
-				case math.IsNaN(c.Floats[i]) || math.IsInf(c.Floats[i], 0):
-					v = strconv.FormatFloat(c.Floats[i], 'g', -1, 64)
-				default:
-					v = c.Floats[i]
+					if obj := jsonObject(text); obj != nil && jsonColumn(c.Name) {
+						buf = append(buf, obj...)
+						break
+					}
+					val, err := json.Marshal(text)
+					if err != nil {
+						return err
+					}
+					buf = append(buf, val...)
+				default: // numbers and booleans: their text is JSON
+					buf = append(buf, text...)
 				}
-				val, err := json.Marshal(v)
-				if err != nil {
-					return err
-				}
-				buf = append(buf, val...)
 			}
 			buf = append(buf, '}')
 			if _, err := w.Write(buf); err != nil {

@@ -20,12 +20,21 @@ import (
 
 // TestMain lets the test binary act as the pbuckets command when
 // PBUCKETS_TEST_MAIN is 1, so that tests start pbuckets processes (as a
-// job array does) without building the binary.
+// job array does) without building the binary. The tests' one-line
+// commands cache their states in a temporary user cache folder
+// (XDG_CACHE_HOME), not in the user's.
 func TestMain(m *testing.M) {
 	if os.Getenv("PBUCKETS_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	cacheHome, err := os.MkdirTemp("", "pbuckets-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cacheHome)
+	status := m.Run()
+	os.RemoveAll(cacheHome)
+	os.Exit(status)
 }
 
 // sweepManifest has 5 mechanism instances (a Gauss mechanism and a swept
@@ -117,7 +126,7 @@ func checkUnion(t *testing.T, out, whole string, n int) {
 		got := pipelinetest.ReadParts(t, st.Current.Files[table])
 		// seconds and cached depend on timing and on which process
 		// composed a state first; shard names the part.
-		sameNumbers(t, table, got, want, "seconds", "cached", "shard")
+		sameNumbers(t, table, got, want, "job_seconds", "cached", "shard")
 	}
 }
 
@@ -178,15 +187,17 @@ func sweepRoot(t *testing.T) string {
 // foreground; an array (--array=A-B) runs all its tasks at the same time,
 // each with the variables Slurm sets (SLURM_ARRAY_TASK_ID, _MIN, _MAX,
 // _COUNT, SLURM_CPUS_PER_TASK from the script's #SBATCH line), its output
-// in logs/; --export=ALL,K=V sets K. It prints a job id, as --parsable
-// does, and records its arguments in sbatch.log.
+// in logs/; --export=ALL,K=V sets K; --cpus-per-task overrides the
+// script's. It prints a job id, as --parsable does, and records its
+// arguments in sbatch.log.
 const fakeSbatch = `#!/usr/bin/env bash
 set -u
 echo "$*" >> sbatch.log
-array= dep= 
+array= dep= cpus=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--array=*) array=${1#--array=} ;;
+	--cpus-per-task=*) cpus=${1#--cpus-per-task=} ;;
 	--dependency=*) dep=${1#--dependency=} ;;
 	--export=*)
 		IFS=, read -ra kvs <<< "${1#--export=}"
@@ -197,7 +208,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 script=$1; shift
-cpus=$(sed -n 's/^#SBATCH --cpus-per-task=//p' "$script")
+[ -n "$cpus" ] || cpus=$(sed -n 's/^#SBATCH --cpus-per-task=//p' "$script")
 id=$(( $(wc -l < sbatch.log) * 100 ))
 mkdir -p logs
 if [ -n "$array" ]; then
@@ -217,6 +228,15 @@ fi
 echo "$id"
 `
 
+// fakeSinfo is an sinfo for tests: one partition "small" (the default)
+// with nodes of 2 CPUs and 3000 MB.
+const fakeSinfo = `#!/usr/bin/env bash
+case "$*" in
+*%P*) echo 'small*' ;;
+*%c*) printf '2 3000\n2 3000\n' ;;
+esac
+`
+
 // TestSweepSlurm runs scripts/slurm/submit.sh with an sbatch that runs the
 // array's tasks at once and then the finish step (as Slurm does with
 // --dependency=afterany): every task runs its own shard of the manifest
@@ -229,11 +249,19 @@ func TestSweepSlurm(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "sbatch"), []byte(fakeSbatch), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(root, "sinfo"), []byte(fakeSinfo), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	const n = 3
+	// The binary is named by PBUCKETS (no bin/pbuckets).
+	if err := os.Rename(filepath.Join(root, "bin", "pbuckets"), filepath.Join(root, "pbuckets-static")); err != nil {
+		t.Fatal(err)
+	}
+	pbucketsBin := filepath.Join(root, "pbuckets-static")
 	submit := func(out string) (string, error) {
 		cmd := exec.Command("bash", "scripts/slurm/submit.sh", "sweep.toml")
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS="+strconv.Itoa(n), "OUT="+out)
+		cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS="+strconv.Itoa(n), "OUT="+out, "PBUCKETS="+pbucketsBin)
 		b, err := cmd.CombinedOutput()
 		return string(b), err
 	}
@@ -241,21 +269,26 @@ func TestSweepSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatalf("submit.sh: %v\n%s", err, msg)
 	}
+	// shard.sbatch's 4 CPUs x 2G do not fit the partition's nodes: submit.sh
+	// asks for what they have, and says so.
+	if !strings.Contains(msg, "at most 2 CPUs and a task asks for 4") || !strings.Contains(msg, "asking for 1500M per CPU") {
+		t.Errorf("submit.sh said:\n%s", msg)
+	}
 	log, _ := os.ReadFile(filepath.Join(root, "sbatch.log"))
 	calls := strings.Split(strings.TrimSpace(string(log)), "\n")
-	if len(calls) != 2 || !strings.Contains(calls[0], "--array=1-3") || !strings.Contains(calls[0], "scripts/slurm/shard.sbatch sweep.toml") ||
+	if len(calls) != 2 || !strings.Contains(calls[0], "--cpus-per-task=2 --mem-per-cpu=1500M --array=1-3") || !strings.Contains(calls[0], "scripts/slurm/shard.sbatch sweep.toml") ||
 		!strings.Contains(calls[1], "--dependency=afterany:100") || !strings.Contains(calls[1], "scripts/slurm/finish.sbatch sweep.toml") {
 		t.Errorf("sbatch calls:\n%s", log)
 	}
 	for i := 1; i <= n; i++ {
 		task, _ := os.ReadFile(filepath.Join(root, "logs", fmt.Sprintf("100-%d.out", i)))
-		if want := fmt.Sprintf("--jobs 4 --shard %d/3 sweep.toml", i); !strings.Contains(string(task), want) {
-			t.Errorf("task %d ran:\n%s\nwant %q (jobs from SLURM_CPUS_PER_TASK)", i, task, want)
+		if want := fmt.Sprintf("+ %s run --quiet --out res --jobs 2 --shard %d/3 sweep.toml", pbucketsBin, i); !strings.Contains(string(task), want) {
+			t.Errorf("task %d ran:\n%s\nwant %q (PBUCKETS, jobs from SLURM_CPUS_PER_TASK)", i, task, want)
 		}
 	}
 	finish, _ := os.ReadFile(filepath.Join(root, "logs", "200.out"))
-	if !strings.Contains(string(finish), "complete: 3 parts") || !strings.Contains(string(finish), "exit 0") {
-		t.Errorf("finish step:\n%s", finish)
+	if !strings.Contains(string(finish), "complete: 3 parts") || !strings.Contains(string(finish), "wrote res/sweep/d.png") || !strings.Contains(string(finish), "exit 0") {
+		t.Errorf("finish step (the parts check, then the figures listed):\n%s", finish)
 	}
 	if _, err := os.Stat(filepath.Join(root, "res", "sweep", "d.png")); err != nil {
 		t.Errorf("figure not drawn: %v", err)
@@ -272,35 +305,54 @@ func TestSweepSlurm(t *testing.T) {
 	}
 	cmd := exec.Command("bash", "-c", "sed 's#scripts/slurm/shard.sbatch#bad.sbatch#' scripts/slurm/submit.sh > submit-bad.sh && bash submit-bad.sh sweep.toml")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS=3", "OUT=res2")
+	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "SHARDS=3", "OUT=res 2", "PBUCKETS="+pbucketsBin, "SBATCH_OPTIONS=--partition=small --account=dp")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("submit: %v\n%s", err, b)
 	}
 	finish, _ = os.ReadFile(filepath.Join(root, "logs", "200.out"))
-	if !strings.Contains(string(finish), "NOT COMPLETE") || !strings.Contains(string(finish), "1 of 3 parts missing (2)") || !strings.Contains(string(finish), "exit 1") {
-		t.Errorf("finish step with part 2 lost:\n%s", finish)
+	// The finish log names the part and prints the command that reruns
+	// it with this sweep's settings.
+	rerun := fmt.Sprintf(`  ARRAY=2 SHARDS=3 OUT=res\ 2 SBATCH_OPTIONS=--partition=small\ --account=dp PBUCKETS=%s scripts/slurm/submit.sh sweep.toml`, pbucketsBin)
+	if !strings.Contains(string(finish), "NOT COMPLETE") || !strings.Contains(string(finish), "1 of 3 parts missing (2)") ||
+		!strings.Contains(string(finish), rerun+"\n") || !strings.Contains(string(finish), "exit 1") {
+		t.Errorf("finish step with part 2 lost:\n%s\nwant the rerun command\n%s", finish, rerun)
 	}
-	// The rerun of the lost task that experiments/README.md shows, then the
-	// finish step, complete the dataset.
-	cmd = exec.Command("bash", "-c", "sbatch --array=2 --export=ALL,SHARDS=3 scripts/slurm/shard.sbatch sweep.toml && SHARDS=3 scripts/sweep.sh finish sweep.toml")
+	// That command reruns the lost task and the finish step, which finds
+	// the dataset complete.
+	os.Remove(filepath.Join(root, "sbatch.log"))
+	cmd = exec.Command("bash", "-c", rerun)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"), "OUT=res2")
-	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "complete: 3 parts") {
-		rerun, _ := os.ReadFile(filepath.Join(root, "logs", "300-2.out"))
-		t.Errorf("rerun of task 2 and finish: %v\n%s\ntask log:\n%s", err, b, rerun)
+	cmd.Env = append(os.Environ(), "PATH="+root+":"+os.Getenv("PATH"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("rerun: %v\n%s", err, b)
 	}
-	checkUnion(t, filepath.Join(root, "res2"), whole, n)
+	log, _ = os.ReadFile(filepath.Join(root, "sbatch.log"))
+	if calls := strings.Split(strings.TrimSpace(string(log)), "\n"); len(calls) != 2 || !strings.Contains(calls[0], "--partition=small --account=dp") || !strings.Contains(calls[0], "--array=2 ") {
+		t.Errorf("rerun sbatch calls:\n%s", log)
+	}
+	if finish, _ = os.ReadFile(filepath.Join(root, "logs", "200.out")); !strings.Contains(string(finish), "complete: 3 parts") || !strings.Contains(string(finish), "exit 0") {
+		t.Errorf("finish step after the rerun:\n%s", finish)
+	}
+	checkUnion(t, filepath.Join(root, "res 2"), whole, n)
 }
 
-// yamlValues returns the values of "key: value" lines of a YAML file (in
-// file order), unquoted, or of "- name: key" entries' "value:" lines when
-// key starts with "env ".
-func yamlValues(t *testing.T, path, key string) []string {
+// renderJob returns the YAML of scripts/k8s/apply.sh --print job (sweep or
+// finish) with the environment env added.
+func renderJob(t *testing.T, job string, env ...string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	cmd := exec.Command(filepath.Join("..", "..", "scripts", "k8s", "apply.sh"), "--print", job)
+	cmd.Env = append(os.Environ(), env...)
+	b, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("apply.sh --print %s: %v", job, err)
 	}
+	return string(b)
+}
+
+// yamlValues returns the values of "key: value" lines of a YAML text (in
+// order), unquoted, or of "- name: key" entries' "value:" lines when key
+// starts with "env ".
+func yamlValues(data, key string) []string {
 	var re *regexp.Regexp
 	if name, ok := strings.CutPrefix(key, "env "); ok {
 		re = regexp.MustCompile(`(?m)^\s*- name: ` + regexp.QuoteMeta(name) + `\s*\n\s*value: "?([^"\n#]*?)"?\s*(#.*)?$`)
@@ -308,7 +360,7 @@ func yamlValues(t *testing.T, path, key string) []string {
 		re = regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(key) + `: (.*?)\s*(#.*)?$`)
 	}
 	var out []string
-	for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+	for _, m := range re.FindAllStringSubmatch(data, -1) {
 		out = append(out, m[1])
 	}
 	return out
@@ -321,10 +373,11 @@ func yamlValues(t *testing.T, path, key string) []string {
 // command. The union of the parts equals an unsharded run.
 func TestSweepKubernetes(t *testing.T) {
 	root := sweepRoot(t)
-	k8s := filepath.Join("..", "..", "scripts", "k8s")
-	sweep, finish := filepath.Join(k8s, "sweep-job.yaml"), filepath.Join(k8s, "finish-job.yaml")
+	// The number of shards is set in one place (sweep.env, or the
+	// environment of apply.sh).
+	sweep, finish := renderJob(t, "sweep", "SHARDS=7"), renderJob(t, "finish", "SHARDS=7")
 	for _, c := range []struct {
-		path, key string
+		yaml, key string
 		want      []string
 	}{
 		{sweep, "completionMode", []string{"Indexed"}},
@@ -337,14 +390,17 @@ func TestSweepKubernetes(t *testing.T) {
 		{sweep, "claimName", []string{"pbuckets-results"}},
 		{finish, "claimName", []string{"pbuckets-results"}},
 	} {
-		if got := yamlValues(t, c.path, c.key); !slices.Equal(got, c.want) {
-			t.Errorf("%s: %s = %q, want %q", c.path, c.key, got, c.want)
+		if got := yamlValues(c.yaml, c.key); !slices.Equal(got, c.want) {
+			t.Errorf("%s = %q, want %q in\n%s", c.key, got, c.want, c.yaml)
 		}
 	}
-	completions := yamlValues(t, sweep, "completions")
-	shards := yamlValues(t, sweep, "env SHARDS")
-	if len(completions) != 1 || !slices.Equal(shards, completions) || !slices.Equal(yamlValues(t, finish, "env SHARDS"), completions) {
-		t.Fatalf("completions %q, SHARDS %q and %q must agree", completions, shards, yamlValues(t, finish, "env SHARDS"))
+	for _, c := range []struct{ yaml, key string }{{sweep, "completions"}, {sweep, "parallelism"}, {sweep, "env SHARDS"}, {finish, "env SHARDS"}} {
+		if got := yamlValues(c.yaml, c.key); !slices.Equal(got, []string{"7"}) {
+			t.Errorf("%s = %q, want SHARDS 7", c.key, got)
+		}
+	}
+	if strings.Contains(sweep+finish, "${") {
+		t.Errorf("placeholders left:\n%s\n%s", sweep, finish)
 	}
 	// The pods, with a small manifest and SHARDS = 3 (the manifest's 16
 	// would be slow here).

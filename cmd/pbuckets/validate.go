@@ -28,11 +28,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	for _, e := range memErrs {
 		fmt.Fprintf(stderr, "error: %v\n", e)
 	}
-	if !ok || len(inputErrs) > 0 {
+	if !ok || len(inputErrs) > 0 || len(memErrs) > 0 {
+		// a budget that cannot hold a task is refused by run too
 		return exitUsage
-	}
-	if len(memErrs) > 0 {
-		return exitFailed
 	}
 	for _, m := range manifests {
 		fmt.Fprintf(stdout, "ok: %s (%q: %d tasks)\n", m.File, m.Name, len(runner.Expand([]*manifest.Manifest{m})))

@@ -72,24 +72,33 @@ func Available() int64 {
 	return avail
 }
 
-// ParseBytes parses a memory size such as "512MiB", "8GiB", "2G" or a plain
-// number of bytes.
+// ParseBytes parses a memory size: a number of bytes with an optional
+// unit, SI (k, KB, M, MB, G, GB, T, TB: powers of 1000) or IEC (KiB, MiB,
+// GiB, TiB, also Ki, Mi, Gi, Ti as Kubernetes writes them: powers of 1024),
+// upper or lower case, B for bytes: "512MiB", "8GB", "8GiB", "2G", "1000".
 func ParseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	mult := int64(1)
+	lower := strings.ToLower(t)
+	// Longest suffixes first, so that "kib" is not read as "b".
 	units := []struct {
 		suffix string
 		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"B", 1}}
+	}{
+		{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+		{"ki", 1 << 10}, {"mi", 1 << 20}, {"gi", 1 << 30}, {"ti", 1 << 40},
+		{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+		{"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}, {"b", 1},
+	}
 	for _, u := range units {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+		if strings.HasSuffix(lower, u.suffix) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
 			break
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(v > 0) || v*float64(mult) > 1<<62 {
-		return 0, fmt.Errorf("memory size %q: want a positive size like 512MiB or 8GiB", s)
+		return 0, fmt.Errorf("memory size %q: want a positive size like 512MiB, 8GiB or 8GB (units B, KB, MB, GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of 1024)", s)
 	}
 	return int64(v * float64(mult)), nil
 }

@@ -52,7 +52,7 @@ func CheckWritable(dir string) error {
 // all parts of one sharded run, of one manifest version and build, each
 // part present once, of runs with one accuracy target (accuracyMix).
 // Unless incomplete is allowed, every part must be
-// there and no run interrupted. Files without pbuckets metadata, and
+// there, no run interrupted and no task failed (MetaFailed). Files without pbuckets metadata, and
 // files that cannot be read as Parquet (their reader reports them), are
 // not checked. The error says what is mixed or missing.
 func CheckFiles(paths []string, incomplete bool) error {
@@ -76,8 +76,11 @@ func CheckFiles(paths []string, incomplete bool) error {
 	for _, name := range names {
 		files := groups[name]
 		shards, hashes, versions := map[string][]string{}, map[string][]string{}, map[string][]string{}
-		var interrupted []string
+		var interrupted, failed []string
 		for _, f := range files {
+			if ft := readFailed(f.meta); ft.count > 0 {
+				failed = append(failed, ft.describe(f.path))
+			}
 			shards[f.meta[MetaShard]] = append(shards[f.meta[MetaShard]], f.path)
 			hashes[f.meta[MetaHash]] = append(hashes[f.meta[MetaHash]], filepath.Base(f.path))
 			versions[f.meta[MetaVersion]] = append(versions[f.meta[MetaVersion]], filepath.Base(f.path))
@@ -144,6 +147,9 @@ func CheckFiles(paths []string, incomplete bool) error {
 		}
 		if len(interrupted) > 0 && !incomplete {
 			problems = append(problems, fmt.Errorf("%s: written by an interrupted run: %s", where, strings.Join(interrupted, ", ")))
+		}
+		if len(failed) > 0 && !incomplete {
+			problems = append(problems, fmt.Errorf("%s: rows missing, tasks failed: %s; run them again once the cause is fixed", where, strings.Join(failed, "; ")))
 		}
 	}
 	return errors.Join(problems...)

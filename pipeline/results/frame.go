@@ -150,7 +150,10 @@ func WriteParquet(path string, f *Frame, meta map[string]string) error {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
+	// The root of the schema is REQUIRED, as the Parquet format says;
+	// arrow-go v15 writes REPEATED by default, which strict readers such
+	// as hyparquet refuse (apache/arrow-go issue 722).
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy), parquet.WithRootRepetition(parquet.Repetitions.Required))
 	return atomicfile.Write(path, func(w io.Writer) error {
 		fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/pbuckets/pbuckets/pipeline/pipelinetest"
 	"github.com/pbuckets/pbuckets/pipeline/results"
 )
@@ -62,5 +64,23 @@ func TestWriteAtomicLeavesOldFileOnError(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("%d files in folder, want 1", len(entries))
+	}
+}
+
+// The root of the schema is REQUIRED: strict readers (hyparquet) refuse
+// the REPEATED root that arrow-go v15 writes by default.
+func TestParquetRootRequired(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	f := &results.Frame{Columns: []*results.Column{{Name: "i", Type: results.Int64, Ints: []int64{1}}}}
+	if err := results.WriteParquet(path, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.MetaData().Schema.Root().RepetitionType(); got != parquet.Repetitions.Required {
+		t.Errorf("root repetition %v, want REQUIRED", got)
 	}
 }

@@ -33,7 +33,17 @@ const (
 	MetaShard = "pbuckets.shard"
 	// MetaComplete is "false" when the run was interrupted.
 	MetaComplete = "pbuckets.complete"
+	// MetaFailed is the number of tasks of the run (of the part) that
+	// failed, in decimal; files of an older pbuckets lack it.
+	MetaFailed = "pbuckets.failed"
+	// MetaFailedTasks names the first MaxFailedNames failed tasks, one
+	// per line ("mechanism \"gauss\": method buckets: r=8").
+	MetaFailedTasks = "pbuckets.failed_tasks"
 )
+
+// MaxFailedNames bounds the failed tasks MetaFailedTasks names; the runs
+// table has every one with its error.
+const MaxFailedNames = 20
 
 // Part identifies what one run writes of a manifest's dataset: part Index
 // (1-based) of Count, or the whole dataset when Count is 0.

@@ -27,24 +27,34 @@ type Set struct {
 	// ManifestHash and Version are those of the set's files when they all
 	// agree.
 	ManifestHash, Version string
-	// Problems says why the set is not a complete dataset (missing or
-	// interrupted parts, parts of different manifests, builds or accuracy
-	// targets); empty
-	// when it is one.
+	// Gaps says which rows the set lacks: missing parts, parts of an
+	// interrupted run, failed tasks. `--partial` reads such a set.
+	Gaps []string
+	// Problems says why the set is not one dataset (parts of different
+	// manifests, builds or accuracy targets, unreadable or misplaced
+	// files): never read.
 	Problems []string
+	// Failed counts the failed tasks of the set's parts (as far as their
+	// metadata records them).
+	Failed int
+	// Rerun lists the parts (1-based, sorted) that must run again for the
+	// set to be complete: missing, interrupted or with failed tasks. Empty
+	// for an unsharded run (which reruns as a whole).
+	Rerun []int
 	// Legacy marks parts written at the top of the folder by an older
 	// pbuckets: never read.
 	Legacy bool
 }
 
-// Complete reports whether the set is a complete dataset.
-func (s *Set) Complete() bool { return len(s.Problems) == 0 && !s.Legacy }
+// Complete reports whether the set is a complete dataset: every part of
+// one run, none interrupted, no task failed.
+func (s *Set) Complete() bool { return len(s.Problems) == 0 && len(s.Gaps) == 0 && !s.Legacy }
 
 // Describe summarizes the set in one line.
 func (s *Set) Describe() string {
 	state := "complete"
 	if !s.Complete() {
-		state = strings.Join(s.Problems, "; ")
+		state = strings.Join(append(slices.Clone(s.Problems), s.Gaps...), "; ")
 	}
 	return fmt.Sprintf("%s (%s): %s", s.Name, s.Dir, state)
 }
@@ -72,6 +82,19 @@ func (st *Status) Usable() error {
 	case st.Problem != nil:
 		return st.Problem
 	case !st.Current.Complete():
+		return fmt.Errorf("results %s: %s", st.Dir, st.Current.Describe())
+	}
+	return nil
+}
+
+// UsablePartial is Usable for a reader that accepts gaps (missing parts,
+// interrupted runs, failed tasks): it refuses only a set that is not one
+// dataset.
+func (st *Status) UsablePartial() error {
+	switch {
+	case st.Problem != nil:
+		return st.Problem
+	case st.Current.Legacy || len(st.Current.Problems) > 0:
 		return fmt.Errorf("results %s: %s", st.Dir, st.Current.Describe())
 	}
 	return nil
@@ -235,12 +258,13 @@ func (s *Set) check() {
 		}
 	}
 	if len(missing) > 0 {
-		s.Problems = append(s.Problems, describeMissing(missing, s.Shards))
+		s.Gaps = append(s.Gaps, describeMissing(missing, s.Shards))
 	}
 	// The files' metadata: the shard each says it is, whether its run
 	// finished, and one manifest and build for all.
 	hashes, versions := map[string][]string{}, map[string][]string{}
 	interrupted := map[int]bool{}
+	failed := map[int]failedTasks{}
 	var read []metaFile
 	for _, table := range Tables() {
 		for i, path := range s.Files[table] {
@@ -262,6 +286,13 @@ func (s *Set) check() {
 			if meta[MetaComplete] != "true" {
 				interrupted[i+1] = true
 			}
+			if f := readFailed(meta); f.count > 0 {
+				f.runs = failed[i+1].runs
+				if table == TableRuns {
+					f.runs = filepath.Base(path)
+				}
+				failed[i+1] = f
+			}
 			hashes[meta[MetaHash]] = append(hashes[meta[MetaHash]], filepath.Base(path))
 			versions[meta[MetaVersion]] = append(versions[meta[MetaVersion]], filepath.Base(path))
 			read = append(read, metaFile{path, meta})
@@ -269,9 +300,27 @@ func (s *Set) check() {
 	}
 	if len(interrupted) > 0 {
 		if s.Shards == 0 {
-			s.Problems = append(s.Problems, "the run was interrupted; run it again to finish (states are cached)")
+			s.Gaps = append(s.Gaps, "the run was interrupted; run it again to finish (states are cached)")
 		} else {
-			s.Problems = append(s.Problems, fmt.Sprintf("part %s interrupted; run %s again", joinInts(keysOf(interrupted)), plural(len(interrupted), "it", "them")))
+			s.Gaps = append(s.Gaps, fmt.Sprintf("part %s interrupted; run %s again", joinInts(keysOf(interrupted)), plural(len(interrupted), "it", "them")))
+		}
+	}
+	if s.Shards > 0 {
+		rerun := map[int]bool{}
+		for _, m := range []map[int]bool{interrupted, setOf(keysOf(missing)), setOf(keysOf(failed))} {
+			for i := range m {
+				rerun[i] = true
+			}
+		}
+		s.Rerun = keysOf(rerun)
+	}
+	for _, i := range keysOf(failed) {
+		f := failed[i]
+		s.Failed += f.count
+		if s.Shards == 0 {
+			s.Gaps = append(s.Gaps, f.describe("the run")+"; run it again once the cause is fixed (finished tasks are cached)")
+		} else {
+			s.Gaps = append(s.Gaps, f.describe(fmt.Sprintf("part %d", i))+"; run it again once the cause is fixed (finished tasks are cached)")
 		}
 	}
 	s.ManifestHash = single(hashes)
@@ -308,6 +357,14 @@ func describeMissing(missing map[int][]string, shards int) string {
 		msg += ": " + strings.Join(detail, "; ")
 	}
 	return msg
+}
+
+func setOf(xs []int) map[int]bool {
+	m := make(map[int]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
 }
 
 func keysOf[V any](m map[int]V) []int {

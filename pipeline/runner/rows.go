@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 
@@ -81,6 +83,22 @@ func methodIndex(m *manifest.Manifest, method string) int {
 		}
 	}
 	return len(m.Query.Methods)
+}
+
+// failedTasks names the failed tasks of the rows collected, in task
+// order ("mechanism \"g\": method buckets: r=8").
+func (c *collector) failedTasks() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rows := slices.Clone(c.runs)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].key.less(rows[j].key) })
+	var names []string
+	for _, r := range rows {
+		if r.status == StatusFailed {
+			names = append(names, fmt.Sprintf("mechanism %q: method %s: r=%d", r.task.Instance.Label, r.task.Method, r.task.R))
+		}
+	}
+	return names
 }
 
 func (c *collector) addRun(row runRow) {
@@ -164,7 +182,10 @@ func (c *collector) runsFrame(version, shard string) *results.Frame {
 	buckets := &results.Column{Name: "buckets", Type: results.Int64, Ints: make([]int64, n)}
 	factor := &results.Column{Name: "factor", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
 	inf := &results.Column{Name: "infinity_mass", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
-	secs := &results.Column{Name: "seconds", Type: results.Float64, Floats: make([]float64, n)}
+	// job_seconds: the wall time of the method call that computed the
+	// task; one call covers every r of a mechanism and method, so its rows
+	// repeat it (0 when taken from the cache).
+	secs := &results.Column{Name: "job_seconds", Type: results.Float64, Floats: make([]float64, n)}
 	cached := &results.Column{Name: "cached", Type: results.Bool, Bools: make([]bool, n)}
 	acc := &results.Column{Name: "accuracy", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
 	reached := &results.Column{Name: "accuracy_reached", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}

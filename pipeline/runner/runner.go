@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -43,6 +44,9 @@ type Runner struct {
 	// Go runtime's soft memory limit while it runs, unless GOMEMLIMIT is
 	// set or a lower limit is in place (see Run).
 	MemoryBudget int64
+	// NoCache neither reads nor writes composed states (by default they
+	// are cached in <Out>/.cache).
+	NoCache bool
 	// Version is written to runs.parquet as program_version.
 	Version string
 	// Progress, if not nil, shows progress.
@@ -111,7 +115,8 @@ func (rn *Runner) Check(manifests []*manifest.Manifest) (inputErrs, memErrs []er
 // (the parts of a shard in <Out>/<name>/shards-of-N/, see results.Part).
 // Failed tasks do not stop the others. When ctx is cancelled, running jobs
 // stop, and what finished is written. The error is non-nil only when the
-// input is invalid or results cannot be written; task failures are in the
+// input is invalid (Check: also a bucket job whose memory estimate exceeds
+// the budget) or results cannot be written; task failures are in the
 // Report. Before any work, Run checks that the result folders and the
 // cache can be written; when not, the Report is nil, as for invalid input.
 //
@@ -128,15 +133,21 @@ func (rn *Runner) Run(ctx context.Context, manifests []*manifest.Manifest) (*Rep
 	if rn.Backend == nil {
 		return nil, errors.New("runner: Runner.Backend is nil")
 	}
-	if inputErrs, _ := rn.Check(manifests); len(inputErrs) > 0 {
-		return nil, errors.Join(inputErrs...)
+	// A bucket job that cannot fit in the budget is refused before any
+	// work, as invalid input: its task could only fail.
+	if inputErrs, memErrs := rn.Check(manifests); len(inputErrs)+len(memErrs) > 0 {
+		return nil, errors.Join(append(inputErrs, memErrs...)...)
 	}
 	out := rn.Out
 	if out == "" {
 		out = "results"
 	}
 	cacheDir := filepath.Join(out, ".cache")
-	for _, dir := range append([]string{out, cacheDir}, resultDirs(out, manifests, rn.Shard.Part())...) {
+	dirs := append([]string{out, cacheDir}, resultDirs(out, manifests, rn.Shard.Part())...)
+	if rn.NoCache {
+		cacheDir, dirs = "", slices.Delete(dirs, 1, 2)
+	}
+	for _, dir := range dirs {
 		if err := results.CheckWritable(dir); err != nil {
 			return nil, err
 		}
@@ -328,6 +339,7 @@ func (rn *Runner) write(out string, m *manifest.Manifest, c *collector, interrup
 		results.MetaComplete: fmt.Sprint(!interrupted),
 		results.MetaAccuracy: m.AccuracyTargets(),
 	}
+	maps.Copy(meta, results.FailedMeta(c.failedTasks()))
 	frames := []struct {
 		table string
 		frame *results.Frame
@@ -370,7 +382,9 @@ func (rn *Runner) write(out string, m *manifest.Manifest, c *collector, interrup
 			notes = append(notes, fmt.Sprintf("%s: all %d parts are there: the dataset is complete (%s)", mine.Dir, part.Count, filepath.Join(dir, results.IndexFile)))
 		}
 	case part.Sharded():
-		notes = append(notes, fmt.Sprintf("%s: part %d of %d written; the dataset is not complete yet: %s", mine.Dir, part.Index, part.Count, strings.Join(mine.Problems, "; ")))
+		notes = append(notes, fmt.Sprintf("%s: part %d of %d written; the dataset is not complete yet: %s", mine.Dir, part.Index, part.Count, strings.Join(append(slices.Clone(mine.Problems), mine.Gaps...), "; ")))
+	default:
+		notes = append(notes, fmt.Sprintf("%s: the dataset is not complete: %s", mine.Dir, strings.Join(append(slices.Clone(mine.Problems), mine.Gaps...), "; ")))
 	}
 	for _, s := range append(st.Stale, st.Current) {
 		if s != nil && s != mine {

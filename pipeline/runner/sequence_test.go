@@ -110,7 +110,7 @@ func TestRunSequenceSweepShards(t *testing.T) {
 		if got.Rows() != want.Rows() {
 			t.Fatalf("%s: shards hold %d rows, one run %d", name, got.Rows(), want.Rows())
 		}
-		pipelinetest.FramesEqual(t, got, want, "seconds", "shard", "cached")
+		pipelinetest.FramesEqual(t, got, want, "job_seconds", "shard", "cached")
 	}
 
 	// Again in the first folder: every state from the cache.

@@ -235,6 +235,9 @@ type Searcher struct {
 	CacheDir string
 	// Log, if not nil, receives one line per probe.
 	Log func(line string)
+	// OnProbe, if not nil, is called after each probe of a search (for a
+	// progress display; concurrent searches call it concurrently).
+	OnProbe func(spec Spec, p Probe)
 
 	mu    sync.Mutex
 	cache map[string]Probe
@@ -371,6 +374,9 @@ func (sr *searchRun) get(ctx context.Context, t float64) (Probe, error) {
 		return p, err
 	}
 	sr.probes[t] = p
+	if sr.s.OnProbe != nil {
+		sr.s.OnProbe(sr.spec, p)
+	}
 	if sr.s.Log != nil {
 		how := fmt.Sprintf("%.2f s", p.Seconds)
 		if p.Cached {
@@ -638,12 +644,7 @@ func (s *Searcher) SearchAll(ctx context.Context, specs []Spec, jobs int, budget
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
-	if budget <= 0 {
-		budget = memory.Available()
-		if budget <= 0 {
-			budget = memory.Unlimited
-		}
-	}
+	budget = resolveBudget(budget)
 	defer memory.LimitRuntime(budget)()
 	results = make([]*Result, len(specs))
 	perSearch := make([]error, len(specs))
@@ -651,10 +652,8 @@ func (s *Searcher) SearchAll(ctx context.Context, specs []Spec, jobs int, budget
 	var g errgroup.Group
 	g.SetLimit(jobs)
 	for i, spec := range specs {
-		need := max(s.Backend.EstimateMemory(spec.Mechanism), 1)
-		if need > budget {
-			perSearch[i] = fmt.Errorf("search %q r=%d: refused: needs about %s with %d buckets, more than the %s available",
-				spec.Label, spec.R, memory.FormatBytes(need), spec.Mechanism.Engine.Buckets, memory.FormatBytes(budget))
+		if err := s.checkMemory(spec, budget); err != nil {
+			perSearch[i] = err
 			continue
 		}
 		g.Go(func() error {
@@ -669,4 +668,40 @@ func (s *Searcher) SearchAll(ctx context.Context, specs []Spec, jobs int, budget
 		}
 	}
 	return results, errs
+}
+
+// resolveBudget returns budget, or for budget <= 0 the machine's available
+// memory (unlimited when unknown).
+func resolveBudget(budget int64) int64 {
+	if budget > 0 {
+		return budget
+	}
+	if budget = memory.Available(); budget > 0 {
+		return budget
+	}
+	return memory.Unlimited
+}
+
+// CheckMemory returns one error per search whose base mechanism (factor 1)
+// needs more than the budget (as in SearchAll: budget <= 0 means the
+// machine's available memory). Commands call it before any work, so that a
+// budget that cannot hold one search is refused as invalid input.
+func (s *Searcher) CheckMemory(specs []Spec, budget int64) []error {
+	budget = resolveBudget(budget)
+	var errs []error
+	for _, spec := range specs {
+		if err := s.checkMemory(spec, budget); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+func (s *Searcher) checkMemory(spec Spec, budget int64) error {
+	need := max(s.Backend.EstimateMemory(spec.Mechanism), 1)
+	if need <= budget {
+		return nil
+	}
+	return fmt.Errorf("search %q r=%d: refused: needs about %s with %d buckets, more than the %s available; lower --buckets or raise --memory",
+		spec.Label, spec.R, memory.FormatBytes(need), spec.Mechanism.Engine.Buckets, memory.FormatBytes(budget))
 }
