@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Subsampled mechanisms (DP-SGD): one step releases the sum of the
 // contributions of a random batch plus noise; each record contributes at
@@ -149,6 +152,52 @@ type subsampledMech struct {
 	relation       Relation
 	rc             recipe
 	name           string
+	// isLower marks the lower pair of another subsampled mechanism
+	// (lowerPair): an attained instance, whose own lower pair is itself.
+	isLower bool
+}
+
+// lowerPair returns the pair whose lower bounds the engine reports for m
+// (lowerpair.go), per the table at the top of this file: nil and
+// distinct = false where m's pair is attained by an instance of the
+// mechanism (Poisson add/remove; Poisson replace-one Gaussian), else a
+// worst-case instance that the mechanism dominates:
+//
+//   - Poisson, replace-one, Laplace: P(q, m), the antipodal instance;
+//   - fixed size (both relations): R(q', 2m) with q' the float below q,
+//     the instance "every other record contributes -m, z contributes +m"
+//     at a rate q' <= b/n whenever q is b/n rounded to a neighbouring
+//     float (FixedSizeRate rounds up); R is monotone in the rate, so
+//     R(q', 2m) is dominated by the attained R(b/n, 2m);
+//   - fixed size, add/remove, q = 1 (b = n): none (reason given): the
+//     neighbour with n - 1 records cannot draw a batch of b, and the
+//     other neighbour's rate b/(n+1) depends on n, which q does not fix.
+func (m *subsampledMech) lowerPair() (low Mechanism, distinct bool, reason string) {
+	if m.isLower {
+		return nil, false, ""
+	}
+	mu := m.sens / m.scale
+	switch {
+	case m.sampling == Poisson && m.relation == AddRemove:
+		return nil, false, ""
+	case m.sampling == Poisson && m.noise == gaussNoise:
+		return nil, false, ""
+	case m.sampling == Poisson: // replace-one, Laplace
+		return m.lowerWith(recipe{shapeAntipodal, m.q, mu}, "antipodal"), true, ""
+	case m.relation == AddRemove && m.q == 1:
+		return nil, true, "no lower bound: fixed-size add/remove sampling with q = 1 has no worst-case instance at a known rate (b = n: the smaller neighbour cannot draw the batch, the larger has rate n/(n+1) for an n that q does not give)"
+	default: // fixed size
+		q := math.Nextafter(m.q, 0)
+		return m.lowerWith(recipe{shapeRemove, q, 2 * mu}, "remove, q="+fmtFloat(q)), true, ""
+	}
+}
+
+// lowerWith returns a copy of m with the pair rc, marked as a lower pair.
+func (m *subsampledMech) lowerWith(rc recipe, what string) *subsampledMech {
+	c := *m
+	c.rc, c.isLower = rc, true
+	c.name = m.name + " [lower pair " + what + "]"
+	return &c
 }
 
 func checkSubsampled(kind string, scaleName string, scale, sens, q float64, s Sampling, r Relation) error {
@@ -251,9 +300,12 @@ func (m *subsampledMech) embed(b *leafBuilder) error {
 		return nil
 	}
 	lap := newLapRemove(rc.rate, rc.shift)
-	if rc.shape == shapeSymmetric {
+	switch rc.shape {
+	case shapeSymmetric:
 		lap.embedSymmetric(b)
-	} else {
+	case shapeAntipodal:
+		lap.embedAntipodal(b)
+	default:
 		lap.embed(b)
 	}
 	return nil
@@ -280,6 +332,9 @@ func (m *subsampledMech) atomLoss() float64 {
 		return 0
 	}
 	r := newLapRemove(m.rc.rate, m.rc.shift)
+	if m.rc.shape == shapeAntipodal {
+		return r.antipodalAtom()
+	}
 	return r.lp + r.ep
 }
 

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"sync"
+)
+
+// Lower pairs.
+//
+// The bounds of a composed pair bound the mechanism only in the direction
+// in which the pair relates to it. A pair that dominates the mechanism
+// (every hockey-stick divergence H_alpha of every pair of neighbours is at
+// most the pair's, Zhu, Dong, Wang 2022) gives upper bounds; a pair that
+// the mechanism dominates, such as the pair of output distributions of one
+// worst-case instance (two neighbouring data sets), gives lower bounds:
+// composing the same instance r times is a real r-fold run, so each
+// direction's delta of the composed instance is a delta the mechanism must
+// pay. An attained pair, one that is both (the exact pair of a mechanism,
+// or a dominating pair reached by an instance), gives both.
+//
+// Most pairs of this package are attained; a mechanism whose pair only
+// dominates it implements lowerPaired and names a pair it dominates. The
+// engine then composes that pair as well, with the same options, and takes
+// every lower bound of a Result (DeltaBound.Lower and its directions,
+// EpsBound.Lower, the lower end of Renyi) from it and every upper bound
+// from the dominating pair; where no lower pair is known the lower bounds
+// are 0 (absent) with a note, never borrowed from the dominating pair. A
+// sequence's lower pair is the sequence of its parts' lower pairs (each
+// part's own pair where attained): the product of instances is an instance
+// of the sequence.
+//
+// Status of every pair built by this package (TestPairStatus lists them):
+//
+//	Gauss, Laplace (truncated or not)       exact pair of the mechanism on neighbours at distance sensitivity
+//	randomized response, histogram          exact (the pair is the mechanism)
+//	eps_delta                               exact: M_{eps,delta} is itself an (eps, delta)-DP mechanism, the worst one (Kairouz, Oh, Viswanath 2015)
+//	vuvuzela dialing, conversation          exact pair of the observed counts of the model (Section 7.1)
+//	SGD, subsampled Poisson add/remove      attained: R(q, m) (others 0, z contributes m)
+//	subsampled Poisson replace-one Gauss    attained: P(q, m) (replaced record -m, replacement +m)
+//	subsampled Poisson replace-one Laplace  dominating only: S(q, 2m); lower pair P(q, m)
+//	subsampled fixed size add/remove        attained at rate b/n: R(b/n, 2m); lower pair R(q', 2m), q' the float below q (none for q = 1)
+//	subsampled fixed size replace-one       dominating only: S(q, 2m); lower pair R(q', 2m)
+//
+// (subsampled.go gives the derivations.)
+
+// lowerPaired is implemented by mechanisms whose pair is not known to be
+// attained by an instance of the mechanism.
+type lowerPaired interface {
+	// lowerPair returns a pair the mechanism dominates (distinct = true),
+	// or distinct = false when the mechanism's own pair is attained. With
+	// distinct = true and low = nil no lower pair is known, and reason
+	// says why.
+	lowerPair() (low Mechanism, distinct bool, reason string)
+}
+
+// lowerOf returns m's lower pair (see lowerPaired).
+func lowerOf(m Mechanism) (low Mechanism, distinct bool, reason string) {
+	if lp, ok := m.(lowerPaired); ok {
+		return lp.lowerPair()
+	}
+	return nil, false, ""
+}
+
+// lowerSequence returns the lower pairs of a sequence's parts: distinct
+// when at least one part has a distinct lower pair; nil parts (with the
+// first reason) when one part has none.
+func lowerSequence(parts []Part) (low []Part, distinct bool, reason string) {
+	low = make([]Part, len(parts))
+	for i, p := range parts {
+		l, d, why := lowerOf(p.Mechanism)
+		switch {
+		case !d:
+			low[i] = p
+		case l == nil:
+			return nil, true, why
+		default:
+			low[i] = Part{Mechanism: l, Count: p.Count}
+			distinct = true
+		}
+	}
+	return low, distinct, ""
+}
+
+// lowerSource says where a Result's lower bounds come from: its own lists
+// (lowerFrom nil, lowerAbsent empty), the composition of a lower pair
+// (lowerFrom), or nowhere (lowerAbsent: the reason; the lower bounds are
+// then 0).
+type lowerSource struct {
+	lowerFrom   *Result
+	lowerAbsent string
+}
+
+// ownLower reports whether r's lower bounds come from its own lists.
+func (r *Result) ownLower() bool { return r.lowerFrom == nil && r.lowerAbsent == "" }
+
+// setLowerFrom makes low, the composition of the lower pair of r's
+// mechanism with the same count, the source of r's lower bounds.
+func (r *Result) setLowerFrom(low *Result) {
+	r.lowerFrom = low
+	r.info.LowerMechanisms = low.Info().Mechanisms
+	for _, n := range low.notes {
+		r.addNotes([]string{"lower pair: " + n})
+	}
+}
+
+// setLowerAbsent records that no lower pair is known (reason).
+func (r *Result) setLowerAbsent(reason string) {
+	r.lowerAbsent = reason
+	r.addNotes([]string{reason})
+}
+
+// lowerDelta replaces the lower bounds of d (computed from r's lists) by
+// those of r's lower source.
+func (r *Result) lowerDelta(d DeltaBound, eps float64) DeltaBound {
+	switch {
+	case r.lowerFrom != nil:
+		dl := r.lowerFrom.Delta(eps)
+		d.Lower, d.LowerAB, d.LowerBA = dl.Lower, dl.LowerAB, dl.LowerBA
+	case r.lowerAbsent != "" && r.ec:
+		d.Lower, d.LowerAB, d.LowerBA = 0, 0, 0
+	}
+	return d
+}
+
+// lowerOptions returns the options of a lower pair's composition: those of
+// the dominating pair's, with Progress left to the caller.
+func lowerOptions(o Options) Options {
+	o.Progress = nil
+	return o
+}
+
+// splitProgress reports the progress of two compositions run one after
+// the other as one: the first's totals are raised by extra, the steps the
+// second plans, and the second's steps follow the first's.
+type splitProgress struct {
+	fn          func(done, total int)
+	extra       int
+	mu          sync.Mutex
+	first, base int
+}
+
+// firstPhase returns the Progress of the first composition.
+func (s *splitProgress) firstPhase() func(done, total int) {
+	if s.fn == nil {
+		return nil
+	}
+	return func(done, total int) {
+		s.mu.Lock()
+		s.first = max(s.first, done)
+		s.mu.Unlock()
+		s.fn(done, total+s.extra)
+	}
+}
+
+// secondPhase returns the Progress of the second composition.
+func (s *splitProgress) secondPhase() func(done, total int) {
+	if s.fn == nil {
+		return nil
+	}
+	s.mu.Lock()
+	s.base = s.first
+	s.mu.Unlock()
+	return func(done, total int) { s.fn(s.base+done, s.base+total) }
+}
+
+// chainsOf returns the number of bucket-list chains a composition with o
+// runs (the grouped and the grid list, or one of them).
+func chainsOf(o Options) int {
+	if !o.DisableErrorCorrection && o.Lists == ListsBoth {
+		return 2
+	}
+	return 1
+}
+
+// composeLowerMany composes the lower pair of m for every r in rs, when m
+// has a distinct one, and makes it the source of the lower bounds of out.
+func composeLowerMany(ctx context.Context, m Mechanism, rs []int, o Options, sp *splitProgress, out []*Result) error {
+	low, distinct, reason := lowerOf(m)
+	if !distinct || o.DisableErrorCorrection {
+		return nil
+	}
+	if low == nil {
+		for _, r := range out {
+			r.setLowerAbsent(reason)
+		}
+		return nil
+	}
+	lo := lowerOptions(o)
+	lo.Progress = sp.secondPhase()
+	lows, err := composeManyPlain(ctx, low, rs, lo)
+	if err != nil {
+		return err
+	}
+	for i, r := range out {
+		r.setLowerFrom(lows[i])
+	}
+	return nil
+}
+
+// lowerSteps returns the composition steps a lower pair's composition
+// plans for counts rs (0 when there is none), for splitProgress.
+func lowerSteps(o Options, distinct bool, rs ...int) int {
+	if !distinct || o.DisableErrorCorrection {
+		return 0
+	}
+	return chainsOf(o) * powerSteps(rs)
+}
+
+// lowerRenyi returns the lower bound on D_alpha of r's lower source, and
+// whether r has one other than its own lists.
+func (r *Result) lowerRenyi(alpha float64) (float64, bool) {
+	switch {
+	case r.lowerFrom != nil:
+		lo, _ := r.lowerFrom.Renyi(alpha)
+		return lo, true
+	case r.lowerAbsent != "":
+		return 0, true
+	}
+	return math.NaN(), false
+}
