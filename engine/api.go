@@ -187,9 +187,9 @@ func ComposeMany(ctx context.Context, m Mechanism, rs []int, opt Options) ([]*Re
 	if m == nil {
 		return nil, invalidf("nil mechanism")
 	}
-	_, distinct, _ := lowerOf(m)
+	low, _, _ := lowerOf(m)
 	o := opt
-	sp := &splitProgress{fn: opt.Progress, extra: lowerSteps(opt, distinct, rs...)}
+	sp := &splitProgress{fn: opt.Progress, extra: lowerSteps(opt, low, rs...)}
 	o.Progress = sp.firstPhase()
 	out, err := composeManyPlain(ctx, m, rs, o)
 	if err != nil {
@@ -245,7 +245,7 @@ func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, e
 	o := opt
 	extra := 0
 	if low != nil {
-		extra = lowerSequenceSteps(opt, distinct, low)
+		extra = lowerSequenceSteps(opt, distinct, parts, low)
 	}
 	sp := &splitProgress{fn: opt.Progress, extra: extra}
 	o.Progress = sp.firstPhase()
@@ -257,7 +257,7 @@ func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, e
 		res.setLowerAbsent(reason)
 		return res, nil
 	}
-	lo := lowerOptions(opt)
+	lo := lowerOptions(opt, lowerMechs(parts, low)...)
 	lo.Progress = sp.secondPhase()
 	lres, err := composeSequencePlain(ctx, low, lo)
 	if err != nil {
@@ -268,8 +268,8 @@ func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, e
 }
 
 // lowerSequenceSteps returns the steps the composition of the lower
-// sequence low plans (composeSequence), 0 when there is none.
-func lowerSequenceSteps(o Options, distinct bool, low []Part) int {
+// sequence low of parts plans (composeSequence), 0 when there is none.
+func lowerSequenceSteps(o Options, distinct bool, parts, low []Part) int {
 	if !distinct || o.DisableErrorCorrection {
 		return 0
 	}
@@ -277,7 +277,20 @@ func lowerSequenceSteps(o Options, distinct bool, low []Part) int {
 	for _, p := range low {
 		s += powerSteps([]int{p.Count})
 	}
-	return chainsOf(o) * s
+	return chainsOf(lowerOptions(o, lowerMechs(parts, low)...)) * s
+}
+
+// lowerMechs returns the lower pairs of a sequence's parts for
+// lowerOptions: nil for a part whose own pair is attained (it states no
+// preference of lists).
+func lowerMechs(parts, low []Part) []Mechanism {
+	out := make([]Mechanism, len(low))
+	for i, p := range low {
+		if p.Mechanism != parts[i].Mechanism {
+			out[i] = p.Mechanism
+		}
+	}
+	return out
 }
 
 // composeSequencePlain is ComposeSequence of the parts' own pairs.

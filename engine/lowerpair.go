@@ -123,11 +123,42 @@ func (r *Result) lowerDelta(d DeltaBound, eps float64) DeltaBound {
 	return d
 }
 
-// lowerOptions returns the options of a lower pair's composition: those of
-// the dominating pair's, with Progress left to the caller.
-func lowerOptions(o Options) Options {
+// lowerOptions returns the options of the composition of the lower pairs
+// low: those of the dominating pair's, with Progress left to the caller,
+// and, under the default Lists (both), only the list that serves the
+// lower pairs' lower bounds where they all say which (listsPreferrer):
+// only their lower bounds are used, and one list halves the work.
+func lowerOptions(o Options, low ...Mechanism) Options {
 	o.Progress = nil
+	if o.Lists != ListsBoth || o.DisableErrorCorrection || len(low) == 0 {
+		return o
+	}
+	var pref Lists
+	for i, m := range low {
+		lp, ok := m.(listsPreferrer)
+		if !ok {
+			return o
+		}
+		l := lp.lowerLists()
+		if i > 0 && l != pref {
+			return o
+		}
+		pref = l
+	}
+	o.Lists = pref
 	return o
+}
+
+// listsPreferrer is implemented by lower pairs whose lower bounds one
+// list gives as tightly as both: the grid list for continuous pairs
+// (Gauss), the grouped list for pairs with atoms (Laplace), whose grid
+// lower pair loses the atoms' mass at squarings (measured on the lower
+// pairs of Laplace q 0.05, scale 2, r 1000: grid-only eps_low(1e-5) 0
+// against 6.3120 for both and grouped alone; on DP-SGD fixed-size sigma
+// 1.1, q 0.01, r 10^4: grid-only 30.882402, grouped alone 27.907094, both
+// 30.882402).
+type listsPreferrer interface {
+	lowerLists() Lists
 }
 
 // splitProgress reports the progress of two compositions run one after
@@ -186,7 +217,7 @@ func composeLowerMany(ctx context.Context, m Mechanism, rs []int, o Options, sp 
 		}
 		return nil
 	}
-	lo := lowerOptions(o)
+	lo := lowerOptions(o, low)
 	lo.Progress = sp.secondPhase()
 	lows, err := composeManyPlain(ctx, low, rs, lo)
 	if err != nil {
@@ -198,13 +229,13 @@ func composeLowerMany(ctx context.Context, m Mechanism, rs []int, o Options, sp 
 	return nil
 }
 
-// lowerSteps returns the composition steps a lower pair's composition
-// plans for counts rs (0 when there is none), for splitProgress.
-func lowerSteps(o Options, distinct bool, rs ...int) int {
-	if !distinct || o.DisableErrorCorrection {
+// lowerSteps returns the composition steps the composition of the lower
+// pair low plans for counts rs (0 when there is none), for splitProgress.
+func lowerSteps(o Options, low Mechanism, rs ...int) int {
+	if low == nil || o.DisableErrorCorrection {
 		return 0
 	}
-	return chainsOf(o) * powerSteps(rs)
+	return chainsOf(lowerOptions(o, low)) * powerSteps(rs)
 }
 
 // lowerRenyi returns the lower bound on D_alpha of r's lower source, and

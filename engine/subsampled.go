@@ -192,6 +192,16 @@ func (m *subsampledMech) lowerPair() (low Mechanism, distinct bool, reason strin
 	}
 }
 
+// lowerLists returns the list that gives a lower pair's lower bounds
+// (listsPreferrer, lowerpair.go): grouped for Laplace (atoms), grid for
+// the Gaussian.
+func (m *subsampledMech) lowerLists() Lists {
+	if m.noise == laplaceNoise {
+		return ListsGrouped
+	}
+	return ListsGrid
+}
+
 // lowerWith returns a copy of m with the pair rc, marked as a lower pair.
 func (m *subsampledMech) lowerWith(rc recipe, what string) *subsampledMech {
 	c := *m
