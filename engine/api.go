@@ -250,8 +250,17 @@ func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, e
 	sp := &splitProgress{fn: opt.Progress, extra: extra}
 	o.Progress = sp.firstPhase()
 	res, err := composeSequencePlain(ctx, parts, o)
-	if err != nil || !distinct || opt.DisableErrorCorrection {
+	if err != nil || opt.DisableErrorCorrection {
 		return res, err
+	}
+	for i, p := range parts {
+		if low == nil || low[i].Mechanism == p.Mechanism { // its own pair: its slack, if any
+			lnA, lnC := slackOf(p.Mechanism)
+			res.addSlack(p.Count, lnA, lnC)
+		}
+	}
+	if !distinct {
+		return res, nil
 	}
 	if low == nil {
 		res.setLowerAbsent(reason)

@@ -28,9 +28,7 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 		sl, su := r.s.gridRenyi(alpha, r.sb)
 		lower, upper = math.Max(lower, sl), math.Min(upper, su)
 	}
-	if lo, ok := r.lowerRenyi(alpha); ok { // a lower pair's (lowerpair.go)
-		lower = lo
-	}
+	lower = r.lowerRenyi(alpha, lower) // a lower pair's (lowerpair.go)
 	return lower, upper
 }
 

@@ -39,7 +39,7 @@ import (
 //	SGD, subsampled Poisson add/remove      attained: R(q, m) (others 0, z contributes m)
 //	subsampled Poisson replace-one Gauss    attained: P(q, m) (replaced record -m, replacement +m)
 //	subsampled Poisson replace-one Laplace  dominating only: S(q, 2m); lower pair P(q, m)
-//	subsampled fixed size add/remove        attained at rate b/n: R(b/n, 2m); lower pair R(q', 2m), q' the float below q (none for q = 1)
+//	subsampled fixed size add/remove        attained at rate b/n: R(b/n, 2m); lower bounds of R(q', 2m), q' the float below q, from R(q, 2m) by rateSlacked (none for q = 1)
 //	subsampled fixed size replace-one       dominating only: S(q, 2m); lower pair R(q', 2m)
 //
 // (subsampled.go gives the derivations.)
@@ -89,6 +89,81 @@ func lowerSequence(parts []Part) (low []Part, distinct bool, reason string) {
 type lowerSource struct {
 	lowerFrom   *Result
 	lowerAbsent string
+	// slackA and slackC are the rate slack of the lower bounds (rateSlacked),
+	// summed over the steps: ln(1/a^r) and ln(c^r), upper bounds; 0: none.
+	slackA, slackC float64
+}
+
+// rateSlacked is implemented by mechanisms whose pair is attained by an
+// instance at a parameter that may differ from the pair's own by rounding:
+// fixed-size add/remove, whose pair R(q, 2m) is attained at the rate b/n,
+// which q may exceed by an ulp (FixedSizeRate rounds up). The instance's
+// pair (A', B) is dominated by R(q', 2m) for q' the float below q, and
+// that pair's A-side is within a A <= A' <= c A pointwise of R(q, 2m)'s (B
+// unchanged): with A_g = (1-g) F + g F_2m, A_q' >= (q'/q) A_q because 1-q'
+// >= (1-q) q'/q, and A_q' <= ((1-q')/(1-q)) A_q because q' (1-q) <= q
+// (1-q'). After r steps (and over a sequence) the factors multiply,
+// pointwise on the product, so with s_A = ln(1/a^r) and s_C = ln(c^r):
+//
+//	delta_{A'||B}(eps) = sup_S A'(S) - e^eps B(S) >= e^-s_A delta_{A||B}(eps + s_A)
+//	delta_{B||A'}(eps) = sup_S B(S) - e^eps A'(S) >= delta_{B||A}(eps + s_C)
+//	D_alpha(A'||B) >= D_alpha(A||B) - alpha/(alpha-1) s_A,  D_alpha(B||A') >= D_alpha(B||A) - s_C
+//
+// so the composed pair's own lower bounds, taken at the shifted eps (and
+// scaled), are lower bounds of the instance: no second composition. The
+// shifts are about r 2^-52 (2.4e-4 at r = 2^40).
+type rateSlacked interface {
+	// lowerSlack returns upper bounds on ln(1/a) and ln(c) of one step.
+	lowerSlack() (lnA, lnC float64)
+}
+
+// slackOf returns m's per-step rate slack (rateSlacked), 0 if none.
+func slackOf(m Mechanism) (lnA, lnC float64) {
+	if rs, ok := m.(rateSlacked); ok {
+		return rs.lowerSlack()
+	}
+	return 0, 0
+}
+
+// addSlack adds count steps of a per-step slack to r's lower bounds
+// (rounded up).
+func (r *Result) addSlack(count int, lnA, lnC float64) {
+	if lnA == 0 && lnC == 0 {
+		return
+	}
+	g := 1 + 8*unitRoundoff
+	r.slackA = (r.slackA + float64(count)*lnA*g) * g
+	r.slackC = (r.slackC + float64(count)*lnC*g) * g
+}
+
+// hasSlack reports whether r's lower bounds carry a rate slack.
+func (r *Result) hasSlack() bool { return r.slackA > 0 || r.slackC > 0 }
+
+// lowerAt returns the lower bounds of r's lower source at eps (the upper
+// fields are those of whichever list gave them: not to be used).
+func (r *Result) lowerAt(eps float64) DeltaBound {
+	if r.lowerFrom != nil {
+		return r.lowerFrom.Delta(eps)
+	}
+	return r.deltaOwn(eps)
+}
+
+// slackDelta replaces the lower bounds of d by those of the instance
+// (rateSlacked): A||B at eps + slackA scaled by e^-slackA, B||A at eps +
+// slackC.
+func (r *Result) slackDelta(d DeltaBound, eps float64) DeltaBound {
+	if !r.ec || r.lowerAbsent != "" || !r.hasSlack() {
+		return d
+	}
+	ab := r.lowerAt(eps + r.slackA).LowerAB
+	ab *= math.Exp(-r.slackA) * (1 - 8*unitRoundoff)
+	ba := 0.0
+	if !math.IsInf(r.slackC, 1) {
+		ba = r.lowerAt(eps + r.slackC).LowerBA
+	}
+	d.LowerAB, d.LowerBA = math.Max(ab, 0), math.Max(ba, 0)
+	d.Lower = math.Max(d.LowerAB, d.LowerBA)
+	return d
 }
 
 // ownLower reports whether r's lower bounds come from its own lists.
@@ -208,7 +283,14 @@ func chainsOf(o Options) int {
 // has a distinct one, and makes it the source of the lower bounds of out.
 func composeLowerMany(ctx context.Context, m Mechanism, rs []int, o Options, sp *splitProgress, out []*Result) error {
 	low, distinct, reason := lowerOf(m)
-	if !distinct || o.DisableErrorCorrection {
+	if o.DisableErrorCorrection {
+		return nil
+	}
+	if !distinct {
+		lnA, lnC := slackOf(m)
+		for i, r := range out {
+			r.addSlack(rs[i], lnA, lnC)
+		}
 		return nil
 	}
 	if low == nil {
@@ -238,15 +320,21 @@ func lowerSteps(o Options, low Mechanism, rs ...int) int {
 	return chainsOf(lowerOptions(o, low)) * powerSteps(rs)
 }
 
-// lowerRenyi returns the lower bound on D_alpha of r's lower source, and
-// whether r has one other than its own lists.
-func (r *Result) lowerRenyi(alpha float64) (float64, bool) {
+// lowerRenyi returns the lower bound on D_alpha of r's lower source.
+//
+// own is the lower bound of r's own lists; the rate slack is applied to
+// either source.
+func (r *Result) lowerRenyi(alpha, own float64) float64 {
+	lo := own
 	switch {
-	case r.lowerFrom != nil:
-		lo, _ := r.lowerFrom.Renyi(alpha)
-		return lo, true
 	case r.lowerAbsent != "":
-		return 0, true
+		return 0
+	case r.lowerFrom != nil:
+		lo, _ = r.lowerFrom.Renyi(alpha)
 	}
-	return math.NaN(), false
+	if r.hasSlack() {
+		s := math.Max(alpha/(alpha-1)*r.slackA, r.slackC) * (1 + 8*unitRoundoff)
+		lo = math.Max(0, lo-s)
+	}
+	return lo
 }

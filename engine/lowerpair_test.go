@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -14,13 +16,13 @@ type pairStatus int
 const (
 	statusExact      pairStatus = iota // the pair is the mechanism's
 	statusAttained                     // dominating, and reached by an instance
-	statusLowerRate                    // attained at a rate the engine does not know exactly: lower pair at the float below q
+	statusLowerRate                    // attained at a rate the engine does not know exactly: lower bounds of the own pair at the float below q (rateSlacked)
 	statusDominating                   // dominating only: lower pair a worst-case instance
 	statusNoLower                      // dominating only, no lower pair known
 )
 
 func (s pairStatus) String() string {
-	return [...]string{"exact", "attained", "attained at b/n (lower pair at q')", "dominating only", "no lower pair"}[s]
+	return [...]string{"exact", "attained", "attained at b/n (own pair at q', rate slack)", "dominating only", "no lower pair"}[s]
 }
 
 // pairStatusCases lists every pair the engine builds with its status and
@@ -86,7 +88,11 @@ func TestPairStatus(t *testing.T) {
 				if distinct {
 					t.Fatalf("%s (%s): has a distinct lower pair %v", c.status, c.why, low)
 				}
-			case statusLowerRate, statusDominating:
+			case statusLowerRate:
+				if a, cc := slackOf(c.m); distinct || !(a > 0 && cc > 0) {
+					t.Fatalf("%s (%s): distinct %v, slack %v, %v", c.status, c.why, distinct, a, cc)
+				}
+			case statusDominating:
 				if !distinct || low == nil {
 					t.Fatalf("%s (%s): lower pair %v, distinct %v", c.status, c.why, low, distinct)
 				}
@@ -112,12 +118,23 @@ func TestPairStatus(t *testing.T) {
 					}
 					want = lr[0]
 				}
-				borrowedAbove := false
+				borrowedAbove, slackSeen := false, false
 				for _, eps := range epsList {
 					d, w, o := res.Delta(eps), want.Delta(eps), own[0].Delta(eps)
 					if c.status == statusNoLower {
 						if d.Lower != 0 || d.LowerAB != 0 || d.LowerBA != 0 {
 							t.Errorf("r=%d eps=%v: lower %v (%v, %v) without a lower pair", r, eps, d.Lower, d.LowerAB, d.LowerBA)
+						}
+					} else if c.status == statusLowerRate {
+						// the own pair's bounds at the float below q: the
+						// own pair's at a slightly larger eps (not above them
+						// beyond rounding), within 1e-9 of them here
+						tol := 1 + 1e-12
+						if d.LowerAB > w.LowerAB*tol || d.LowerBA > w.LowerBA*tol || d.Lower < w.Lower*(1-1e-9) {
+							t.Errorf("r=%d eps=%v: lower %v (%v, %v), want just below the own pair's %v (%v, %v)", r, eps, d.Lower, d.LowerAB, d.LowerBA, w.Lower, w.LowerAB, w.LowerBA)
+						}
+						if d.LowerAB < w.LowerAB {
+							slackSeen = true
 						}
 					} else if d.Lower != w.Lower || d.LowerAB != w.LowerAB || d.LowerBA != w.LowerBA {
 						t.Errorf("r=%d eps=%v: lower %v (%v, %v), want the lower pair's %v (%v, %v)", r, eps, d.Lower, d.LowerAB, d.LowerBA, w.Lower, w.LowerAB, w.LowerBA)
@@ -128,6 +145,9 @@ func TestPairStatus(t *testing.T) {
 					if o.Lower > d.Lower*(1+1e-6)+1e-300 {
 						borrowedAbove = true
 					}
+				}
+				if c.status == statusLowerRate && !slackSeen {
+					t.Errorf("r=%d: the rate slack never lowered delta_low(A||B)", r)
 				}
 				// (one step of S(q, 2m) has the delta of R(q, 2m) for eps >= 0:
 				// fixed-size replace-one differs from r = 2 on)
@@ -146,6 +166,10 @@ func TestPairStatus(t *testing.T) {
 						if e.Lower != 0 || !strings.Contains(e.Note, "no lower bound") {
 							t.Errorf("r=%d delta=%v: eps lower %v (note %q) without a lower pair", r, delta, e.Lower, e.Note)
 						}
+					} else if c.status == statusLowerRate {
+						if e.Lower > w.Lower*(1+2e-12) || e.Lower < w.Lower*(1-1e-9) {
+							t.Errorf("r=%d delta=%v: eps lower %v, want just below the own pair's %v", r, delta, e.Lower, w.Lower)
+						}
 					} else if e.Lower != w.Lower {
 						t.Errorf("r=%d delta=%v: eps lower %v, want the lower pair's %v", r, delta, e.Lower, w.Lower)
 					}
@@ -159,6 +183,9 @@ func TestPairStatus(t *testing.T) {
 					_, ou := own[0].Renyi(a)
 					if c.status == statusNoLower {
 						wl = 0
+					}
+					if c.status == statusLowerRate && lo <= wl && lo >= wl-1e-12 {
+						wl = lo
 					}
 					if lo != wl || up != ou {
 						t.Errorf("r=%d alpha=%v: Renyi [%v, %v], want lower %v, upper %v", r, a, lo, up, wl, ou)
@@ -361,6 +388,73 @@ func TestLaplaceAntipodalOneStep(t *testing.T) {
 			if d.Lower < ex*(1-1e-2) {
 				t.Errorf("%+v eps=%v: lower %v far below the exact %v", c, eps, d.Lower, ex)
 			}
+		}
+	}
+}
+
+// TestRateSlackBounds checks lowerSlack's per-step bounds (fixed-size
+// add/remove, lowerpair.go's rateSlacked): with q' the float below q, the
+// A-side of R(q', 2m) lies within [e^-lnA, e^lnC] times R(q, 2m)'s at
+// every point, and lnA, lnC bound ln(q/q') and ln((1-q')/(1-q)) from
+// above (in big.Float arithmetic).
+func TestRateSlackBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 2))
+	for i := 0; i < 2000; i++ {
+		q := math.Pow(10, -12*rng.Float64())
+		if i%5 == 0 {
+			q = 1 - math.Pow(2, -1-52*rng.Float64())
+		}
+		if i%7 == 0 {
+			q, _ = FixedSizeRate(1+rng.IntN(1000), 1001+rng.IntN(1e6))
+		}
+		if q >= 1 {
+			continue
+		}
+		mm, err := SubsampledGauss(1+rng.Float64(), 1, q, FixedSize, AddRemove)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lnA, lnC := slackOf(mm)
+		ql := math.Nextafter(q, 0)
+		// ln(q/q') = log1p((q-q')/q') <= (q-q')/q' and ln((1-q')/(1-q)) =
+		// log1p((q-q')/(1-q)) <= (q-q')/(1-q), exactly (big.Float), then
+		// rounded up to float64
+		bq, bql := new(big.Float).SetPrec(200).SetFloat64(q), new(big.Float).SetPrec(200).SetFloat64(ql)
+		dq := new(big.Float).Sub(bq, bql)
+		one := new(big.Float).SetPrec(200).SetFloat64(1)
+		up := func(x *big.Float) float64 {
+			v, acc := x.Float64()
+			if acc == big.Below {
+				v = math.Nextafter(v, math.Inf(1))
+			}
+			return v
+		}
+		ratioA1 := up(new(big.Float).Quo(dq, bql))
+		ratioC1 := up(new(big.Float).Quo(dq, new(big.Float).Sub(one, bq)))
+		if !(lnA >= ratioA1) || !(lnC >= ratioC1) {
+			t.Fatalf("q=%v: slack %v, %v below the bounds on the ratios' logs %v, %v", q, lnA, lnC, ratioA1, ratioC1)
+		}
+		if lnA > 1.01*ratioA1 || lnC > 1.01*ratioC1 {
+			t.Fatalf("q=%v: slack %v, %v far above the ratios' logs %v, %v", q, lnA, lnC, ratioA1, ratioC1)
+		}
+		// pointwise: (1-q') f + q' f_2m within [e^-lnA, e^lnC] of (1-q) f + q f_2m
+		for k := 0; k < 5; k++ {
+			x := rng.NormFloat64() * 3 // ln(f_2m/f) at some t
+			aq := (1 - q) + q*math.Exp(x)
+			aql := (1 - ql) + ql*math.Exp(x)
+			if r := aql / aq; r < math.Exp(-lnA)*(1-4e-16) || r > math.Exp(lnC)*(1+4e-16) {
+				t.Fatalf("q=%v x=%v: ratio %v outside [%v, %v]", q, x, r, math.Exp(-lnA), math.Exp(lnC))
+			}
+		}
+	}
+	for _, m := range []func() (Mechanism, error){
+		func() (Mechanism, error) { return SubsampledGauss(1, 1, 0.1, FixedSize, ReplaceOne) },
+		func() (Mechanism, error) { return SubsampledGauss(1, 1, 0.1, Poisson, AddRemove) },
+		func() (Mechanism, error) { return SubsampledLaplace(1, 1, 1, FixedSize, AddRemove) },
+	} {
+		mm, _ := m()
+		if a, c := slackOf(mm); a != 0 || c != 0 {
+			t.Errorf("%v: slack %v, %v, want none", mm, a, c)
 		}
 	}
 }

@@ -151,12 +151,21 @@ func (r *Result) epsLowerMemo(delta float64, m *deltaMemo) (float64, string) {
 		return math.NaN(), ""
 	}
 	switch {
-	case r.lowerFrom != nil: // the lower pair's (lowerpair.go)
-		return r.lowerFrom.epsLowerMemo(delta, nil)
-	case r.lowerAbsent != "":
+	case r.lowerAbsent != "": // (lowerpair.go)
 		return 0, "eps_low is 0: " + r.lowerAbsent
+	case r.hasSlack(): // Delta's lower bound, no memo of the own lists
+		return epsLowerSearch(func(e float64) float64 { return r.Delta(e).Lower }, delta, r.epsRange()+math.Max(r.slackA, r.slackC), nil)
+	case r.lowerFrom != nil: // the lower pair's
+		return r.lowerFrom.epsLowerMemo(delta, nil)
 	}
 	f := func(e float64) float64 { _, low := r.evalMemo(m, e); return low }
+	return epsLowerSearch(f, delta, r.epsRange(), m)
+}
+
+// epsLowerSearch returns EpsBound.Lower for the lower bound f on delta,
+// constant beyond eRange except for the corners' lower terms; m, if not
+// nil, holds evaluations of f (its lower values) that narrow the bracket.
+func epsLowerSearch(f func(float64) float64, delta, eRange float64, m *deltaMemo) (float64, string) {
 	// above is true only when delta_low(e) > delta is established (false
 	// for NaN): the returned end always has it.
 	abovev := func(v float64) bool { return v > delta }
@@ -169,7 +178,7 @@ func (r *Result) epsLowerMemo(delta float64, m *deltaMemo) (float64, string) {
 	}
 	// delta_low(eps) is not constant beyond the bucket range (the corners'
 	// lower terms p - e^eps q fall with eps): search outwards.
-	lo, hi := 0.0, r.epsRange()
+	lo, hi := 0.0, eRange
 	flo, fhi := f0, f(hi)
 	for abovev(fhi) {
 		lo, flo = hi, fhi
@@ -528,8 +537,9 @@ type resultWire struct {
 	Swap                             *gridWire // the swapped grid list, if any (gridswap.go)
 	Abs                              float64
 	Notes                            []string
-	Lower                            []byte // the lower pair's result, if any (lowerpair.go)
-	LowerAbsent                      string // why the lower bounds are absent, if they are
+	Lower                            []byte  // the lower pair's result, if any (lowerpair.go)
+	LowerAbsent                      string  // why the lower bounds are absent, if they are
+	SlackA, SlackC                   float64 // the lower bounds' rate slack (lowerpair.go)
 }
 
 // MarshalBinary encodes the result (the composed bucket list and how it was
@@ -551,7 +561,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		w.Names = append(w.Names, nc.name)
 		w.Counts = append(w.Counts, nc.count)
 	}
-	w.LowerAbsent = r.lowerAbsent
+	w.LowerAbsent, w.SlackA, w.SlackC = r.lowerAbsent, r.slackA, r.slackC
 	if r.lowerFrom != nil {
 		b, err := r.lowerFrom.MarshalBinary()
 		if err != nil {
@@ -626,7 +636,10 @@ func (r *Result) lowerFromWire(w *resultWire) error {
 	if w.Lower != nil && w.LowerAbsent != "" {
 		return fmt.Errorf("engine: decoding result: both a lower pair and its absence")
 	}
-	r.lowerAbsent = w.LowerAbsent
+	if !(w.SlackA >= 0 && w.SlackC >= 0) {
+		return fmt.Errorf("engine: decoding result: rate slack %v, %v", w.SlackA, w.SlackC)
+	}
+	r.lowerAbsent, r.slackA, r.slackC = w.LowerAbsent, w.SlackA, w.SlackC
 	if w.Lower != nil {
 		low := new(Result)
 		if err := low.UnmarshalBinary(w.Lower); err != nil {

@@ -225,7 +225,7 @@ func (r *Result) Delta(eps float64) DeltaBound {
 	if eps < 0 {
 		eps = 0
 	}
-	return r.lowerDelta(r.deltaOwn(eps), eps)
+	return r.slackDelta(r.lowerDelta(r.deltaOwn(eps), eps), eps)
 }
 
 // deltaOwn is Delta from r's own lists (eps >= 0), whatever the source of

@@ -76,10 +76,12 @@ import (
 //     +m. The pairs are monotone in gamma, so gamma = b/n with n the size
 //     of either data set is safe (FixedSizeRate rounds up). Attained at
 //     gamma = b/n (neighbours of sizes n and n-1, b < n), but q may exceed
-//     b/n by an ulp (FixedSizeRate, or a decimal q): the lower pair is
-//     R(q', 2m) with q' the float below q, at most b/n, and dominated by
-//     R(b/n, 2m) (R(g', a) is R(g, a) post-processed by keeping the output
-//     with probability g'/g and else drawing from F). With q = 1 (b = n)
+//     b/n by an ulp (FixedSizeRate, or a decimal q): the lower bounds are
+//     those of R(q', 2m) with q' the float below q, at most b/n, and
+//     dominated by R(b/n, 2m) (R(g', a) is R(g, a) post-processed by
+//     keeping the output with probability g'/g and else drawing from F).
+//     They are derived from R(q, 2m)'s own composition (lowerSlack,
+//     rateSlacked in lowerpair.go), not composed again. With q = 1 (b = n)
 //     the smaller neighbour cannot draw a batch and the larger has rate
 //     n/(n+1), n unknown: no lower pair, the lower bounds are absent.
 //   - Fixed size, replace-one: S(gamma, 2m), dominating only; tight for
@@ -198,11 +200,13 @@ type subsampledMech struct {
 // worst-case instance that the mechanism dominates:
 //
 //   - Poisson, replace-one, Laplace: P(q, m), the antipodal instance;
-//   - fixed size (both relations): R(q', 2m) with q' the float below q,
-//     the instance "every other record contributes -m, z contributes +m"
-//     at a rate q' <= b/n whenever q is b/n rounded to a neighbouring
-//     float (FixedSizeRate rounds up); R is monotone in the rate, so
-//     R(q', 2m) is dominated by the attained R(b/n, 2m);
+//   - fixed size, replace-one: R(q', 2m) with q' the float below q, the
+//     instance "every other record contributes -m, y = -m is replaced by
+//     z = +m" at a rate q' <= b/n whenever q is b/n rounded to a
+//     neighbouring float (FixedSizeRate rounds up); R is monotone in the
+//     rate, so R(q', 2m) is dominated by the attained R(b/n, 2m);
+//   - fixed size, add/remove: its own pair R(q, 2m), attained at b/n; the
+//     ulp by which q may exceed b/n is taken care of by lowerSlack;
 //   - fixed size, add/remove, q = 1 (b = n): none (reason given): the
 //     neighbour with n - 1 records cannot draw a batch of b, and the
 //     other neighbour's rate b/(n+1) depends on n, which q does not fix.
@@ -220,10 +224,30 @@ func (m *subsampledMech) lowerPair() (low Mechanism, distinct bool, reason strin
 		return m.lowerWith(recipe{shapeAntipodal, m.q, mu}, "antipodal"), true, ""
 	case m.relation == AddRemove && m.q == 1:
 		return nil, true, "no lower bound: fixed-size add/remove sampling with q = 1 has no worst-case instance at a known rate (b = n: the smaller neighbour cannot draw the batch, the larger has rate n/(n+1) for an n that q does not give)"
-	default: // fixed size
+	case m.relation == AddRemove: // the own pair, with a rate slack (lowerSlack)
+		return nil, false, ""
+	default: // fixed size, replace-one
 		q := math.Nextafter(m.q, 0)
 		return m.lowerWith(recipe{shapeRemove, q, 2 * mu}, "remove, q="+fmtFloat(q)), true, ""
 	}
+}
+
+// lowerSlack returns the rate slack of fixed-size add/remove (rateSlacked,
+// lowerpair.go), 0 otherwise: its pair R(q, 2m) is attained at b/n >= q',
+// the float below q, and R(q', 2m)'s A-side is within [a, c] times R(q,
+// 2m)'s, a = q'/q, c = (1-q')/(1-q). Returned: upper bounds on ln(1/a) =
+// -log1p(-d) <= d/(1-d), d = (q-q')/q, and on ln c = log1p((q-q')/(1-q))
+// <= (q-q')/(1-q); q - q' is exact, the divisions and 1 - q round by at
+// most u each.
+func (m *subsampledMech) lowerSlack() (lnA, lnC float64) {
+	if m.isLower || m.sampling != FixedSize || m.relation != AddRemove || m.q == 1 {
+		return 0, 0
+	}
+	q := m.q
+	dq := q - math.Nextafter(q, 0)
+	g := 1 + 8*unitRoundoff
+	d := dq / q * g
+	return d / (1 - d) * g, dq / (1 - q) * g * g
 }
 
 // lowerLists returns the list that gives a lower pair's lower bounds
@@ -277,9 +301,10 @@ func checkSubsampled(kind string, scaleName string, scale, sens, q float64, s Sa
 //	fixed_size, add_remove:  (1-q) N(0) + q N(2m) vs N(0)
 //	fixed_size, replace_one: the symmetrised fixed_size add_remove pair (dominating only)
 //
-// Fixed size: the lower bounds come from the fixed_size add_remove pair at
-// the rate just below q, a worst-case instance (none for add_remove with q
-// = 1); see lowerpair.go.
+// Fixed size, replace_one: the lower bounds come from the fixed_size
+// add_remove pair at the rate just below q, a worst-case instance; fixed
+// size, add_remove: from its own pair at the rate just below q (none with
+// q = 1); see lowerpair.go.
 //
 // sigma and sensitivity must be positive and finite, q in (0, 1].
 func SubsampledGauss(sigma, sensitivity, q float64, s Sampling, r Relation) (Mechanism, error) {
@@ -307,8 +332,9 @@ func SubsampledGauss(sigma, sensitivity, q float64, s Sampling, r Relation) (Mec
 //
 // Where the pair only dominates, the lower bounds come from a worst-case
 // instance (lowerpair.go): poisson replace_one, (1-q) Lap(0) + q Lap(-m)
-// vs (1-q) Lap(0) + q Lap(m); fixed size, the fixed_size add_remove pair
-// at the rate just below q (none for add_remove with q = 1).
+// vs (1-q) Lap(0) + q Lap(m); fixed size replace_one, the fixed_size
+// add_remove pair at the rate just below q (fixed_size add_remove: its own
+// pair at that rate; none with q = 1).
 //
 // The privacy loss is bounded (|L| <= ln(1 - q + q e^m), or with 2m) and
 // constant outside [0, m]: those events are atoms.
