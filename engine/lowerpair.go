@@ -20,7 +20,10 @@ import (
 // or a dominating pair reached by an instance), gives both.
 //
 // Most pairs of this package are attained; a mechanism whose pair only
-// dominates it implements lowerPaired and names a pair it dominates. The
+// dominates it implements lowerPaired and names a pair it dominates (and
+// one attained only at a parameter within rounding of its own implements
+// rateSlacked, below, which derives the instance's lower bounds from the
+// same composition). The
 // engine then composes that pair as well, with the same options, and takes
 // every lower bound of a Result (DeltaBound.Lower and its directions,
 // EpsBound.Lower, the lower end of Renyi) from it and every upper bound
@@ -97,21 +100,23 @@ type lowerSource struct {
 // rateSlacked is implemented by mechanisms whose pair is attained by an
 // instance at a parameter that may differ from the pair's own by rounding:
 // fixed-size add/remove, whose pair R(q, 2m) is attained at the rate b/n,
-// which q may exceed by an ulp (FixedSizeRate rounds up). The instance's
-// pair (A', B) is dominated by R(q', 2m) for q' the float below q, and
-// that pair's A-side is within a A <= A' <= c A pointwise of R(q, 2m)'s (B
-// unchanged): with A_g = (1-g) F + g F_2m, A_q' >= (q'/q) A_q because 1-q'
-// >= (1-q) q'/q, and A_q' <= ((1-q')/(1-q)) A_q because q' (1-q) <= q
-// (1-q'). After r steps (and over a sequence) the factors multiply,
-// pointwise on the product, so with s_A = ln(1/a^r) and s_C = ln(c^r):
+// which q may exceed by an ulp (FixedSizeRate rounds up). The float q'
+// below q is at most b/n, so R(q', 2m) = (A', B) is dominated by the
+// instance R(b/n, 2m) (R is monotone in the rate), and its A-side is
+// within a A <= A' <= c A pointwise of R(q, 2m)'s = (A, B) (B unchanged):
+// with A_g = (1-g) F + g F_2m, A_q' >= (q'/q) A_q because 1-q' >= (1-q)
+// q'/q, and A_q' <= ((1-q')/(1-q)) A_q because q' (1-q) <= q (1-q').
+// After r steps (and over a sequence) the factors multiply, pointwise on
+// the product, so with s_A = ln(1/a^r) and s_C = ln(c^r):
 //
 //	delta_{A'||B}(eps) = sup_S A'(S) - e^eps B(S) >= e^-s_A delta_{A||B}(eps + s_A)
 //	delta_{B||A'}(eps) = sup_S B(S) - e^eps A'(S) >= delta_{B||A}(eps + s_C)
 //	D_alpha(A'||B) >= D_alpha(A||B) - alpha/(alpha-1) s_A,  D_alpha(B||A') >= D_alpha(B||A) - s_C
 //
 // so the composed pair's own lower bounds, taken at the shifted eps (and
-// scaled), are lower bounds of the instance: no second composition. The
-// shifts are about r 2^-52 (2.4e-4 at r = 2^40).
+// scaled), are lower bounds of R(q', 2m)^r, hence of the instance's r-step
+// run: no second composition. The shifts are about r 2^-52 (2.4e-4 at r =
+// 2^40).
 type rateSlacked interface {
 	// lowerSlack returns upper bounds on ln(1/a) and ln(c) of one step.
 	lowerSlack() (lnA, lnC float64)
