@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,5 +83,47 @@ func TestSearchTableRoundsOutwards(t *testing.T) {
 		if i == 0 && v < r.Meets.Params["sigma"] || i == 1 && v > r.Insufficient.Params["sigma"] {
 			t.Errorf("params %q not rounded outwards\n%s", p, buf.String())
 		}
+	}
+}
+
+// TestCalibrateNotBorrowedLower runs the soundness report's calibrate and
+// delta commands for Poisson-subsampled Laplace under replace-one (q 0.05,
+// sensitivity 1, r 1), whose engine pair only dominates the mechanism:
+// every scale whose largest privacy loss ln((1-q+q e^m)/(1-q+q e^-m)), m
+// = 1/scale, is below eps = 0.06 is sufficient (exact delta 0), so none
+// of them may be called insufficient, and delta(0.06) at scale 2 has lower
+// bound 0. With the dominating pair's lower bounds the engine called scales
+// up to 2.48 insufficient and printed delta in [0.0046445, 0.0046445].
+func TestCalibrateNotBorrowedLower(t *testing.T) {
+	const q, eps = 0.05, 0.06
+	loss := func(scale float64) float64 {
+		m := 1 / scale
+		return math.Log((1 - q + q*math.Exp(m)) / (1 - q + q*math.Exp(-m)))
+	}
+	lo, hi := 1.0, 3.0 // the least sufficient scale: loss(scale) = eps
+	for hi-lo > 1e-12 {
+		if mid := (lo + hi) / 2; loss(mid) <= eps {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCmd(t, "calibrate", "--kind", "laplace", "--sensitivity", "1", "--q", "0.05", "--relation", "replace_one",
+		"--r", "1", "--eps", "0.06", "--delta", "1e-5", "--buckets", "20000", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	m := regexp.MustCompile(`scale (\S+) is insufficient`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no insufficient scale in\n%s", stdout)
+	}
+	if v, err := strconv.ParseFloat(m[1], 64); err != nil || !(v < hi) {
+		t.Errorf("scale %s called insufficient, but every scale above %.6g is sufficient\n%s", m[1], hi, stdout)
+	}
+	code, stdout, stderr = runCmd(t, "delta", "--kind", "laplace", "--scale", "2", "--sensitivity", "1", "--q", "0.05", "--relation", "replace_one",
+		"--r", "1", "--eps", "0.06", "--buckets", "20000", "--cache", t.TempDir())
+	if code != exitOK || !strings.HasPrefix(stdout, "delta in [0, ") {
+		t.Errorf("delta(0.06) at scale 2: exit %d, %q, want lower bound 0\n%s", code, stdout, stderr)
 	}
 }
