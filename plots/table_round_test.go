@@ -23,3 +23,16 @@ func TestFormatEEpsOutwards(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatCellOutwards checks the heat maps' cell labels: an upper bound
+// rounds up, a lower bound down (three digits), where rounding to nearest
+// goes the other way.
+func TestFormatCellOutwards(t *testing.T) {
+	for _, v := range []float64{1.2341, 1.2349, 0.0041449, 98.76, 5.0001} {
+		up, err1 := strconv.ParseFloat(formatCell(v, true), 64)
+		lo, err2 := strconv.ParseFloat(formatCell(v, false), 64)
+		if err1 != nil || err2 != nil || up < v || lo > v {
+			t.Errorf("%v: printed lower %v, upper %v", v, lo, up)
+		}
+	}
+}
