@@ -66,18 +66,6 @@ func mergeFronts(a, b front) front {
 	return out
 }
 
-// frontFromPoints builds the Pareto front of arbitrary points.
-func frontFromPoints(pts []Point) front {
-	s := append([]Point(nil), pts...)
-	sort.Slice(s, func(i, j int) bool {
-		if s[i].Eps != s[j].Eps {
-			return s[i].Eps < s[j].Eps
-		}
-		return s[i].Delta < s[j].Delta
-	})
-	return mergeFronts(s, nil)
-}
-
 // delta returns min{d : (e, d) in front, e <= eps}, or 1 if there is none.
 func (f front) delta(eps float64) float64 {
 	if math.IsNaN(eps) {

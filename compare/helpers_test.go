@@ -21,19 +21,6 @@ func checkRel(t *testing.T, name string, got, want, tol float64) {
 	}
 }
 
-// logTrapezoid integrates exp(f) over [lo, hi] with n intervals, in log space.
-func logTrapezoid(f func(float64) float64, lo, hi float64, n int) float64 {
-	h := (hi - lo) / float64(n)
-	vals := make([]float64, n+1)
-	for i := range vals {
-		vals[i] = f(lo + float64(i)*h)
-		if i == 0 || i == n {
-			vals[i] += math.Log(0.5)
-		}
-	}
-	return math.Log(h) + logSumExp(vals)
-}
-
 // logSimpson integrates exp(f) over [lo, hi] with n (even) intervals by
 // Simpson's rule, in log space.
 func logSimpson(f func(float64) float64, lo, hi float64, n int) float64 {

@@ -263,34 +263,10 @@ func (l *list) corners() Corners {
 	}
 }
 
-// cornerMass is the corner mass that the squaring rule watches: the larger
-// of the two directions' corner totals.
-func (l *list) cornerMass() float64 { return l.corners().Mass() }
-
 // cornerValue is the computed corner mass (without error bounds), which the
 // squaring heuristic watches.
 func (l *list) cornerValue() float64 {
 	return math.Max(l.hiA.v+l.distA.v+l.loA.v, l.loC.v+l.distB.v+l.hiC.v)
-}
-
-// clone returns a deep copy.
-func (l *list) clone() *list {
-	m := *l
-	m.a = append([]float64(nil), l.a...)
-	m.c = append([]float64(nil), l.c...)
-	m.envA = append([]float64(nil), l.envA...)
-	m.envC = append([]float64(nil), l.envC...)
-	m.tau = append([]float64(nil), l.tau...)
-	if l.tl1A != nil {
-		m.tl1A = append([]float64(nil), l.tl1A...)
-		m.tl1C = append([]float64(nil), l.tl1C...)
-	}
-	if l.tl1ZA != nil {
-		m.tl1ZA = append([]float64(nil), l.tl1ZA...)
-		m.tl1ZC = append([]float64(nil), l.tl1ZC...)
-	}
-	m.names = append([]nameCount(nil), l.names...)
-	return &m
 }
 
 // minPositive returns the smallest positive entry of a and c on [lo, hi]

@@ -53,9 +53,3 @@ func logMix(q, x float64) (L, err float64) {
 	L = ln(s)
 	return L, 5*u + 2*u*math.Abs(L) + 1e-300
 }
-
-// linErr bounds the rounding error of x = a*t - c computed as a*t - c in
-// floating point, for exact a, t and c: one product and one subtraction.
-func linErr(a, t, c, x float64) float64 {
-	return unitRoundoff * (math.Abs(a*t) + math.Abs(x)) * (1 + 4*unitRoundoff)
-}

@@ -377,27 +377,6 @@ func newGbStep(cs gbCells, h, gLo, gHi float64) *gbStep {
 	return st
 }
 
-// convolve returns x*y (full length).
-func convolve(x, y []float64) []float64 {
-	if len(x) == 0 || len(y) == 0 {
-		return nil
-	}
-	out := make([]float64, len(x)+len(y)-1)
-	if len(x) < len(y) {
-		x, y = y, x
-	}
-	for j, b := range y {
-		if b == 0 {
-			continue
-		}
-		o := out[j : j+len(x)]
-		for i, a := range x {
-			o[i] += a * b
-		}
-	}
-	return out
-}
-
 // convolve3 returns the masses m = xm*ym, the first moments s = xs*ym +
 // xm*ys and the second moments v = xv*ym + 2 xs*ys + xm*yv of the sum of
 // two independent offsets, in one pass.
@@ -629,15 +608,6 @@ func (g *gbBracket) kinkUpper(c, W, mbar, v2, gam float64) float64 {
 type gridBracket struct {
 	ab, ba *gbBracket
 	cells  int
-}
-
-// newGridBracket builds the bracket of r steps of rp with n grid
-// intervals over the losses [gLo, gHi]; symmetric pairs (both directions
-// equal) may set oneDir.
-func newGridBracket(rp rpPair, r, n int, gLo, gHi float64, oneDir bool) *gridBracket {
-	h := (gHi - gLo) / float64(n)
-	cs := pairCells(rp, h, gLo, gHi)
-	return newGridBracketRange(cs, r, h, gLo, gHi, oneDir)
 }
 
 // newGridBracketCells builds the bracket from the cells of one step, with

@@ -126,10 +126,6 @@ func gridTilts(tau []float64, rangeL float64) []float64 {
 // (gridTilts): swapRange plus chooseTilts's 60.
 const gridTiltRange = swapRange + 60
 
-// tiltSwitch: levels whose loss is less than 1/tiltSwitch as wide as the
-// final one use tilts of their own.
-const tiltSwitch = 8
-
 // equalTau reports whether two tilt sets are identical.
 func equalTau(a, b []float64) bool {
 	if len(a) != len(b) {

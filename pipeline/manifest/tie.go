@@ -30,13 +30,6 @@ func DefaultTie(kind string) []string {
 	return slices.Clone(def)
 }
 
-// CheckTie validates tie for kind; it returns a description of the problem
-// or "".
-func CheckTie(kind string, tie []string) string {
-	allowed, _ := searchableParams(kind)
-	return checkTie(kind, allowed, tie)
-}
-
 // checkTie validates tie against the parameters allowed for kind.
 func checkTie(kind string, allowed, tie []string) string {
 	if allowed == nil {
@@ -59,12 +52,6 @@ func checkTie(kind string, allowed, tie []string) string {
 		seen[p] = true
 	}
 	return ""
-}
-
-// TieAllowed returns the parameters a search may multiply for kind.
-func TieAllowed(kind string) []string {
-	allowed, _ := searchableParams(kind)
-	return allowed
 }
 
 // specTie returns the parameters a search may multiply for spec and its
