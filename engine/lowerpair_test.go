@@ -324,6 +324,13 @@ func TestIssueLowerBoundsNotBorrowed(t *testing.T) {
 	if e := res[0].Eps(1e-5); !(e.Lower <= eps0 && e.Lower > 0.05) || !(e.Upper >= 0.0823) {
 		t.Errorf("r=1: eps(1e-5) in [%v, %v], want lower in (0.05, %v]", e.Lower, e.Upper, eps0)
 	}
+	// the certified TPR of a test at FPR a of an eps0-DP mechanism is at
+	// most min(e^eps0 a, 1 - e^-eps0 (1-a)) (its trade-off function)
+	for _, a := range []float64{0.01, 0.1, 0.5} {
+		if tb, lim := res[0].TPR(a), math.Min(math.Exp(eps0)*a, 1-math.Exp(-eps0)*(1-a)); !(tb.Lower <= lim) {
+			t.Errorf("r=1: TPR(%v) lower %v above %v, the largest TPR of an eps0-DP mechanism", a, tb.Lower, lim)
+		}
+	}
 	up := ref(2, 1000).epsUpper(1e-5)
 	if e := res[1].Eps(1e-5); !(e.Lower <= up && e.Lower > 6) || !(e.Upper >= 8.3486) {
 		t.Errorf("r=1000: eps(1e-5) in [%v, %v], want lower in (6, %v]", e.Lower, e.Upper, up)
