@@ -152,7 +152,7 @@ func (r *Result) epsLowerMemo(delta float64, m *deltaMemo) (float64, string) {
 	}
 	switch {
 	case r.lowerAbsent != "": // (lowerpair.go)
-		return 0, "eps_low is 0: " + r.lowerAbsent
+		return 0, "eps_low is 0: no lower bound is known for this mechanism (see Result.Notes)"
 	case r.hasSlack(): // Delta's lower bound, no memo of the own lists
 		return epsLowerSearch(func(e float64) float64 { return r.Delta(e).Lower }, delta, r.epsRange()+math.Max(r.slackA, r.slackC), nil)
 	case r.lowerFrom != nil: // the lower pair's
