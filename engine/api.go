@@ -67,6 +67,10 @@ type Options struct {
 	// DisableErrorCorrection only the grouped list is composed, whatever
 	// Lists says: the grid lists' bounds are error-corrected by
 	// construction, and the option asks for the paper's Definition 5.
+	// The composition of a lower pair (lowerpair.go) uses, under
+	// ListsBoth, the one list that gives its lower bounds (the grid list
+	// for the Gaussian, the grouped list for Laplace), and the lists asked
+	// for otherwise.
 	Lists Lists
 
 	// Progress, if not nil, is called after every composition or squaring
