@@ -67,6 +67,10 @@ type Options struct {
 	// DisableErrorCorrection only the grouped list is composed, whatever
 	// Lists says: the grid lists' bounds are error-corrected by
 	// construction, and the option asks for the paper's Definition 5.
+	// The composition of a lower pair (lowerpair.go) uses, under
+	// ListsBoth, the one list that gives its lower bounds (the grid list
+	// for the Gaussian, the grouped list for Laplace), and the lists asked
+	// for otherwise.
 	Lists Lists
 
 	// Progress, if not nil, is called after every composition or squaring
@@ -110,7 +114,7 @@ type Part struct {
 // Version identifies the engine's numerical behaviour: it changes whenever
 // the bounds computed for the same mechanism, options and r may change
 // (result caches include it in their keys).
-const Version = "engine-2026-11-23.19"
+const Version = "engine-2026-11-27.1"
 
 // ErrInvalid is wrapped by every error caused by invalid parameters or
 // options, so callers can tell bad input from internal failures.
@@ -180,8 +184,29 @@ func Compose(ctx context.Context, m Mechanism, r int, opt Options) (*Result, err
 // ComposeMany returns the bounds for each number of observations in rs. The
 // 2^k-fold states are computed once and shared, so a sweep over many r costs
 // little more than the largest r. All results use the same leaf factor,
-// chosen for the largest r.
+// chosen for the largest r. Where m's pair only dominates the mechanism,
+// its lower pair is composed too, after it, and gives the lower bounds
+// (lowerpair.go).
 func ComposeMany(ctx context.Context, m Mechanism, rs []int, opt Options) ([]*Result, error) {
+	if m == nil {
+		return nil, invalidf("nil mechanism")
+	}
+	low, _, _ := lowerOf(m)
+	o := opt
+	sp := &splitProgress{fn: opt.Progress, extra: lowerSteps(opt, low, rs...)}
+	o.Progress = sp.firstPhase()
+	out, err := composeManyPlain(ctx, m, rs, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := composeLowerMany(ctx, m, rs, opt, sp, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// composeManyPlain is ComposeMany of m's own pair (no lower pair).
+func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) ([]*Result, error) {
 	if m == nil {
 		return nil, invalidf("nil mechanism")
 	}
@@ -216,8 +241,73 @@ func ComposeMany(ctx context.Context, m Mechanism, rs []int, opt Options) ([]*Re
 // ComposeSequence returns the bounds for the heterogeneous sequence of
 // independent observations described by parts (Corollary 1): the
 // composition of parts[0].Count observations of parts[0].Mechanism, then of
-// parts[1], and so on. All leaves share one factor.
+// parts[1], and so on. All leaves share one factor. Where a part's pair
+// only dominates its mechanism, the sequence of the parts' lower pairs is
+// composed too and gives the lower bounds (lowerpair.go).
 func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, error) {
+	low, distinct, reason := lowerSequence(parts)
+	o := opt
+	extra := 0
+	if low != nil {
+		extra = lowerSequenceSteps(opt, distinct, parts, low)
+	}
+	sp := &splitProgress{fn: opt.Progress, extra: extra}
+	o.Progress = sp.firstPhase()
+	res, err := composeSequencePlain(ctx, parts, o)
+	if err != nil || opt.DisableErrorCorrection {
+		return res, err
+	}
+	for i, p := range parts {
+		if low == nil || low[i].Mechanism == p.Mechanism { // its own pair: its slack, if any
+			lnA, lnC := slackOf(p.Mechanism)
+			res.addSlack(p.Count, lnA, lnC)
+		}
+	}
+	if !distinct {
+		return res, nil
+	}
+	if low == nil {
+		res.setLowerAbsent(reason)
+		return res, nil
+	}
+	lo := lowerOptions(opt, lowerMechs(parts, low)...)
+	lo.Progress = sp.secondPhase()
+	lres, err := composeSequencePlain(ctx, low, lo)
+	if err != nil {
+		return nil, err
+	}
+	res.setLowerFrom(lres)
+	return res, nil
+}
+
+// lowerSequenceSteps returns the steps the composition of the lower
+// sequence low of parts plans (composeSequence), 0 when there is none.
+func lowerSequenceSteps(o Options, distinct bool, parts, low []Part) int {
+	if !distinct || o.DisableErrorCorrection {
+		return 0
+	}
+	s := len(low) - 1
+	for _, p := range low {
+		s += powerSteps([]int{p.Count})
+	}
+	return chainsOf(lowerOptions(o, lowerMechs(parts, low)...)) * s
+}
+
+// lowerMechs returns the lower pairs of a sequence's parts for
+// lowerOptions: nil for a part whose own pair is attained (it states no
+// preference of lists).
+func lowerMechs(parts, low []Part) []Mechanism {
+	out := make([]Mechanism, len(low))
+	for i, p := range low {
+		if p.Mechanism != parts[i].Mechanism {
+			out[i] = p.Mechanism
+		}
+	}
+	return out
+}
+
+// composeSequencePlain is ComposeSequence of the parts' own pairs.
+func composeSequencePlain(ctx context.Context, parts []Part, opt Options) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, invalidf("empty sequence")
 	}

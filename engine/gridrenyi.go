@@ -6,7 +6,9 @@ import "math"
 // the composed pair, maximised over both directions, for alpha > 1 (Section
 // 5.7: D_alpha = 1/(alpha-1) ln sum_x P_A(x)^alpha P_B(x)^(1-alpha)): the
 // tighter of the grouped list's bounds (renyiGrouped) and the grid list's
-// (gridRenyi). The upper bound is +Inf when a corner with unbounded ratios
+// (gridRenyi); the lower bound comes from the lower pair where the composed
+// pair only dominates the mechanism (lowerpair.go; 0 when none is known).
+// The upper bound is +Inf when a corner with unbounded ratios
 // holds mass; RenyiEstimate gives the paper's approximation in that case.
 func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
@@ -26,6 +28,7 @@ func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 		sl, su := r.s.gridRenyi(alpha, r.sb)
 		lower, upper = math.Max(lower, sl), math.Min(upper, su)
 	}
+	lower = r.lowerRenyi(alpha, lower) // a lower pair's (lowerpair.go)
 	return lower, upper
 }
 

@@ -19,10 +19,13 @@ type EpsBound struct {
 	// Lower is an eps with delta_low(Lower) > Delta (the bracket's verified
 	// end; 0 when delta_low(0) <= Delta): for every eps below it the
 	// mechanism is not (eps, Delta)-DP. +Inf when delta_low(+Inf), the
-	// lower bound on the distinguishing mass, exceeds Delta. NaN when
+	// lower bound on the distinguishing mass, exceeds Delta. It comes from
+	// the lower pair where the composed pair only dominates the mechanism
+	// (lowerpair.go), and is 0 with a note when none is known. NaN when
 	// error correction is disabled.
 	Lower float64
-	// Note says why Upper (or Lower) is +Inf; empty otherwise.
+	// Note says why Upper (or Lower) is +Inf, or why Lower is absent;
+	// empty otherwise.
 	Note string
 }
 
@@ -84,9 +87,13 @@ type deltaMemo struct {
 }
 
 // eval returns Delta(e) through the memo m (nil: no memo).
+//
+// It evaluates r's own lists (deltaOwn): their lower bound is the
+// result's only when ownLower, and epsLowerMemo reads the memo only then.
 func (r *Result) evalMemo(m *deltaMemo, e float64) (up, low float64) {
+	e = math.Max(e, 0)
 	if m == nil {
-		d := r.Delta(e)
+		d := r.deltaOwn(e)
 		return d.Upper, d.Lower
 	}
 	for i, x := range m.eps {
@@ -94,7 +101,7 @@ func (r *Result) evalMemo(m *deltaMemo, e float64) (up, low float64) {
 			return m.upper[i], m.lower[i]
 		}
 	}
-	d := r.Delta(e)
+	d := r.deltaOwn(e)
 	m.eps = append(m.eps, e)
 	m.upper = append(m.upper, d.Upper)
 	m.lower = append(m.lower, d.Lower)
@@ -118,11 +125,11 @@ func (r *Result) epsUpperMemo(delta float64, m *deltaMemo) (float64, string) {
 	if !okv(fMax) {
 		// Above eMax only the corners and distinguishing events are left,
 		// and delta_up counts them in full at every finite eps.
-		d := r.Delta(math.Inf(1))
+		d := r.deltaOwn(math.Inf(1))
 		if d.Upper > delta {
 			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the distinguishing events (impossible under the other distribution) hold up to that mass", d.Upper)
 		}
-		floor := r.Delta(eMax).Upper
+		floor := r.deltaOwn(eMax).Upper
 		if l := r.cornerList(); l.cornerValue() > delta/2 {
 			return math.Inf(1), fmt.Sprintf("eps_up is +Inf for delta below %.3g: the corner buckets (privacy loss beyond the bucket range %.4g) hold mass %.3g; more buckets or a larger factor would help", floor, l.lambda*float64(l.n), l.cornerValue())
 		}
@@ -143,7 +150,22 @@ func (r *Result) epsLowerMemo(delta float64, m *deltaMemo) (float64, string) {
 	if !r.ec || math.IsNaN(delta) {
 		return math.NaN(), ""
 	}
+	switch {
+	case r.lowerAbsent != "": // (lowerpair.go)
+		return 0, "eps_low is 0: no lower bound is known for this mechanism (see Result.Notes)"
+	case r.hasSlack(): // Delta's lower bound, no memo of the own lists
+		return epsLowerSearch(func(e float64) float64 { return r.Delta(e).Lower }, delta, r.epsRange()+math.Max(r.slackA, r.slackC), nil)
+	case r.lowerFrom != nil: // the lower pair's
+		return r.lowerFrom.epsLowerMemo(delta, nil)
+	}
 	f := func(e float64) float64 { _, low := r.evalMemo(m, e); return low }
+	return epsLowerSearch(f, delta, r.epsRange(), m)
+}
+
+// epsLowerSearch returns EpsBound.Lower for the lower bound f on delta,
+// constant beyond eRange except for the corners' lower terms; m, if not
+// nil, holds evaluations of f (its lower values) that narrow the bracket.
+func epsLowerSearch(f func(float64) float64, delta, eRange float64, m *deltaMemo) (float64, string) {
 	// above is true only when delta_low(e) > delta is established (false
 	// for NaN): the returned end always has it.
 	abovev := func(v float64) bool { return v > delta }
@@ -156,7 +178,7 @@ func (r *Result) epsLowerMemo(delta float64, m *deltaMemo) (float64, string) {
 	}
 	// delta_low(eps) is not constant beyond the bucket range (the corners'
 	// lower terms p - e^eps q fall with eps): search outwards.
-	lo, hi := 0.0, r.epsRange()
+	lo, hi := 0.0, eRange
 	flo, fhi := f0, f(hi)
 	for abovev(fhi) {
 		lo, flo = hi, fhi
@@ -515,6 +537,9 @@ type resultWire struct {
 	Swap                             *gridWire // the swapped grid list, if any (gridswap.go)
 	Abs                              float64
 	Notes                            []string
+	Lower                            []byte  // the lower pair's result, if any (lowerpair.go)
+	LowerAbsent                      string  // why the lower bounds are absent, if they are
+	SlackA, SlackC                   float64 // the lower bounds' rate slack (lowerpair.go)
 }
 
 // MarshalBinary encodes the result (the composed bucket list and how it was
@@ -536,6 +561,14 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		w.Names = append(w.Names, nc.name)
 		w.Counts = append(w.Counts, nc.count)
 	}
+	w.LowerAbsent, w.SlackA, w.SlackC = r.lowerAbsent, r.slackA, r.slackC
+	if r.lowerFrom != nil {
+		b, err := r.lowerFrom.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		w.Lower = b
+	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&w); err != nil {
 		return nil, fmt.Errorf("engine: encoding result: %w", err)
@@ -556,7 +589,10 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		}
 		*r = Result{ec: true, info: w.Info, notes: w.Notes}
 		r.withGrid(g)
-		return r.swapFromWire(w.Swap)
+		if err := r.swapFromWire(w.Swap); err != nil {
+			return err
+		}
+		return r.lowerFromWire(&w)
 	}
 	if w.N < 2 || w.N > 1<<39 || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
 		return fmt.Errorf("engine: decoding result: inconsistent sizes")
@@ -589,5 +625,27 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	}
 	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes}
 	r.withGrid(g)
-	return r.swapFromWire(w.Swap)
+	if err := r.swapFromWire(w.Swap); err != nil {
+		return err
+	}
+	return r.lowerFromWire(&w)
+}
+
+// lowerFromWire restores the lower source of an encoded result.
+func (r *Result) lowerFromWire(w *resultWire) error {
+	if w.Lower != nil && w.LowerAbsent != "" {
+		return fmt.Errorf("engine: decoding result: both a lower pair and its absence")
+	}
+	if !(w.SlackA >= 0 && w.SlackC >= 0) {
+		return fmt.Errorf("engine: decoding result: rate slack %v, %v", w.SlackA, w.SlackC)
+	}
+	r.lowerAbsent, r.slackA, r.slackC = w.LowerAbsent, w.SlackA, w.SlackC
+	if w.Lower != nil {
+		low := new(Result)
+		if err := low.UnmarshalBinary(w.Lower); err != nil {
+			return fmt.Errorf("engine: decoding the lower pair's result: %w", err)
+		}
+		r.lowerFrom = low
+	}
+	return nil
 }

@@ -407,6 +407,59 @@ func rpLaplacePair(s Sampling, rel Relation, q, m float64) rpPair {
 	return rpSymmetrise(rpLapRemove(q, 2*m), q, 2*m, true)
 }
 
+// rpLapAntipodal is P(q, a) for Laplace noise: A = (1-q) Lap(0) + q
+// Lap(-a), B = (1-q) Lap(0) + q Lap(a), the worst-case instance of Poisson
+// replace-one (the lower pair of that case, lowerpair.go). With x1 = |t| -
+// |t+a| and x2 = |t| - |t-a| the loss is ln(1-q+q e^x1) - ln(1-q+q e^x2):
+// the constant ln(1-q+q e^a) - ln(1-q+q e^-a) on t <= -a, then
+// decreasing (x1 = -2t - a, x2 = -a on (-a, 0); x1 = -a, x2 = 2t - a on
+// (0, a)), the negated constant on t >= a.
+func rpLapAntipodal(q, a float64) rpPair {
+	lw := []float64{math.Log1p(-q), ln(q)}
+	A := mixLn(lw, []float64{0, -a}, true)
+	B := mixLn(lw, []float64{0, a}, true)
+	lossOf := func(x1, x2 float64) (float64, float64) {
+		L1, e1 := rpLogMix(q, x1)
+		L2, e2 := rpLogMix(q, x2)
+		L := L1 - L2
+		return L, e1 + e2 + 2*u64*(math.Abs(x1)+math.Abs(x2)+4*a) + 2*u64*math.Abs(L)
+	}
+	constant := func(t1, t2, x1, x2 float64) rpPiece {
+		L, e := lossOf(x1, x2)
+		return rpPiece{t1: t1, t2: t2, inc: false, A: A, B: B,
+			lossf: func(float64) (float64, float64) { return L, e }}
+	}
+	left := rpPiece{t1: -a, t2: 0, inc: false, A: A, B: B,
+		lossf: func(t float64) (float64, float64) { return lossOf(-2*t-a, -a) }}
+	right := rpPiece{t1: 0, t2: a, inc: false, A: A, B: B,
+		lossf: func(t float64) (float64, float64) { return lossOf(-a, 2*t-a) }}
+	return rpPair{constant(math.Inf(-1), -a, a, -a), left, right, constant(a, math.Inf(1), -a, a)}
+}
+
+// rpLowerPair returns the reference of the pair whose lower bounds the
+// engine reports for a subsampled mechanism (the table of lowerpair.go),
+// and whether it differs from the mechanism's pair:
+//
+//	poisson,    replace_one, Laplace: P(q, m)
+//	fixed_size, both relations:       R(q', 2m), q' the float below q
+//
+// (fixed-size add/remove with q = 1 has none: ok false).
+func rpLowerPair(lap bool, s Sampling, rel Relation, q, m float64) (rp rpPair, distinct, ok bool) {
+	switch {
+	case s == Poisson && (rel == AddRemove || !lap):
+		return nil, false, true
+	case s == Poisson:
+		return rpLapAntipodal(q, m), true, true
+	case rel == AddRemove && q == 1:
+		return nil, true, false
+	}
+	ql := math.Nextafter(q, 0)
+	if lap {
+		return rpLapRemove(ql, 2*m), true, true
+	}
+	return rpPair{rpRemove(ql, 2*m)}, true, true
+}
+
 // rpGaussTrunc is the Gauss pair of mechanisms.go with mu = sensitivity/
 // sigma, truncated at tau = truncate/sigma around each mean (tau = +Inf:
 // untruncated): A = N(0) on [-tau, tau] and B = N(mu) on [mu-tau, mu+tau],

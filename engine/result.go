@@ -33,6 +33,9 @@ type Result struct {
 	sb         bounds
 	stableOnce sync.Once
 	stable     *gridTable
+
+	// where the lower bounds come from (lowerpair.go)
+	lowerSource
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
@@ -138,6 +141,11 @@ type Info struct {
 	Tilts int
 	// Mechanisms lists the mechanisms composed, as their String forms.
 	Mechanisms []string
+	// LowerMechanisms lists the mechanisms whose composition gave the
+	// lower bounds, when a pair of Mechanisms only dominates the
+	// mechanism it stands for (lowerpair.go); empty when the lower bounds
+	// come from Mechanisms themselves or are absent (see Result.Notes).
+	LowerMechanisms []string
 }
 
 // Corners reports the probability mass that the bucket list could not place
@@ -174,7 +182,9 @@ type DeltaBound struct {
 	Upper float64
 	// Lower is delta_low(eps) = max over directions of the sound lower
 	// bounds (each is a lower bound on the tight delta of Lemma 1, so the
-	// larger one is too). NaN when error correction is disabled.
+	// larger one is too), from the lower pair where the composed pair
+	// only dominates the mechanism (lowerpair.go; 0 when none is known,
+	// with a note in Result.Notes). NaN when error correction is disabled.
 	Lower float64
 	// UpperAB, UpperBA, LowerAB, LowerBA are the per-direction values.
 	UpperAB, UpperBA, LowerAB, LowerBA float64
@@ -189,6 +199,7 @@ type DeltaBound struct {
 func (r *Result) Info() Info {
 	info := r.info
 	info.Mechanisms = append([]string(nil), r.info.Mechanisms...)
+	info.LowerMechanisms = append([]string(nil), r.info.LowerMechanisms...)
 	return info
 }
 
@@ -214,6 +225,12 @@ func (r *Result) Delta(eps float64) DeltaBound {
 	if eps < 0 {
 		eps = 0
 	}
+	return r.slackDelta(r.lowerDelta(r.deltaOwn(eps), eps), eps)
+}
+
+// deltaOwn is Delta from r's own lists (eps >= 0), whatever the source of
+// its lower bounds.
+func (r *Result) deltaOwn(eps float64) DeltaBound {
 	d := r.deltaLists(eps)
 	if r.s != nil {
 		d = combineDelta(d, r.swapDelta(eps))

@@ -175,7 +175,9 @@ func pairDirs(rp rpPair) dirsFn {
 // randSubsampled draws a subsampled mechanism and its reference pair;
 // realistic restricts it to DP-SGD's usual range (sigma/sensitivity
 // 0.4..20, q 1e-4..0.3). A quarter of the mechanisms are Laplace.
-func randSubsampled(rng *rand.Rand, realistic bool) (Mechanism, rpPair, largeShape, string) {
+// It also returns the mechanism's inputs (for the references of the real
+// mechanism, soundness_lower_test.go).
+func randSubsampled(rng *rand.Rand, realistic bool) (Mechanism, rpPair, largeShape, string, subInfo) {
 	gauss := rng.IntN(4) > 0
 	s := Sampling(rng.IntN(2))
 	rel := Relation(rng.IntN(2))
@@ -240,7 +242,7 @@ func randSubsampled(rng *rand.Rand, realistic bool) (Mechanism, rpPair, largeSha
 		ls = largeShape{shapeSymmetric, q, 2 * m}
 	}
 	desc = fmt.Sprintf("%v (m=%.4g)", mech, m)
-	return mech, rp, ls, desc
+	return mech, rp, ls, desc, subInfo{lap: !gauss, s: s, rel: rel, q: q, m: m, exists: true}
 }
 
 // randTrunc draws a truncated Gauss or Laplace mechanism: its pair, the
@@ -369,25 +371,28 @@ func genPairCase(rng *rand.Rand, big bool) propCase {
 	var refs []refFn // exact references of the results (nil for a bracket)
 	switch k := rng.IntN(20); {
 	case k < 5: // one step of a subsampled pair
-		m, rp, _, desc := randSubsampled(rng, false)
+		m, rp, _, desc, si := randSubsampled(rng, false)
 		c.desc = "sub1 " + desc + " r=1"
 		c.compose = single(m, 1)
 		refs = []refFn{rpRef1(rp)}
 		c.dirs = pairDirs(rp)
+		c.real = newRealRef(si, 1)
 	case k < 9: // a few steps: the grid bracket
-		m, rp, _, desc := randSubsampled(rng, false)
+		m, rp, _, desc, si := randSubsampled(rng, false)
 		r := 2 + rng.IntN(smallR-1)
 		c.desc = fmt.Sprintf("subSmall %s r=%d", desc, r)
 		c.compose = single(m, r)
+		c.real = newRealRef(si, r)
 		mb := newMultiBracket(rp, r, gridN, false)
 		c.br = mb.bracket
 		c.dirs = mb.dirs
 		c.cost = float64(mb.max)
 	case k < 12: // DP-SGD at large r
-		m, rp, ls, desc := randSubsampled(rng, true)
+		m, rp, ls, desc, si := randSubsampled(rng, true)
 		r := int(logUniform(rng, 17, 1<<30))
 		c.desc = fmt.Sprintf("subLarge %s r=%d", desc, r)
 		c.compose = single(m, r)
+		c.real = newRealRef(si, r)
 		lb := newLargeBracket(ls, rp)
 		c.br = func(eps float64) (float64, float64) { return lb.bracket(r, eps) }
 		c.dirs = func(eps float64) (float64, float64, float64, float64) { return lb.dirs(r, eps) }

@@ -93,6 +93,10 @@ type propCase struct {
 	dirs    dirsFn
 	dirsPer []dirsFn
 
+	// real bounds the real mechanism from above, for its lower bounds
+	// (soundness_lower_test.go); nil: not checked.
+	real *realRef
+
 	many   func(ctx context.Context) ([]*Result, error)
 	refs   []refFn     // the exact delta of each result of many
 	manyR  []int       // their numbers of compositions
@@ -306,6 +310,7 @@ type propStats struct {
 	bracketLoDesc               string
 	kinds                       map[string]int // cases per kind
 	dirChecks                   int            // per-direction checks
+	realChecks                  int            // lower bounds against the real mechanism (soundness_lower_test.go)
 }
 
 // newPropStats returns empty statistics.
@@ -340,10 +345,16 @@ func checkPropCase(t *testing.T, c propCase, st *propStats) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("compose: %v", err)}
 	}
+	var fails []string
 	if c.br != nil {
-		return checkBracketResult(res, c.br, c.dirs, c.eps, c.deltas, c.ec, c.desc, st)
+		fails = checkBracketResult(res, c.br, c.dirs, c.eps, c.deltas, c.ec, c.desc, st)
+	} else {
+		fails = checkRefResult(res, c.ref, c.dirs, c.eps, c.deltas, c.ec, c.desc, st)
 	}
-	return checkRefResult(res, c.ref, c.dirs, c.eps, c.deltas, c.ec, c.desc, st)
+	if c.real != nil {
+		fails = append(fails, checkRealLower(res, c.real, c.eps, c.deltas, c.ec, st)...)
+	}
+	return fails
 }
 
 // checkResultBasics checks what every result must satisfy: a positive
@@ -527,7 +538,7 @@ func TestSoundnessProperty(t *testing.T) {
 	t.Logf("bracket checks (sub*, trunc): %d, %d of them with a bracket narrower than 1e-3 (ln)", st.bracketChecks, st.bracketTight)
 	t.Logf("closest upper to a bracket's lower end: ln(upper/low) = %.3g (%s)", st.bracketUp, st.bracketUpDesc)
 	t.Logf("closest lower to a bracket's upper end: ln(high/lower) = %.3g (%s)", st.bracketLo, st.bracketLoDesc)
-	t.Logf("cases per kind: %v; per-direction checks: %d", st.kinds, st.dirChecks)
+	t.Logf("cases per kind: %v; per-direction checks: %d; lower bounds against the real mechanism: %d", st.kinds, st.dirChecks, st.realChecks)
 	if n >= 100 && st.swapped < n/20 {
 		t.Errorf("only %d of %d cases composed a swapped grid list: the property test does not exercise it", st.swapped, n)
 	}

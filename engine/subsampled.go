@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Subsampled mechanisms (DP-SGD): one step releases the sum of the
 // contributions of a random batch plus noise; each record contributes at
@@ -21,7 +24,10 @@ import "fmt"
 //	symmetric S(q, a) = the positive-loss part of R(q, a), mirrored, plus
 //	                    an atom at loss 0 (see symmetrised pairs below)
 //
-// Which pair bounds which training run:
+// Which pair bounds which training run, and where the lower bounds come
+// from (lowerpair.go: a pair that only dominates gives upper bounds only;
+// the lower bounds come from a pair the mechanism dominates, here always a
+// worst-case instance, whose r-fold composition is a real r-step run):
 //
 //   - Poisson, add/remove: R(q, m), tight. With x' = x plus a record z,
 //     M(x') = (1-q) M(x) + q M(x with z), a post-processing of R(q, m)
@@ -31,7 +37,8 @@ import "fmt"
 //     H(M(x)||M(x')) (addition); which one applies is fixed by the data
 //     sets, the same in every step, so the engine's max over the two
 //     directions of the composed pair bounds both orders. Reached when the
-//     other records contribute 0 and z contributes m.
+//     other records contribute 0 and z contributes m: attained, its lower
+//     bounds are the mechanism's.
 //   - Poisson, replace-one, Gaussian: P(q, m), as dp_accounting defines
 //     REPLACE_ONE (mu_upper = (1-q) N(0) + q N(-s), mu_lower = (1-q) N(0)
 //     + q N(s)); reached when the replaced record contributes -m and its
@@ -39,9 +46,21 @@ import "fmt"
 //     is worse is dp_accounting's modelling claim; TestReplaceOneAntipodal
 //     checks it in one dimension for every alpha, and the exact enumeration
 //     tests check the discrete analogue. The pair is its own mirror image,
-//     so one orientation serves both orders of the data sets.
-//   - Poisson, replace-one, Laplace: S(q, 2m), dominating, not tight (no
-//     tighter pair is known to us; dp_accounting refuses this case).
+//     so one orientation serves both orders of the data sets. Attained (by
+//     that instance): its lower bounds are the mechanism's.
+//   - Poisson, replace-one, Laplace: S(q, 2m), dominating only (no tighter
+//     dominating pair is known to us; dp_accounting refuses this case).
+//     Its largest loss, ln(1-q+q e^2m), exceeds every loss of the
+//     mechanism, at most ln((1-q+q e^m)/(1-q+q e^-m)): with g(x) =
+//     ln(1-q+q e^x), for each sum of the other records' contributions the
+//     loss at t is g(x) - g(y), x and y the log-ratios (at t) of the batch
+//     with the record, resp. its replacement, to the batch without it,
+//     |x|, |y| <= m for Laplace noise; mixing over the others' sums keeps
+//     the ratio below the largest (mediant inequality). So S's lower
+//     bounds are not the mechanism's (the sweep of the soundness property
+//     test checks them against this largest loss). Lower
+//     pair: the antipodal instance P(q, m) with Laplace noise (others 0,
+//     the replaced record -m, its replacement +m; embedAntipodal).
 //   - Fixed size (b of n without replacement), add/remove: R(gamma, 2m),
 //     tight. With |x'| = |x| + 1, M(x) = mu0 (batches of x) and M(x') =
 //     (1-gamma) mu0 + gamma mu1 with gamma = b/|x'|, mu1 the batches holding
@@ -55,8 +74,18 @@ import "fmt"
 //     ((1-gamma) F_u + gamma F_a, F_u) with |a-u| <= 2m, a post-processing
 //     of R(gamma, 2m); reached when all other records contribute -m and z
 //     +m. The pairs are monotone in gamma, so gamma = b/n with n the size
-//     of either data set is safe (FixedSizeRate rounds up).
-//   - Fixed size, replace-one: S(gamma, 2m), dominating; tight for one step.
+//     of either data set is safe (FixedSizeRate rounds up). Attained at
+//     gamma = b/n (neighbours of sizes n and n-1, b < n), but q may exceed
+//     b/n by an ulp (FixedSizeRate, or a decimal q): the lower bounds are
+//     those of R(q', 2m) with q' the float below q, at most b/n, and
+//     dominated by R(b/n, 2m) (R(g', a) is R(g, a) post-processed by
+//     keeping the output with probability g'/g and else drawing from F).
+//     They are derived from R(q, 2m)'s own composition (lowerSlack,
+//     rateSlacked in lowerpair.go), not composed again. With q = 1 (b = n)
+//     the smaller neighbour cannot draw a batch and the larger has rate
+//     n/(n+1), n unknown: no lower pair, the lower bounds are absent.
+//   - Fixed size, replace-one: S(gamma, 2m), dominating only; tight for
+//     one step (below), not from two steps on.
 //     After coupling, a step is ((1-gamma) F_u + gamma F_a, (1-gamma) F_u +
 //     gamma F_b) with u, a, b pairwise at most 2m apart. Both u = b
 //     (R(gamma, 2m)) and u = a (its swap) occur, and the other records'
@@ -77,7 +106,17 @@ import "fmt"
 //     Dong, Roth, Su ("Gaussian differential privacy", JRSS B 2022, the
 //     subsampling theorem for sampling without replacement), f = T(F, F_2m).
 //     The same argument covers Poisson replace-one with P0 = M(batch
-//     without the record), hence the Laplace case above.
+//     without the record), hence the Laplace case above. For one step,
+//     H_alpha(S) = H_alpha(R) (alpha >= 1) is reached by R's instance, so
+//     S's one-step delta (eps >= 0) is the mechanism's; S^r for r >= 2 is
+//     not a run of the mechanism (each step would need both cases at once).
+//     Lower pair: R(q', 2m), q' the float below q, the instance "other
+//     records contribute -m, y = -m is replaced by z = +m" (u = b): the
+//     batches without y and z give F_u, those with y also F_u (y = -m like
+//     the others), those with z F_(u+2m); the same replacement in every
+//     step is a real run, and its reverse (z replaced by y) the swap, so
+//     the maximum over both directions of composed R bounds the
+//     mechanism's delta from below.
 //
 // Symmetrised pairs: with L the (increasing) loss of R(q, a) and t0 = a/2
 // its zero, S_A = R_A on {t >= t0} + the mirror image of R_B on {t >= t0} +
@@ -149,6 +188,84 @@ type subsampledMech struct {
 	relation       Relation
 	rc             recipe
 	name           string
+	// isLower marks the lower pair of another subsampled mechanism
+	// (lowerPair): an attained instance, whose own lower pair is itself.
+	isLower bool
+}
+
+// lowerPair returns the pair whose lower bounds the engine reports for m
+// (lowerpair.go), per the table at the top of this file: nil and
+// distinct = false where m's pair is attained by an instance of the
+// mechanism (Poisson add/remove; Poisson replace-one Gaussian), else a
+// worst-case instance that the mechanism dominates:
+//
+//   - Poisson, replace-one, Laplace: P(q, m), the antipodal instance;
+//   - fixed size, replace-one: R(q', 2m) with q' the float below q, the
+//     instance "every other record contributes -m, y = -m is replaced by
+//     z = +m" at a rate q' <= b/n whenever q is b/n rounded to a
+//     neighbouring float (FixedSizeRate rounds up); R is monotone in the
+//     rate, so R(q', 2m) is dominated by the attained R(b/n, 2m);
+//   - fixed size, add/remove: its own pair R(q, 2m), attained at b/n; the
+//     ulp by which q may exceed b/n is taken care of by lowerSlack;
+//   - fixed size, add/remove, q = 1 (b = n): none (reason given): the
+//     neighbour with n - 1 records cannot draw a batch of b, and the
+//     other neighbour's rate b/(n+1) depends on n, which q does not fix.
+func (m *subsampledMech) lowerPair() (low Mechanism, distinct bool, reason string) {
+	if m.isLower {
+		return nil, false, ""
+	}
+	mu := m.sens / m.scale
+	switch {
+	case m.sampling == Poisson && m.relation == AddRemove:
+		return nil, false, ""
+	case m.sampling == Poisson && m.noise == gaussNoise:
+		return nil, false, ""
+	case m.sampling == Poisson: // replace-one, Laplace
+		return m.lowerWith(recipe{shapeAntipodal, m.q, mu}, "antipodal"), true, ""
+	case m.relation == AddRemove && m.q == 1:
+		return nil, true, "no lower bound: fixed-size add/remove sampling with q = 1 has no worst-case instance at a known rate (b = n: the smaller neighbour cannot draw the batch, the larger has rate n/(n+1) for an n that q does not give)"
+	case m.relation == AddRemove: // the own pair, with a rate slack (lowerSlack)
+		return nil, false, ""
+	default: // fixed size, replace-one
+		q := math.Nextafter(m.q, 0)
+		return m.lowerWith(recipe{shapeRemove, q, 2 * mu}, "remove, q="+fmtFloat(q)), true, ""
+	}
+}
+
+// lowerSlack returns the rate slack of fixed-size add/remove (rateSlacked,
+// lowerpair.go), 0 otherwise: its pair R(q, 2m) is attained at b/n >= q',
+// the float below q, and R(q', 2m)'s A-side is within [a, c] times R(q,
+// 2m)'s, a = q'/q, c = (1-q')/(1-q). Returned: upper bounds on ln(1/a) =
+// -log1p(-d) <= d/(1-d), d = (q-q')/q, and on ln c = log1p((q-q')/(1-q))
+// <= (q-q')/(1-q); q - q' is exact, the divisions and 1 - q round by at
+// most u each.
+func (m *subsampledMech) lowerSlack() (lnA, lnC float64) {
+	if m.isLower || m.sampling != FixedSize || m.relation != AddRemove || m.q == 1 {
+		return 0, 0
+	}
+	q := m.q
+	dq := q - math.Nextafter(q, 0)
+	g := 1 + 8*unitRoundoff
+	d := dq / q * g
+	return d / (1 - d) * g, dq / (1 - q) * g * g
+}
+
+// lowerLists returns the list that gives a lower pair's lower bounds
+// (listsPreferrer, lowerpair.go): grouped for Laplace (atoms), grid for
+// the Gaussian.
+func (m *subsampledMech) lowerLists() Lists {
+	if m.noise == laplaceNoise {
+		return ListsGrouped
+	}
+	return ListsGrid
+}
+
+// lowerWith returns a copy of m with the pair rc, marked as a lower pair.
+func (m *subsampledMech) lowerWith(rc recipe, what string) *subsampledMech {
+	c := *m
+	c.rc, c.isLower = rc, true
+	c.name = m.name + " [lower pair " + what + "]"
+	return &c
 }
 
 func checkSubsampled(kind string, scaleName string, scale, sens, q float64, s Sampling, r Relation) error {
@@ -182,7 +299,12 @@ func checkSubsampled(kind string, scaleName string, scale, sens, q float64, s Sa
 //	poisson,    add_remove:  (1-q) N(0) + q N(m) vs N(0), m = sensitivity/sigma (the pair of SGD)
 //	poisson,    replace_one: (1-q) N(0) + q N(-m) vs (1-q) N(0) + q N(m) (dp_accounting's REPLACE_ONE)
 //	fixed_size, add_remove:  (1-q) N(0) + q N(2m) vs N(0)
-//	fixed_size, replace_one: the symmetrised fixed_size add_remove pair (dominating)
+//	fixed_size, replace_one: the symmetrised fixed_size add_remove pair (dominating only)
+//
+// Fixed size, replace_one: the lower bounds come from the fixed_size
+// add_remove pair at the rate just below q, a worst-case instance; fixed
+// size, add_remove: from its own pair at the rate just below q (none with
+// q = 1); see lowerpair.go.
 //
 // sigma and sensitivity must be positive and finite, q in (0, 1].
 func SubsampledGauss(sigma, sensitivity, q float64, s Sampling, r Relation) (Mechanism, error) {
@@ -206,7 +328,13 @@ func SubsampledGauss(sigma, sensitivity, q float64, s Sampling, r Relation) (Mec
 //	poisson,    add_remove:  (1-q) Lap(0) + q Lap(m) vs Lap(0), m = sensitivity/scale (tight)
 //	poisson,    replace_one: the symmetrised pair of (1-q) Lap(0) + q Lap(2m) vs Lap(0) (dominating only)
 //	fixed_size, add_remove:  (1-q) Lap(0) + q Lap(2m) vs Lap(0) (tight)
-//	fixed_size, replace_one: the symmetrised fixed_size add_remove pair (dominating)
+//	fixed_size, replace_one: the symmetrised fixed_size add_remove pair (dominating only)
+//
+// Where the pair only dominates, the lower bounds come from a worst-case
+// instance (lowerpair.go): poisson replace_one, (1-q) Lap(0) + q Lap(-m)
+// vs (1-q) Lap(0) + q Lap(m); fixed size replace_one, the fixed_size
+// add_remove pair at the rate just below q (fixed_size add_remove: its own
+// pair at that rate; none with q = 1).
 //
 // The privacy loss is bounded (|L| <= ln(1 - q + q e^m), or with 2m) and
 // constant outside [0, m]: those events are atoms.
@@ -251,9 +379,12 @@ func (m *subsampledMech) embed(b *leafBuilder) error {
 		return nil
 	}
 	lap := newLapRemove(rc.rate, rc.shift)
-	if rc.shape == shapeSymmetric {
+	switch rc.shape {
+	case shapeSymmetric:
 		lap.embedSymmetric(b)
-	} else {
+	case shapeAntipodal:
+		lap.embedAntipodal(b)
+	default:
 		lap.embed(b)
 	}
 	return nil
@@ -280,6 +411,9 @@ func (m *subsampledMech) atomLoss() float64 {
 		return 0
 	}
 	r := newLapRemove(m.rc.rate, m.rc.shift)
+	if m.rc.shape == shapeAntipodal {
+		return r.antipodalAtom()
+	}
 	return r.lp + r.ep
 }
 

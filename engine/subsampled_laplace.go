@@ -83,6 +83,58 @@ func (r *lapRemove) embedSymmetric(b eventSink) {
 	b.add(z, z, 0, 0)
 }
 
+// embedAntipodal embeds P(q, a) for Laplace noise: A = (1-q) Lap(0,1) +
+// q Lap(-a,1), B = (1-q) Lap(0,1) + q Lap(a,1), the worst-case instance of
+// Poisson replace-one (the replaced record contributes -a, its replacement
+// +a, the others 0) that serves as the lower pair of that case
+// (subsampled.go). Dividing both densities by e^-|t|, the loss is L(t) =
+// ln(1-q+q e^x1) - ln(1-q+q e^x2) with x1 = |t| - |t+a| and x2 = |t| -
+// |t-a|. For t >= 0, x1 = -a and x2 = 2t - a (t <= a) or a (t >= a): L falls
+// from 0 at t = 0 to lm - lp at t = a and is constant beyond (an atom).
+// B(t) = A(-t), so the events t <= 0 are the mirror image (mirrorSink) of
+// those with t >= 0. The largest loss is lp - lm = ln((1-q+q e^a)/(1-q+q
+// e^-a)).
+func (r *lapRemove) embedAntipodal(b eventSink) {
+	q, a := r.q, r.a
+	lm, em := r.lm, r.em
+	m := mirrorSink{b}
+	mid := &monotonePair{
+		increasing: false,
+		tMin:       0, tMax: a,
+		loss: func(t float64) float64 {
+			L, _ := logMix(q, 2*t-a)
+			return lm - L
+		},
+		lossErr: func(t float64) float64 {
+			x := 2*t - a
+			L, e := logMix(q, x)
+			return em + e + lapXErr(x, a) + 2*unitRoundoff*math.Abs(lm-L)
+		},
+		inv: func(L float64) float64 { return (logMixInv(q, lm-L) + a) / 2 },
+		massA: func(t1, t2 float64) float64 {
+			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, -a)
+		},
+		massB: func(t1, t2 float64) float64 {
+			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, a)
+		},
+		lossAtMin: 0, lossAtMax: lm - r.lp,
+		bothSides: true,
+	}
+	mid.embed(m)
+	// the atom t >= a: A-mass (1-q) e^-a/2 + q e^-2a/2, B-mass (1-q) e^-a/2 + q/2
+	ea := math.Exp(-a) / 2
+	L := lm - r.lp
+	e := em + r.ep + 2*unitRoundoff*math.Abs(L)
+	m.add((1-q)*ea+q*math.Exp(-2*a)/2, (1-q)*ea+q/2, L-e, L+e)
+}
+
+// antipodalAtom is the upper end of the loss interval of the largest atom
+// of P(q, a) (embedAntipodal): lp - lm plus its error bound.
+func (r *lapRemove) antipodalAtom() float64 {
+	L := r.lp - r.lm
+	return L + r.em + r.ep + 2*unitRoundoff*math.Abs(L)
+}
+
 // lapMassShift returns P(t1 < X + a <= t2) for a standard Laplace X: the
 // mass of [t1, t2] under Lap(a, 1), with the shifted ends taken exactly
 // (twoSum, first order in the low part) and the width from the unshifted

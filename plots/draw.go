@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pbuckets/pbuckets/internal/atomicfile"
+	"github.com/pbuckets/pbuckets/internal/outward"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -617,7 +618,13 @@ func (d *drawer) points(p *plot.Plot) {
 		if label == "" {
 			label = fmt.Sprintf("(%.4g, %.3g)", x, y)
 		}
-		d.legend = append(d.legend, legendEntry{fmt.Sprintf("%s: e^ε = %.4g at δ = %s", label, x, sciNumber(y)), s})
+		ex := strconv.FormatFloat(x, 'g', 4, 64) // a given point
+		if pt.FromResults() {
+			// e^eps_upper of a result: rounded up (outward.Decimal),
+			// one ulp up first for math.Exp's rounding
+			ex = outward.Decimal(math.Nextafter(x, math.Inf(1)), 4, true)
+		}
+		d.legend = append(d.legend, legendEntry{fmt.Sprintf("%s: e^ε = %s at δ = %s", label, ex, sciNumber(y)), s})
 		d.xmin, d.xmax = math.Min(d.xmin, x), math.Max(d.xmax, x)
 		d.ymin, d.ymax = math.Min(d.ymin, y), math.Max(d.ymax, y)
 		d.empty = false

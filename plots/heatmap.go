@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pbuckets/pbuckets/internal/outward"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"gonum.org/v1/plot"
 	colormap "gonum.org/v1/plot/palette"
@@ -151,7 +152,7 @@ func (d *drawer) heatmap(p *plot.Plot) error {
 	for c := range xs {
 		for r := range ys {
 			pts = append(pts, plotter.XY{X: float64(c), Y: float64(r)})
-			labels = append(labels, formatCell(g.z[c][r]))
+			labels = append(labels, formatCell(g.z[c][r], !strings.HasSuffix(f.Value, "_lower")))
 		}
 	}
 	if len(xs)*len(ys) <= 400 {
@@ -198,14 +199,21 @@ func indexTicks(vals []float64) plot.ConstantTicks {
 	return t
 }
 
-func formatCell(v float64) string {
+// formatCell prints a heat map's bound with three significant digits,
+// rounded outwards (outward.Decimal: up for an upper bound, down for a
+// lower one; e^eps_upper is stepped one ulp up first for math.Exp's
+// rounding, which a value at a decimal border could otherwise hide).
+func formatCell(v float64, upper bool) string {
 	switch {
 	case math.IsNaN(v):
 		return ""
 	case math.IsInf(v, 1):
 		return "inf"
 	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	if upper {
+		v = math.Nextafter(v, math.Inf(1))
+	}
+	return outward.Decimal(v, 3, upper)
 }
 
 // cellColor returns the colour the heat map gives value v (as plotter.HeatMap

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pbuckets/pbuckets/internal/outward"
 )
 
 // table writes <id>.md and <id>.csv: for every mechanism instance, its
@@ -67,7 +69,7 @@ func (d *drawer) table(dir string) ([]string, error) {
 		rec := []string{k.label, name, formatParams(params[k.label]), k.method, "", strconv.FormatFloat(f.Delta, 'g', -1, 64), "", ""}
 		if r, ok := vals[k]; ok {
 			rec[4] = strconv.Itoa(k.r)
-			rec[6], rec[7] = formatEEps(r.Upper), formatEEps(r.Lower)
+			rec[6], rec[7] = formatEEps(r.Upper, true), formatEEps(r.Lower, false)
 		} else {
 			rec[3] = "(no results)"
 		}
@@ -116,12 +118,25 @@ func formatParams(p map[string]float64) string {
 	return strings.Join(parts, " ")
 }
 
-func formatEEps(eps float64) string {
+// formatEEps prints e^eps of a bound on eps with four decimals, rounded
+// outwards (outward.Decimal: up for an upper bound, down for a lower one;
+// math.Exp's rounding is covered by stepping one ulp outwards first).
+func formatEEps(eps float64, upper bool) string {
 	switch {
 	case math.IsNaN(eps):
 		return ""
 	case math.IsInf(eps, 1):
 		return "inf"
 	}
-	return strconv.FormatFloat(math.Exp(eps), 'f', 4, 64)
+	x := math.Exp(eps)
+	if upper {
+		x = math.Nextafter(x, math.Inf(1))
+	} else {
+		x = math.Nextafter(x, 0)
+	}
+	d := 5 // four decimals: the integer digits plus 4
+	if x >= 1 {
+		d = int(math.Floor(math.Log10(x))) + 5
+	}
+	return outward.Decimal(x, min(max(d, 1), 15), upper)
 }

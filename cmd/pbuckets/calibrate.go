@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pbuckets/pbuckets/internal/outward"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/results"
@@ -295,7 +296,10 @@ func formatTied(params map[string]float64, tie []string) string {
 //	sigma 1.523 meets eps 3, delta 1e-05 after r 10000 (delta_up 9.87e-06; sgd q=0.01; buckets, 100000 buckets)
 //	  sigma 1.498 is insufficient (delta_low 1.02e-05 > 1e-05): the least sufficient sigma lies in (1.498, 1.523]
 func writeCalibrationText(w io.Writer, cs []calibration) error {
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+	// bounds rounded outwards (3 digits, more where needed to keep their
+	// side of the target delta)
+	up := func(v, target float64) string { return outward.Against(v, 3, true, target) }
+	low := func(v, target float64) string { return outward.Against(v, 3, false, target) }
 	for _, c := range cs {
 		s := c.Spec
 		fixed := fixedParams(s)
@@ -305,10 +309,10 @@ func writeCalibrationText(w io.Writer, cs []calibration) error {
 			top := c.Result.Probes[len(c.Result.Probes)-1]
 			fmt.Fprintf(w, "no %s up to %s meets %s (%s)\n", strings.Join(s.Tie, ", "), formatTied(top.Params, s.Tie), target, what)
 		} else {
-			fmt.Fprintf(w, "%s meets %s (delta_up %s; %s)\n", formatTied(c.Meets, s.Tie), target, g(c.MeetsProbe.Upper), what)
+			fmt.Fprintf(w, "%s meets %s (delta_up %s; %s)\n", formatTied(c.Meets, s.Tie), target, up(c.MeetsProbe.Upper, s.Delta), what)
 		}
 		if c.Insufficient != nil {
-			fmt.Fprintf(w, "  %s is insufficient (delta_low %s > %s)", formatTied(c.Insufficient, s.Tie), g(c.InsufficientProbe.Lower), strconv.FormatFloat(s.Delta, 'g', -1, 64))
+			fmt.Fprintf(w, "  %s is insufficient (delta_low %s > %s)", formatTied(c.Insufficient, s.Tie), low(c.InsufficientProbe.Lower, s.Delta), strconv.FormatFloat(s.Delta, 'g', -1, 64))
 			if c.Meets != nil && len(s.Tie) == 1 {
 				k := s.Tie[0]
 				fmt.Fprintf(w, ": the least sufficient %s lies in (%s, %s]", k, strconv.FormatFloat(c.Insufficient[k], 'g', -1, 64), strconv.FormatFloat(c.Meets[k], 'g', -1, 64))

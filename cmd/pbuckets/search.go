@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/pbuckets/pbuckets/internal/outward"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/memory"
@@ -245,18 +246,23 @@ func writeSearchTable(w io.Writer, results []*search.Result) error {
 	for _, r := range results {
 		s := r.Spec
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s", s.Label, s.R, g(math.Exp(s.Eps)), g(s.Delta))
-		for _, p := range []*search.Probe{r.Meets, r.Insufficient} {
+		// Bounds round outwards (outward.Decimal): delta_up up and
+		// delta_low down; the noise that meets the target is an upper
+		// bound on the least sufficient noise (up), the noise proved
+		// insufficient a lower bound (down), their ratio an upper bound.
+		for i, p := range []*search.Probe{r.Meets, r.Insufficient} {
 			if p == nil {
 				fmt.Fprint(tw, "\t| -\t-\t-\t-")
 				continue
 			}
+			meets := i == 0
 			var parts []string
 			for _, k := range s.Tie {
-				parts = append(parts, k+"="+strconv.FormatFloat(p.Params[k], 'g', 5, 64))
+				parts = append(parts, k+"="+outward.Decimal(p.Params[k], 5, meets))
 			}
-			fmt.Fprintf(tw, "\t| %s\t%s\t%s\t%s", g(p.Factor), strings.Join(parts, ","), g(p.Upper), g(p.Lower))
+			fmt.Fprintf(tw, "\t| %s\t%s\t%s\t%s", outward.Decimal(p.Factor, 4, meets), strings.Join(parts, ","), outward.Upper(p.Upper, 4), outward.Lower(p.Lower, 4))
 		}
-		fmt.Fprintf(tw, "\t| %s\t%d\t%s\n", g(r.Bracket()), len(r.Probes), r.Status)
+		fmt.Fprintf(tw, "\t| %s\t%d\t%s\n", outward.Upper(r.Bracket(), 4), len(r.Probes), r.Status)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -92,6 +92,28 @@ relation = "replace_one"`, engine.SubsampledLaplace, 2, 1, 0.1, engine.FixedSize
 			if up != d.Upper || lo != d.Lower || !(up > 0) {
 				t.Fatalf("delta(0.5) in [%g, %g], engine [%g, %g]", lo, up, d.Lower, d.Upper)
 			}
+			// the cached form (the cache stores MarshalBinary) keeps the
+			// bounds, the lower pair's included where the pair only
+			// dominates (engine/lowerpair.go)
+			data, err := states[0].MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := e.DecodeState(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, eps := range []float64{0, 0.1, 0.5, 2} {
+				u1, l1 := states[0].DeltaBounds(eps)
+				u2, l2 := back.DeltaBounds(eps)
+				if u1 != u2 || l1 != l2 {
+					t.Fatalf("eps=%v: decoded state [%g, %g], want [%g, %g]", eps, l2, u2, l1, u1)
+				}
+			}
+			u1, l1 := states[0].EpsBounds(1e-5)
+			if u2, l2 := back.EpsBounds(1e-5); u1 != u2 || l1 != l2 {
+				t.Fatalf("eps(1e-5): decoded state [%g, %g], want [%g, %g]", l2, u2, l1, u1)
+			}
 		})
 	}
 }
