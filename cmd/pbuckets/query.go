@@ -393,6 +393,16 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		if _, err := fmt.Fprintf(w, "%s %s (%s, r %d, %s, %s)\n", a.Query, formatBracket(float64(a.Lower), float64(a.Upper)), at, a.R, what, how); err != nil {
 			return err
 		}
+		// why a bound is trivial or absent (an infinite eps, a lower bound
+		// of 0 because no pair the mechanism dominates is known); other
+		// notes (closed forms, accuracy rounds) are in --json
+		lo, up := float64(a.Lower), float64(a.Upper)
+		trivial := lo == 0 || math.IsInf(up, 1) || (a.Query == queryDelta && up >= 1)
+		if a.Note != "" && trivial {
+			if _, err := fmt.Fprintf(w, "  note: %s\n", a.Note); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

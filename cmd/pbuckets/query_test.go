@@ -297,3 +297,14 @@ func TestEpsEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryTextNotesAbsentLowerBound checks that the text line says why a
+// lower bound is absent (fixed-size add/remove with q = 1 has no worst-case
+// instance at a known rate) instead of printing a bare 0.
+func TestQueryTextNotesAbsentLowerBound(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "eps", "--kind", "sgd", "--sigma", "1", "--q", "1", "--sampling", "fixed_size",
+		"--r", "4", "--delta", "1e-5", "--buckets", "4000", "--no-cache")
+	if code != exitOK || !strings.Contains(stdout, "eps in [0, ") || !strings.Contains(stdout, "\n  note: no lower bound: fixed-size add/remove") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
