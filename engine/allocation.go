@@ -254,8 +254,11 @@ func (gr allocGrid) convolve(ctx context.Context, x, y *allocLevel) (*allocLevel
 	hiMax += hy
 	B := gr.boundaries(j, loMin, hiMax)
 	nc := len(B) // cell c = [B[c], B[c+1]); the last cell [B[nc-1], inf)
+	// cell sums in double-double (twoSum): error 2u + O(n u^2) relative
 	cb := make([]float64, nc+1)
 	cm := make([]float64, nc+1)
+	cbE := make([]float64, nc+1)
+	cmE := make([]float64, nc+1)
 	clo := make([]float64, nc+1)
 	chi := make([]float64, nc+1)
 	cn := make([]int32, nc+1)
@@ -271,8 +274,11 @@ func (gr allocGrid) convolve(ctx context.Context, x, y *allocLevel) (*allocLevel
 			junkMu += mu
 			return
 		}
-		cb[c] += b
-		cm[c] += mu
+		var e float64
+		cb[c], e = twoSum(cb[c], b)
+		cbE[c] += e
+		cm[c], e = twoSum(cm[c], mu)
+		cmE[c] += e
 		clo[c] = math.Min(clo[c], lo)
 		chi[c] = math.Max(chi[c], hi)
 		cn[c]++
@@ -312,7 +318,7 @@ func (gr allocGrid) convolve(ctx context.Context, x, y *allocLevel) (*allocLevel
 			continue
 		}
 		maxN = max(maxN, cn[c])
-		out.g = append(out.g, allocGroup{cb[c], cm[c], clo[c], chi[c]})
+		out.g = append(out.g, allocGroup{cb[c] + cbE[c], cm[c] + cmE[c], clo[c], chi[c]})
 	}
 	// The unbounded cell last: sort by lo keeps the walk above valid (its
 	// groups are never walked past: they go to inf directly).
@@ -332,10 +338,11 @@ func (gr allocGrid) convolve(ctx context.Context, x, y *allocLevel) (*allocLevel
 		return 0
 	})
 	u := unitRoundoff
-	// a product b*b' has relative error rel_x + rel_y + u (+u for the
-	// doubling, exact), a moment mu b' + mu' b one more u; a cell sums at
-	// most maxN of them
-	out.rel = (x.rel + y.rel + 3*u + gamma(int(maxN)+1)) * (1 + 4*u)
+	// a product b*b' has relative error rel_x + rel_y + u (the doubling
+	// is exact), a moment mu b' + mu' b one more u; a cell sums at most
+	// maxN of them in double-double (Neumaier's bound for non-negative
+	// terms: 2u + 2 n u^2 relative, and the final rounding of hi + lo: u)
+	out.rel = (x.rel + y.rel + 3*u + 3*u + 2*float64(maxN)*u*u) * (1 + 4*u)
 	out.hullOps = max(x.hullOps, y.hullOps) + 1
 	// set-aside events of x (y) combined with all of y (x): Q-mass at most
 	// junkB_x * 1, moment at most junkMu_x + junkB_x * E[S_y] with E[S_y] =
