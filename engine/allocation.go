@@ -413,6 +413,10 @@ type allocMech struct {
 	pa, pb, lossLo, lossHi []float64
 	rel                    float64
 	unknownA, unknownB     float64
+	// grid lists: a dominating and a dominated pair (allocation_pairs.go)
+	pairGrid          allocGrid
+	upGroups, lowGrps []leafGroup
+	relPairs          float64
 	absLoss, cumMass       []float64
 }
 
@@ -464,7 +468,9 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 		name += ", sensitivity=" + fmtFloat(sensitivity)
 	}
 	name += ")"
-	return &allocMech{sigma: sigma, sens: sensitivity, t: stepsPerEpoch, k: participations, name: name, grid: defaultAllocGrid(m)}, nil
+	hull := defaultAllocGrid(m)
+	hull.d = 1e-2
+	return &allocMech{sigma: sigma, sens: sensitivity, t: stepsPerEpoch, k: participations, name: name, grid: hull, pairGrid: defaultAllocGrid(m)}, nil
 }
 
 func (a *allocMech) String() string { return a.name }
@@ -501,6 +507,11 @@ func (a *allocMech) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pp, err := a.pairGrid.pairsSum(ctx, m, rel0, a.t)
+	if err != nil {
+		return err
+	}
+	a.upGroups, a.lowGrps, a.relPairs = pairGroups(pp, a.t)
 	t := float64(a.t)
 	lnt := math.Log(t)
 	u := unitRoundoff
@@ -561,6 +572,14 @@ func (a *allocMech) embed(b *leafBuilder) error {
 		b.add(a.pa[i], a.pb[i], a.lossLo[i], a.lossHi[i])
 	}
 	b.addUnknown(0, a.unknownA, 0, a.unknownB)
+	if b.recordGroups {
+		// the grid lists compose the dominating and the dominated pair
+		// instead of the exact groups (allocation_pairs.go); the corners
+		// the exact groups left in b count for the upper pair as extra
+		// mass
+		b.groups = append(b.groups[:0], a.upGroups...)
+		b.lowGroups = a.lowGrps
+	}
 	return nil
 }
 
@@ -568,7 +587,7 @@ func (a *allocMech) relErr() float64 {
 	if err := a.ensure(); err != nil {
 		return 1
 	}
-	return a.rel
+	return math.Max(a.rel, a.relPairs)
 }
 
 // lossRange: the largest finite |loss| bound of the groups outside a tail

@@ -4,37 +4,46 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 )
 
-func TestAllocExplore(t *testing.T) {
+// TestAllocTable prints ours against Poisson subsampling with q = 1/t
+// (SubsampledGauss composed t*E times) at delta = 1e-5. Not a check: run
+// with ALLOC_EXPLORE=1.
+func TestAllocTable(t *testing.T) {
 	if os.Getenv("ALLOC_EXPLORE") == "" {
 		t.Skip("set ALLOC_EXPLORE=1")
 	}
-	for _, c := range []struct {
-		sigma float64
-		t, E  int
-	}{{1, 1, 1}, {1, 2, 1}, {1, 10, 1}, {1, 100, 1}, {1, 1000, 1}, {0.7, 10, 50}, {1, 1000, 50}, {1, 10000, 1}} {
-		m, err := RandomAllocationGauss(c.sigma, 1, c.t, 1, AddRemove)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t0 := time.Now()
-		if err := prepare(context.Background(), m); err != nil {
-			t.Fatal(err)
-		}
-		am := m.(*allocMech)
-		tp := time.Since(t0)
-		res, err := Compose(context.Background(), m, c.E, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := res.Eps(1e-5)
-		fmt.Printf("sigma=%v t=%d E=%d groups=%d rel=%.2g unk=%.2g prep=%v total=%v eps=[%.6g, %.6g] width=%.3g%%\n", c.sigma, c.t, c.E, len(am.pa), am.rel, am.unknownA+am.unknownB, tp, time.Since(t0), e.Lower, e.Upper, 100*(e.Upper-e.Lower)/e.Upper)
-		if c.t == 1 {
-			mu := 1 / c.sigma
-			fmt.Printf("  exact delta(1) = %.8g, ours [%.8g, %.8g]\n", exactGauss(mu, 1), res.DeltaLower(1), res.DeltaUpper(1))
+	sigmas := []float64{0.8, 1, 2}
+	if s := os.Getenv("ALLOC_SIGMA"); s != "" {
+		v, _ := strconv.ParseFloat(s, 64)
+		sigmas = []float64{v}
+	}
+	for _, sigma := range sigmas {
+		for _, steps := range []int{10, 100, 1000, 10000} {
+			for _, E := range []int{1, 50} {
+				m, err := RandomAllocationGauss(sigma, 1, steps, 1, AddRemove)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t0 := time.Now()
+				res, err := Compose(context.Background(), m, E, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := res.Eps(1e-5)
+				dt := time.Since(t0)
+				p, _ := SubsampledGauss(sigma, 1, 1/float64(steps), Poisson, AddRemove)
+				t1 := time.Now()
+				rp, err := Compose(context.Background(), p, steps*E, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ep := rp.Eps(1e-5)
+				fmt.Printf("| %g | %d | %d | [%.5g, %.5g] | %.3g%% | %.2fs | [%.5g, %.5g] | %.2fs |\n", sigma, steps, E, e.Lower, e.Upper, 100*(e.Upper-e.Lower)/e.Upper, dt.Seconds(), ep.Lower, ep.Upper, time.Since(t1).Seconds())
+			}
 		}
 	}
 }

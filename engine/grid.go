@@ -151,6 +151,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	cellQ := make([]float64, 2*n)
 	cellN := make([]int32, 2*n)
 	var tinyLoA, tinyLoC, tinyHiA, tinyHiC, tinyErr float64
+	// separate lower groups (leafBuilder.lowGroups): the loop below builds
+	// the upper pair only
+	lowSep := b.lowGroups != nil
 	for _, e := range b.groups {
 		if e.tiny {
 			// an underflowed mass: the upper pair keeps the group in a
@@ -204,9 +207,11 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		// an atom within a tiny window of a grid point stays there
 		if k, w, ok := nearGrid(e.lossLo, e.lossHi, lam); ok && k > -n && k <= n {
 			g.addUp(k, e.pa, r)
-			g.addLow(k, e.pa, r)
 			g.wUp = math.Max(g.wUp, w)
-			g.wLo = math.Max(g.wLo, w)
+			if !lowSep {
+				g.addLow(k, e.pa, r)
+				g.wLo = math.Max(g.wLo, w)
+			}
 			continue
 		}
 		s := spreadUpper(e.pa, e.pb, r, j, i, lam, e.lossLo, e.lossHi, loGrid, hiGrid)
@@ -225,6 +230,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			g.addUp(i, s.hi, s.relHi)
 			g.wUp = math.Max(g.wUp, s.w)
 		}
+		if lowSep {
+			continue
+		}
 		// lower pair: sum per cell; a group spanning several cells goes to
 		// the cell of its mean loss (merging is a garbling wherever it goes)
 		k := i
@@ -236,6 +244,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		cellP[o] += e.pa
 		cellQ[o] += e.pb
 		cellN[o]++
+	}
+	for _, e := range b.lowGroups {
+		g.lowerOnly(e, cellP, cellQ, cellN)
 	}
 	g.lowerChain(cellP, cellQ, cellN)
 
