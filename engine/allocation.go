@@ -131,6 +131,9 @@ type allocLevel struct {
 // relative width dLo below that and far in the upper tail.
 type allocGrid struct {
 	d, dLo float64
+	// kappa > 0: the relative width at a sum of j coordinates is
+	// min(d, kappa/sqrt(j))
+	kappa float64
 	// xFine0: above it (level 0), the cells are dLo wide; yCut: the
 	// level-0 cell above yCut has an unbounded hull; yMin: the one below
 	// yMin has hull lower end 0.
@@ -149,6 +152,11 @@ func defaultAllocGrid(m float64) allocGrid {
 // first at most lo (cells [B_c, B_c+1), the last unbounded).
 func (gr allocGrid) boundaries(j, lo, hi float64) []float64 {
 	d, dLo := gr.d, gr.dLo
+	if gr.kappa > 0 {
+		// finer cells as the sum concentrates (its relative spread falls
+		// like 1/sqrt(j))
+		d = math.Min(d, gr.kappa/math.Sqrt(j))
+	}
 	xFine := (j - 1) + gr.xFine0
 	a := d * j // absolute width below the bulk
 	var B []float64
@@ -417,7 +425,7 @@ type allocMech struct {
 	pairGrid          allocGrid
 	upGroups, lowGrps []leafGroup
 	relPairs          float64
-	absLoss, cumMass       []float64
+	absLoss, cumMass  []float64
 }
 
 // RandomAllocationGauss returns the pair of ONE epoch of DP-SGD with random
@@ -469,8 +477,11 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 	}
 	name += ")"
 	hull := defaultAllocGrid(m)
-	hull.d = 1e-2
-	return &allocMech{sigma: sigma, sens: sensitivity, t: stepsPerEpoch, k: participations, name: name, grid: hull, pairGrid: defaultAllocGrid(m)}, nil
+	hull.d = 2e-2
+	pg := defaultAllocGrid(m)
+	pg.d = 5e-3
+	pg.kappa = 3e-2
+	return &allocMech{sigma: sigma, sens: sensitivity, t: stepsPerEpoch, k: participations, name: name, grid: hull, pairGrid: pg}, nil
 }
 
 func (a *allocMech) String() string { return a.name }

@@ -352,6 +352,13 @@ func pairGroups(p *allocPairs, t int) (up, low []leafGroup, rel float64) {
 	return up, low, rel
 }
 
+// allocLowCap is the window cap of the lower chain for separate lower
+// groups (gridBuilder.lowCap): their masses are products of t level-0
+// masses, whose relative error (about t * 64u) exceeds gridWindowCap/2 for
+// t above a few hundred. Windows add over compositions (E * 1e-8 nats
+// at most), which costs the lower bound nothing measurable.
+const allocLowCap = 1e-8
+
 // lowerOnly adds group e to the lower pair of a grid leaf only: the lower
 // half of finishGrid's loop, for separate lower groups
 // (leafBuilder.lowGroups).

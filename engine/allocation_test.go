@@ -274,3 +274,59 @@ func BenchmarkAllocEpoch(b *testing.B) {
 		})
 	}
 }
+
+// allocPairDelta returns delta in both directions of one epoch's upper or
+// lower pair, summed directly over its atoms.
+func allocPairDelta(gs []leafGroup, eps float64) (ab, ba float64) {
+	e := math.Exp(eps)
+	for _, g := range gs {
+		ab += math.Max(0, g.pa-e*g.pb)
+		ba += math.Max(0, g.pb-e*g.pa)
+	}
+	return ab, ba
+}
+
+// The dominating pair is above and the dominated pair below the exact
+// delta of one epoch in each direction (closed form for t = 1, quadrature
+// for t = 2, 3), both close to it.
+func TestAllocPairsBracket(t *testing.T) {
+	for _, c := range []struct {
+		sigma float64
+		t     int
+	}{{0.8, 1}, {2, 1}, {1, 2}, {0.6, 2}, {1, 3}, {3, 3}} {
+		m, _ := RandomAllocationGauss(c.sigma, 1, c.t, 1, AddRemove)
+		a := m.(*allocMech)
+		if err := a.ensure(); err != nil {
+			t.Fatal(err)
+		}
+		mu := 1 / c.sigma
+		for _, eps := range []float64{0, 0.2, 1, 3} {
+			var ab, ba, errEst float64
+			if c.t == 1 {
+				ab, ba = exactGauss(mu, eps), exactGauss(mu, eps)
+				errEst = 1e-13 * ab
+			} else {
+				h := 0.01
+				if c.t == 3 {
+					h = 0.025
+				}
+				ab, ba = allocQuad(mu, c.t, eps, h)
+				ab2, ba2 := allocQuad(mu, c.t, eps, 2*h)
+				errEst = 10*math.Max(math.Abs(ab-ab2), math.Abs(ba-ba2)) + 1e-14*math.Max(ab, ba) + 1e-17
+			}
+			uab, uba := allocPairDelta(a.upGroups, eps)
+			lab, lba := allocPairDelta(a.lowGrps, eps)
+			if !(uab >= ab-errEst && uba >= ba-errEst) {
+				t.Errorf("sigma %v t %d eps %v: upper pair (%.12g, %.12g) below (%.12g, %.12g)", c.sigma, c.t, eps, uab, uba, ab, ba)
+			}
+			if !(lab <= ab+errEst && lba <= ba+errEst) {
+				t.Errorf("sigma %v t %d eps %v: lower pair (%.12g, %.12g) above (%.12g, %.12g)", c.sigma, c.t, eps, lab, lba, ab, ba)
+			}
+			for _, d := range [][2]float64{{uab - lab, ab}, {uba - lba, ba}} {
+				if d[1] > 1e-10 && d[0] > 1e-4*d[1]+errEst {
+					t.Errorf("sigma %v t %d eps %v: pairs (%.12g, %.12g), (%.12g, %.12g) wider than 1e-4 of (%.6g, %.6g)", c.sigma, c.t, eps, lab, uab, lba, uba, ab, ba)
+				}
+			}
+		}
+	}
+}

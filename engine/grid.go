@@ -116,6 +116,11 @@ type gridBuilder struct {
 	addsA, addsC []int32 // contributions per offset (rounding of the sums)
 	relA, relC   float64 // largest relative error of one contribution
 	wUp, wLo     float64
+	// lowCap, if positive, replaces gridWindowCap for the lower chain's
+	// atoms (separate lower groups whose masses carry a larger relative
+	// error, allocation_pairs.go; any window is sound, the cap only keeps
+	// windows small)
+	lowCap float64
 	// groups of the upper pair that leave the range (lower atom below -n+1,
 	// upper atom above n)
 	loA, loC, hiA, hiC float64
@@ -154,6 +159,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	// separate lower groups (leafBuilder.lowGroups): the loop below builds
 	// the upper pair only
 	lowSep := b.lowGroups != nil
+	if lowSep {
+		g.lowCap = allocLowCap
+	}
 	for _, e := range b.groups {
 		if e.tiny {
 			// an underflowed mass: the upper pair keeps the group in a
@@ -497,7 +505,7 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32) {
 		rho := la - lb - gk
 		w := math.Abs(rho) + 2*rA + 4*u*(math.Abs(la)+math.Abs(lb)+math.Abs(gk)+4)
 		w *= 1 + 1e-9
-		if !(w <= gridWindowCap) || !(A > 0) {
+		if !(w <= gridWindowCap || w <= g.lowCap) || !(A > 0) {
 			return // discarded
 		}
 		g.addLow(k, A, rA)
