@@ -156,6 +156,8 @@ func (gr allocGrid) boundaries(j, lo, hi float64) []float64 {
 		// finer cells as the sum concentrates (its relative spread falls
 		// like 1/sqrt(j))
 		d = math.Min(d, gr.kappa/math.Sqrt(j))
+		// and coarser ones far below the bulk, whose mass vanishes
+		dLo = math.Min(0.05, dLo*math.Sqrt(j))
 	}
 	xFine := (j - 1) + gr.xFine0
 	a := d * j // absolute width below the bulk
@@ -481,6 +483,7 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 	pg := defaultAllocGrid(m)
 	pg.d = 5e-3
 	pg.kappa = 3e-2
+	pg.dLo = 2e-2
 	return &allocMech{sigma: sigma, sens: sensitivity, t: stepsPerEpoch, k: participations, name: name, grid: hull, pairGrid: pg}, nil
 }
 
