@@ -21,27 +21,28 @@ import (
 //
 // # Why this pair bounds an epoch (add/remove, both orders)
 //
-// Upper bound. Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha, Zhang,
-// "Balls-and-Bins Sampling for DP-SGD" (AISTATS 2025), prove for the
-// adaptive batch linear query with balls-and-bins batches (every step's
-// gradients may depend on all earlier outputs, each of norm <= 1) that
-// delta(eps) = max(delta_{P||Q}(eps), delta_{Q||P}(eps)): (P, Q) dominates
-// the adaptive epoch in both orders. Feldman and Shenfeld, "Privacy
-// amplification by random allocation" (arXiv 2502.08202), analyse the same
-// scheme for an adaptive sequence of steps and reduce the Gaussian case to
-// this pair (their random-allocation Gaussian analysis, and its PLD
-// computation in "Efficient privacy loss accounting for subsampling and
-// random allocation", arXiv 2602.17284). The proof idea: fixing the other
-// records, the output of step i is the noisy sum of an adaptively chosen
-// vector plus z's contribution g_i (norm <= 1) if z was allocated to i;
-// rotating each step's noise so that g_i points along a fixed axis and
-// discarding the orthogonal coordinates (a garbling) leaves the
-// one-dimensional mixture above, and a shorter g_i is a garbling of a
-// longer one (Blackwell, as for the Gaussian mechanism). The engine
-// reports the max over both directions of the composed pair, so P||Q
-// (removal) and Q||P (addition) are both covered, and E epochs with fresh
-// allocations compose adaptively as any dominating pairs do (Zhu, Dong,
-// Wang, AISTATS 2022, composition of dominating pairs).
+// Upper bound. Chua, Ghazi, Harrison, Leeman, Kamath, Kumar, Manurangsi,
+// Sinha, Zhang, "Balls-and-Bins Sampling for DP-SGD" (AISTATS 2025,
+// arXiv 2412.16802), show that (P, Q) is a tightly dominating pair of the
+// adaptive batch linear query mechanism with balls-and-bins batches
+// (ABLQ_B: each step's gradients, of norm <= 1, may depend on all earlier
+// outputs), in both orders: delta(eps) = max(delta_{P||Q}(eps),
+// delta_{Q||P}(eps)). The proof sketch: fixing the other records, step i
+// releases an adaptively chosen sum plus z's contribution g_i (norm <= 1)
+// if z was allocated to i, plus noise; the other records' sum is known to
+// the adversary and can be subtracted, rotating each step's noise so that
+// g_i lies on a fixed axis and discarding the orthogonal coordinates is a
+// garbling, and a shorter g_i is a garbling of a longer one (as for the
+// Gaussian mechanism); adaptivity is handled by conditioning step by step
+// on the past outputs, under which every step has this form. Feldman and
+// Shenfeld ("Privacy amplification by random allocation", arXiv
+// 2502.08202; "Efficient privacy loss accounting for subsampling and
+// random allocation", arXiv 2602.17284) account for the same pair (its
+// PLD in both directions, remove and add) in floating point without a
+// rounding guarantee. The engine reports the max over both directions of
+// the composed pair, so P||Q (removal) and Q||P (addition) are both
+// covered, and E epochs with fresh allocations compose as dominating pairs
+// do (Zhu, Dong, Wang, AISTATS 2022, composition of dominating pairs).
 //
 // Lower bound. (P, Q) is attained: all other records contribute 0 and z
 // contributes sensitivity along one fixed axis in every step; then the
@@ -88,17 +89,17 @@ import (
 // to the corner with an unknown loss (addUnknown), which upper bounds count
 // in full and lower bounds ignore.
 //
-// # Accuracy
+// # Accuracy, and the grid lists
 //
 // The hulls are worst-case: the hull width of a sum is the sum of the
 // widths, so a group's loss interval is about (merges along its history) *
 // (cell width) wide, and this does not shrink with t while the spread of
-// the loss does (like 1/sqrt(t)). The bracket is therefore tight for small
-// t and loosens as t grows (see the report in allocation_test.go); a pair
-// of convex-order bounds (mean-preserving spreads for the upper, merges for
-// the lower, composed as separate upper and lower pairs) would not have
-// this limit but needs the engine to accept separate upper and lower
-// pairs.
+// the loss does (like 1/sqrt(t)). These exact groups feed the grouped list
+// only (coarse cells, allocGrid.d = 0.02), where they give sound but loose
+// bounds. The grid lists compose instead a dominating pair (mean-preserving
+// spreads of the law of S) and a dominated pair (merges), see
+// allocation_pairs.go; their errors add like variances, and the result
+// takes the tighter list in each direction.
 //
 // Participations k > 1 (the pair's ratio is then the k-th elementary
 // symmetric polynomial of the X_i over C(t, k), not a function of their

@@ -37,10 +37,12 @@ func TestAllocT1ClosedForm(t *testing.T) {
 	for _, c := range []struct {
 		sigma  float64
 		epochs int
-	}{{0.8, 1}, {2, 1}, {1, 4}} {
+	}{{0.8, 1}, {2, 1}, {1, 4}, {0.2, 30}} {
 		res := allocCompose(t, c.sigma, 1, c.epochs)
 		mu := math.Sqrt(float64(c.epochs)) / c.sigma
-		for _, eps := range []float64{0, 0.5, 1, 2, 4} {
+		// (0.2, 30): losses beyond 600 nats, where the engine also
+		// composes the swapped grid leaves (gridswap.go)
+		for _, eps := range []float64{0, 0.5, 1, 2, 4, mu * mu / 2, mu*mu/2 + 2*mu} {
 			ref := exactGauss(mu, eps)
 			if ref < 1e-14 {
 				continue
@@ -195,9 +197,10 @@ func TestAllocMonteCarlo(t *testing.T) {
 		sigma      float64
 		steps      int
 		eps, theta float64
-	}{{1, 10, 0.5, 0.5}, {1, 10, 1.5, 1.5}, {0.7, 20, 1, 1}, {2, 5, 0.1, 0.5}} {
+	}{{1, 10, 0.5, 0.5}, {1, 10, 1.5, 1.5}, {0.7, 20, 1, 1}, {2, 5, 0.1, 0.5}, {1, 200, 0.3, 1}, {0.8, 1000, 0.2, 1.5}} {
 		res := allocCompose(t, c.sigma, c.steps, 1)
-		ab, seAB, ba, seBA := allocMC(1/c.sigma, c.steps, c.eps, c.theta, 100000, 7)
+		n := min(100000, 4000000/c.steps)
+		ab, seAB, ba, seBA := allocMC(1/c.sigma, c.steps, c.eps, c.theta, n, 7)
 		d := res.Delta(c.eps)
 		t.Logf("sigma %v t %d eps %v: ours [%.6g, %.6g], MC AB %.6g +- %.2g, BA %.6g +- %.2g", c.sigma, c.steps, c.eps, d.Lower, d.Upper, ab, seAB, ba, seBA)
 		if d.UpperAB < ab-z*seAB || d.UpperBA < ba-z*seBA {
