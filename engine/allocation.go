@@ -133,18 +133,22 @@ type allocLevel struct {
 type allocGrid struct {
 	d, dLo float64
 	// kappa > 0: the relative width at a sum of j coordinates is
-	// min(d, kappa/sqrt(j))
+	// min(d, kappa sdX/sqrt(j)), a fixed fraction of S_j's relative
+	// standard deviation
 	kappa float64
 	// xFine0: above it (level 0), the cells are dLo wide; yCut: the
 	// level-0 cell above yCut has an unbounded hull; yMin: the one below
 	// yMin has hull lower end 0.
 	xFine0, yMin, yCut float64
+	// sdX: the standard deviation of one X under Q
+	sdX float64
 }
 
 func defaultAllocGrid(m float64) allocGrid {
 	g := allocGrid{d: 2e-3, dLo: 0.05, yMin: -13.5, yCut: m + 13.5}
 	// P-mass of one coordinate above y = m + 8 is about 6e-16
 	g.xFine0 = math.Exp(m*(m+8) - m*m/2)
+	g.sdX = math.Sqrt(math.Expm1(math.Min(m*m, 700)))
 	return g
 }
 
@@ -156,11 +160,13 @@ func (gr allocGrid) boundaries(j, lo, hi float64) []float64 {
 	if gr.kappa > 0 {
 		// finer cells as the sum concentrates (its relative spread falls
 		// like 1/sqrt(j))
-		d = math.Min(d, gr.kappa/math.Sqrt(j))
+		d = math.Min(d, gr.kappa*gr.sdX/math.Sqrt(j))
 		// and coarser ones far below the bulk, whose mass vanishes
 		dLo = math.Min(0.05, dLo*math.Sqrt(j))
 	}
-	xFine := (j - 1) + gr.xFine0
+	// the fine cells reach 12 standard deviations of S_j above its mean
+	// and the level-0 tail threshold beyond
+	xFine := (j - 1) + gr.xFine0 + 12*gr.sdX*math.Sqrt(j)
 	a := d * j // absolute width below the bulk
 	var B []float64
 	// below j*d/dLo: relative width dLo, built downwards
@@ -483,7 +489,7 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 	hull.d = 2e-2
 	pg := defaultAllocGrid(m)
 	pg.d = 5e-3
-	pg.kappa = 3e-2
+	pg.kappa = 2.5e-2
 	pg.dLo = 2e-2
 	return &allocMech{sigma: sigma, sens: sensitivity, t: stepsPerEpoch, k: participations, name: name, grid: hull, pairGrid: pg}, nil
 }
