@@ -16,7 +16,7 @@ func TestAllocTable(t *testing.T) {
 	if os.Getenv("ALLOC_EXPLORE") == "" {
 		t.Skip("set ALLOC_EXPLORE=1")
 	}
-	sigmas := []float64{0.8, 1, 2}
+	sigmas := []float64{0.5, 0.8, 1, 2}
 	if s := os.Getenv("ALLOC_SIGMA"); s != "" {
 		v, _ := strconv.ParseFloat(s, 64)
 		sigmas = []float64{v}

@@ -148,40 +148,52 @@ func TestAllocQuadrature(t *testing.T) {
 }
 
 // allocMC estimates delta_{P||Q}(eps) = E_P[(1 - e^(eps - L))+] by
-// sampling one coordinate from N(m + theta, 1) (uniform index) and the
-// others from N(0, 1), weighted by dP/dproposal, and delta_{Q||P}(eps) =
-// E_Q[(1 - e^(eps + L))+] by plain sampling under Q. Returns means and
-// standard errors.
-func allocMC(m float64, steps int, eps, theta float64, n int, seed uint64) (ab, seAB, ba, seBA float64) {
+// importance sampling: every coordinate from N(tau, 1) and one (uniform
+// index) from N(tau + m + theta, 1), weighted by dP/dproposal; and
+// delta_{Q||P}(eps) = E_Q[(1 - e^(eps + L))+] with every coordinate from
+// N(tauBA, 1), weighted by dQ/dproposal. Returns means, standard errors
+// and the numbers of non-zero terms.
+func allocMC(m float64, steps int, eps, theta, tau, tauBA float64, n int, seed uint64) (ab, seAB, ba, seBA float64, hitsAB, hitsBA int) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	y := make([]float64, steps)
 	tf := float64(steps)
-	mt := m + theta
+	c := m + theta
 	var s1, s2, q1, q2 float64
 	for it := 0; it < n; it++ {
+		var sy float64
 		for k := range y {
-			y[k] = rng.NormFloat64()
+			y[k] = tau + rng.NormFloat64()
 		}
-		y[rng.IntN(steps)] += mt
-		// S = sum e^(m y - m^2/2), weight = S / sum e^(mt y - mt^2/2)
+		y[rng.IntN(steps)] += c
+		// log dP/dprop = ln sum e^(m y - m^2/2) - ln sum e^(c (y - tau) - c^2/2) - tau sum y + t tau^2/2
 		var S, D float64
 		for _, v := range y {
 			S += math.Exp(m*v - m*m/2)
-			D += math.Exp(mt*v - mt*mt/2)
+			D += math.Exp(c*(v-tau) - c*c/2)
+			sy += v
 		}
 		L := math.Log(S / tf)
-		f := (S / D) * math.Max(0, -math.Expm1(eps-L))
+		w := math.Exp(math.Log(S) - math.Log(D) - tau*sy + tf*tau*tau/2)
+		f := w * math.Max(0, -math.Expm1(eps-L))
 		s1 += f
 		s2 += f * f
-		// under Q
-		var Sq float64
-		for range y {
-			v := rng.NormFloat64()
-			Sq += math.Exp(m*v - m*m/2)
+		if f > 0 {
+			hitsAB++
 		}
-		g := math.Max(0, -math.Expm1(eps+math.Log(Sq/tf)))
+		// under Q, tilted to tauBA
+		var Sq, sq float64
+		for range y {
+			v := tauBA + rng.NormFloat64()
+			Sq += math.Exp(m*v - m*m/2)
+			sq += v
+		}
+		wq := math.Exp(-tauBA*sq + tf*tauBA*tauBA/2)
+		g := wq * math.Max(0, -math.Expm1(eps+math.Log(Sq/tf)))
 		q1 += g
 		q2 += g * g
+		if g > 0 {
+			hitsBA++
+		}
 	}
 	nf := float64(n)
 	ab = s1 / nf
@@ -194,20 +206,33 @@ func allocMC(m float64, steps int, eps, theta float64, n int, seed uint64) (ab, 
 func TestAllocMonteCarlo(t *testing.T) {
 	const z = 3.2905 // two-sided 99.9%
 	for _, c := range []struct {
-		sigma      float64
-		steps      int
-		eps, theta float64
-	}{{1, 10, 0.5, 0.5}, {1, 10, 1.5, 1.5}, {0.7, 20, 1, 1}, {2, 5, 0.1, 0.5}, {1, 200, 0.3, 1}, {0.8, 1000, 0.2, 1.5}} {
+		sigma                 float64
+		steps                 int
+		eps, theta, tau, tauB float64
+	}{
+		{1, 10, 0.5, 0.5, 0, 0}, {1, 10, 1.5, 1.5, 0, -0.4}, {0.7, 20, 1, 1, 0, -0.2}, {2, 5, 0.1, 0.5, 0, 0},
+		{1, 200, 0.3, 0.5, 0.05, -0.08}, {0.8, 1000, 0.2, 0.5, 0.03, -0.04},
+	} {
 		res := allocCompose(t, c.sigma, c.steps, 1)
 		n := min(100000, 4000000/c.steps)
-		ab, seAB, ba, seBA := allocMC(1/c.sigma, c.steps, c.eps, c.theta, n, 7)
+		ab, seAB, ba, seBA, hAB, hBA := allocMC(1/c.sigma, c.steps, c.eps, c.theta, c.tau, c.tauB, n, 7)
 		d := res.Delta(c.eps)
-		t.Logf("sigma %v t %d eps %v: ours [%.6g, %.6g], MC AB %.6g +- %.2g, BA %.6g +- %.2g", c.sigma, c.steps, c.eps, d.Lower, d.Upper, ab, seAB, ba, seBA)
-		if d.UpperAB < ab-z*seAB || d.UpperBA < ba-z*seBA {
-			t.Errorf("upper (%.6g, %.6g) below a 99.9%% lower confidence limit (%.6g, %.6g)", d.UpperAB, d.UpperBA, ab-z*seAB, ba-z*seBA)
-		}
-		if d.LowerAB > ab+z*seAB || d.LowerBA > ba+z*seBA {
-			t.Errorf("lower (%.6g, %.6g) above a 99.9%% upper confidence limit (%.6g, %.6g)", d.LowerAB, d.LowerBA, ab+z*seAB, ba+z*seBA)
+		t.Logf("sigma %v t %d eps %v: ours AB [%.6g, %.6g] BA [%.6g, %.6g], MC AB %.6g +- %.2g (%d hits), BA %.6g +- %.2g (%d hits)", c.sigma, c.steps, c.eps, d.LowerAB, d.UpperAB, d.LowerBA, d.UpperBA, ab, seAB, hAB, ba, seBA, hBA)
+		// the normal confidence interval needs enough non-zero terms
+		for _, k := range []struct {
+			name            string
+			up, low, mc, se float64
+			hits            int
+		}{{"AB", d.UpperAB, d.LowerAB, ab, seAB, hAB}, {"BA", d.UpperBA, d.LowerBA, ba, seBA, hBA}} {
+			if k.hits < 100 {
+				continue
+			}
+			if k.up < k.mc-z*k.se {
+				t.Errorf("%s: upper %.6g below a 99.9%% lower confidence limit %.6g", k.name, k.up, k.mc-z*k.se)
+			}
+			if k.low > k.mc+z*k.se {
+				t.Errorf("%s: lower %.6g above a 99.9%% upper confidence limit %.6g", k.name, k.low, k.mc+z*k.se)
+			}
 		}
 	}
 }
