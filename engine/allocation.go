@@ -156,7 +156,7 @@ func defaultAllocGrid(m float64) allocGrid {
 // coordinates whose finite lower hull ends lie in [lo, hi]: ascending, the
 // first at most lo (cells [B_c, B_c+1), the last unbounded).
 func (gr allocGrid) boundaries(j, lo, hi float64) []float64 {
-	d, dLo := gr.d, gr.dLo
+	d, dLo, dTail := gr.d, gr.dLo, gr.d
 	if gr.kappa > 0 {
 		// finer cells as the sum concentrates (its relative spread falls
 		// like 1/sqrt(j))
@@ -164,8 +164,9 @@ func (gr allocGrid) boundaries(j, lo, hi float64) []float64 {
 		// and coarser ones far below the bulk, whose mass vanishes
 		dLo = math.Min(0.05, dLo*math.Sqrt(j))
 	}
-	// the fine cells reach 12 standard deviations of S_j above its mean
-	// and the level-0 tail threshold beyond
+	// the finest cells reach 12 standard deviations of S_j above its
+	// mean, cells of the level-0 width the level-0 tail threshold beyond
+	bulkHi := j + 12*gr.sdX*math.Sqrt(j)
 	xFine := (j - 1) + gr.xFine0 + 12*gr.sdX*math.Sqrt(j)
 	a := d * j // absolute width below the bulk
 	var B []float64
@@ -187,9 +188,14 @@ func (gr allocGrid) boundaries(j, lo, hi float64) []float64 {
 	x = j
 	for x <= hi {
 		B = append(B, x)
-		if x < xFine {
+		switch {
+		case x < bulkHi:
 			x *= 1 + d
-		} else {
+		case x < xFine:
+			// beyond the bulk one coordinate dominates: the level-0
+			// relative width suffices
+			x *= 1 + dTail
+		default:
 			x *= 1 + dLo
 		}
 	}

@@ -47,3 +47,26 @@ func TestAllocTable(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocQuery runs one query, ALLOC_Q="sigma,t,epochs" (for time and
+// memory measurements of a whole process).
+func TestAllocQuery(t *testing.T) {
+	q := os.Getenv("ALLOC_Q")
+	if q == "" {
+		t.Skip("set ALLOC_Q=sigma,t,epochs")
+	}
+	var sigma float64
+	var steps, E int
+	fmt.Sscanf(q, "%g,%d,%d", &sigma, &steps, &E)
+	m, err := RandomAllocationGauss(sigma, 1, steps, 1, AddRemove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	res, err := Compose(context.Background(), m, E, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.Eps(1e-5)
+	fmt.Printf("query sigma=%g t=%d E=%d eps=[%.6g, %.6g] width=%.3g%% wall=%v\n", sigma, steps, E, e.Lower, e.Upper, 100*(e.Upper-e.Lower)/e.Upper, time.Since(t0))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync"
 )
 
 // # Random allocation: a dominating and a dominated pair for the grid lists
@@ -77,15 +78,29 @@ func (gr allocGrid) pairsLevel0(m, rel float64) *allocPairs {
 	// set aside (underflow): spread onto {0, inf} in the upper pair
 	zero := lv.junkB * (1 + rho)
 	p.upD = lv.junkMu * (1 + rho)
+	// carry: the B-mass of the previous cell's upper atom, at cHi, which
+	// lies in the next cell's hull [lo, hi] up to rounding (hi_c >= lo_c+1:
+	// the hull ends are rounded outwards from the same border) and is
+	// spread onto that hull's ends as well (fractions rounded up): one
+	// atom per cell border instead of two
+	var carry, cHi float64
 	for _, g := range lv.g {
 		p.low = append(p.low, allocGroup{b: g.b, mu: g.mu, lo: g.mu / g.b, hi: g.mu / g.b})
 		bU, muU := g.b*(1+rho), g.mu*(1+rho)
 		bL, muL := g.b*(1-rho), g.mu*(1-rho)
+		if carry > 0 && !(cHi >= g.lo) {
+			// not expected; keep the carried atom where it is
+			p.up = append(p.up, allocGroup{b: carry, lo: cHi, hi: cHi})
+			carry = 0
+		}
 		switch {
 		case math.IsInf(g.hi, 1):
-			// all B-mass at lo, the moment above lo at inf
-			p.up = append(p.up, allocGroup{b: bU, lo: g.lo, hi: g.lo})
+			// all B-mass at lo, the moment above lo at inf (the carried
+			// atom's too)
+			p.up = append(p.up, allocGroup{b: (bU + carry) * (1 + 2*u), lo: g.lo, hi: g.lo})
 			p.upD += math.Max(0, muU-g.lo*bL+4*u*(muU+g.lo*bL)) * (1 + 2*u)
+			p.upD += carry * (cHi - g.lo) * (1 + 4*u)
+			carry = 0
 		default:
 			w := g.hi - g.lo
 			den := w * (1 - 2*u)
@@ -93,13 +108,22 @@ func (gr allocGrid) pairsLevel0(m, rel float64) *allocPairs {
 			nLo := g.hi*bU - muL + 4*u*(g.hi*bU+muL)
 			wHi := math.Max(0, nHi) / den * (1 + 2*u)
 			wLo := math.Max(0, nLo) / den * (1 + 2*u)
+			if carry > 0 {
+				th := (cHi - g.lo) / den * (1 + 2*u) // cHi - lo exact (Sterbenz)
+				tl := (g.hi - cHi) * (1 + 2*u) / den * (1 + 2*u)
+				wHi += carry * th * (1 + 2*u)
+				wLo += carry * tl * (1 + 2*u)
+			}
 			if g.lo == 0 {
 				zero += wLo
 			} else {
-				p.up = append(p.up, allocGroup{b: wLo, lo: g.lo, hi: g.lo})
+				p.up = append(p.up, allocGroup{b: wLo * (1 + 2*u), lo: g.lo, hi: g.lo})
 			}
-			p.up = append(p.up, allocGroup{b: wHi, lo: g.hi, hi: g.hi})
+			carry, cHi = wHi*(1+2*u), g.hi
 		}
+	}
+	if carry > 0 {
+		p.up = append(p.up, allocGroup{b: carry, lo: cHi, hi: cHi})
 	}
 	if zero > 0 {
 		p.up = append(p.up, allocGroup{b: zero})
@@ -125,164 +149,206 @@ func (gr allocGrid) convolvePairs(ctx context.Context, x, y *allocPairs) (*alloc
 	u := unitRoundoff
 	out := &allocPairs{j: x.j + y.j}
 
-	// ---- upper: spread every sum onto the output grid
-	vmax := x.up[len(x.up)-1].lo + y.up[len(y.up)-1].lo
-	vmin := math.Min(minPosV(x.up), minPosV(y.up))
-	B := gr.boundaries(out.j, vmin, vmax)
-	nb := len(B)
-	acc := make([]float64, nb)
-	accE := make([]float64, nb)
-	cnt := make([]int32, nb)
-	var zero, infD float64
-	put := func(c int, w float64) {
-		s, e := twoSum(acc[c], w)
-		acc[c] = s
-		accE[c] += e
-		cnt[c]++
-	}
-	for i, a := range x.up {
-		if i%64 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+	// the upper and the lower pair are independent: one goroutine each
+	var wg sync.WaitGroup
+	var errLow error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		errLow = func() error {
+			// ---- lower: merge per cell by value
+			lmax := x.low[len(x.low)-1].lo + y.low[len(y.low)-1].lo
+			lmin := math.Max(x.low[0].lo+y.low[0].lo, lowCut(x.low)+lowCut(y.low))
+			BL := gr.boundaries(out.j, lmin, lmax)
+			nl := len(BL)
+			cb := make([]float64, nl)
+			cbE := make([]float64, nl)
+			cm := make([]float64, nl)
+			cmE := make([]float64, nl)
+			cn := make([]int32, nl)
+			for i, a := range x.low {
+				if i%64 == 0 && ctx.Err() != nil {
+					return ctx.Err()
+				}
+				start := 0
+				if self {
+					start = i
+				}
+				c := 0
+				for k := start; k < len(y.low); k++ {
+					h := y.low[k]
+					b := a.b * h.b
+					mu := a.mu*h.b + h.mu*a.b
+					if self && k != i {
+						b *= 2
+						mu *= 2
+					}
+					if b < allocTiny || mu < allocTiny {
+						continue // a lower pair may drop mass
+					}
+					v := a.lo + h.lo
+					for c+1 < nl && BL[c+1] <= v {
+						c++
+					}
+					var e float64
+					cb[c], e = twoSum(cb[c], b)
+					cbE[c] += e
+					cm[c], e = twoSum(cm[c], mu)
+					cmE[c] += e
+					cn[c]++
+				}
+			}
+			var maxN int32
+			for c := 0; c < nl; c++ {
+				if cn[c] == 0 {
+					continue
+				}
+				maxN = max(maxN, cn[c])
+				b, mu := cb[c]+cbE[c], cm[c]+cmE[c]
+				out.low = append(out.low, allocGroup{b: b, mu: mu, lo: mu / b, hi: mu / b})
+			}
+			slices.SortFunc(out.low, func(a, b allocGroup) int {
+				switch {
+				case a.lo < b.lo:
+					return -1
+				case a.lo > b.lo:
+					return 1
+				}
+				return 0
+			})
+			out.relLow = (x.relLow + y.relLow + 3*u + 3*u + 2*float64(maxN)*u*u) * (1 + 4*u)
+			return nil
+		}()
+	}()
+	errUp := func() error {
+		// ---- upper: spread every sum onto the output grid
+		vmax := x.up[len(x.up)-1].lo + y.up[len(y.up)-1].lo
+		// below the sum of the inputs' cuts (mass below each at most
+		// allocLowMass) one cell: spread onto {0, cut} (upper), merged (lower)
+		vmin := math.Max(math.Min(minPosV(x.up), minPosV(y.up)), lowCut(x.up)+lowCut(y.up))
+		B := gr.boundaries(out.j, vmin, vmax)
+		nb := len(B)
+		acc := make([]float64, nb)
+		accE := make([]float64, nb)
+		cnt := make([]int32, nb)
+		var zero, infD float64
+		put := func(c int, w float64) {
+			s, e := twoSum(acc[c], w)
+			acc[c] = s
+			accE[c] += e
+			cnt[c]++
 		}
-		start := 0
+		for i, a := range x.up {
+			if i%64 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			start := 0
+			if self {
+				start = i
+			}
+			c := 0
+			for k := start; k < len(y.up); k++ {
+				h := y.up[k]
+				w := a.b * h.b
+				if self && k != i {
+					w *= 2
+				}
+				vh, vl := twoSum(a.lo, h.lo)
+				if w < allocTiny {
+					// spread onto {0, inf}: Q-mass at 0, moment at inf
+					zero += w
+					infD += w * (vh + math.Abs(vl)) * (1 + 2*u)
+					continue
+				}
+				for c+1 < nb-1 && B[c+1] <= vh {
+					c++
+				}
+				if vh == B[c] && vl < 0 && c > 0 {
+					c--
+				}
+				g0, g1 := B[c], B[c+1]
+				if vh == g0 && vl == 0 {
+					put(c, w)
+					continue
+				}
+				den := g1 - g0
+				th := ((vh - g0) + vl) / den
+				tl := ((g1 - vh) - vl) / den
+				if th > 0 {
+					put(c+1, w*th)
+				}
+				if tl > 0 {
+					put(c, w*tl)
+				}
+			}
+		}
+		var maxN int32
+		for c := 0; c < nb; c++ {
+			if cnt[c] == 0 {
+				continue
+			}
+			maxN = max(maxN, cnt[c])
+			out.up = append(out.up, allocGroup{b: acc[c] + accE[c], lo: B[c], hi: B[c]})
+		}
+		// the zero atom: set-aside mass (an upper bound; exact super-measure
+		// value after the inflation)
+		if zero > 0 {
+			z := zero * (1 + 1e-9)
+			if out.up[0].lo == 0 {
+				out.up[0].b += z
+			} else {
+				out.up = append([]allocGroup{{b: z}}, out.up...)
+			}
+		}
+		// total Q-masses of the operands, upper bounds
+		tx, ty := 0.0, 0.0
+		for _, a := range x.up {
+			tx += a.b
+		}
+		for _, a := range y.up {
+			ty += a.b
+		}
+		tx *= (1 + 2*x.relUp) * (1 + 1e-12)
+		ty *= (1 + 2*y.relUp) * (1 + 1e-12)
 		if self {
-			start = i
-		}
-		c := 0
-		for k := start; k < len(y.up); k++ {
-			h := y.up[k]
-			w := a.b * h.b
-			if self && k != i {
-				w *= 2
-			}
-			vh, vl := twoSum(a.lo, h.lo)
-			if w < allocTiny {
-				// spread onto {0, inf}: Q-mass at 0, moment at inf
-				zero += w
-				infD += w * (vh + math.Abs(vl)) * (1 + 2*u)
-				continue
-			}
-			for c+1 < nb-1 && B[c+1] <= vh {
-				c++
-			}
-			if vh == B[c] && vl < 0 && c > 0 {
-				c--
-			}
-			g0, g1 := B[c], B[c+1]
-			if vh == g0 && vl == 0 {
-				put(c, w)
-				continue
-			}
-			den := g1 - g0
-			th := ((vh - g0) + vl) / den
-			tl := ((g1 - vh) - vl) / den
-			if th > 0 {
-				put(c+1, w*th)
-			}
-			if tl > 0 {
-				put(c, w*tl)
-			}
-		}
-	}
-	var maxN int32
-	for c := 0; c < nb; c++ {
-		if cnt[c] == 0 {
-			continue
-		}
-		maxN = max(maxN, cnt[c])
-		out.up = append(out.up, allocGroup{b: acc[c] + accE[c], lo: B[c], hi: B[c]})
-	}
-	// the zero atom: set-aside mass (an upper bound; exact super-measure
-	// value after the inflation)
-	if zero > 0 {
-		z := zero * (1 + 1e-9)
-		if out.up[0].lo == 0 {
-			out.up[0].b += z
+			out.upD = 2 * x.upD * tx
 		} else {
-			out.up = append([]allocGroup{{b: z}}, out.up...)
+			out.upD = x.upD*ty + y.upD*tx
 		}
-	}
-	// total Q-masses of the operands, upper bounds
-	tx, ty := 0.0, 0.0
-	for _, a := range x.up {
-		tx += a.b
-	}
-	for _, a := range y.up {
-		ty += a.b
-	}
-	tx *= (1 + 2*x.relUp) * (1 + 1e-12)
-	ty *= (1 + 2*y.relUp) * (1 + 1e-12)
-	if self {
-		out.upD = 2 * x.upD * tx
-	} else {
-		out.upD = x.upD*ty + y.upD*tx
-	}
-	out.upD = (out.upD + infD*(1+1e-9)) * (1 + 1e-12)
-	// product u, fractions 3u, their product u, double-double sums
-	out.relUp = (x.relUp + y.relUp + 6*u + 3*u + 2*float64(maxN)*u*u) * (1 + 4*u)
+		out.upD = (out.upD + infD*(1+1e-9)) * (1 + 1e-12)
+		// product u, fractions 3u, their product u, double-double sums
+		out.relUp = (x.relUp + y.relUp + 6*u + 3*u + 2*float64(maxN)*u*u) * (1 + 4*u)
 
-	// ---- lower: merge per cell by value
-	lmax := x.low[len(x.low)-1].lo + y.low[len(y.low)-1].lo
-	lmin := x.low[0].lo + y.low[0].lo
-	BL := gr.boundaries(out.j, lmin, lmax)
-	nl := len(BL)
-	cb := make([]float64, nl)
-	cbE := make([]float64, nl)
-	cm := make([]float64, nl)
-	cmE := make([]float64, nl)
-	cn := make([]int32, nl)
-	for i, a := range x.low {
-		if i%64 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		start := 0
-		if self {
-			start = i
-		}
-		c := 0
-		for k := start; k < len(y.low); k++ {
-			h := y.low[k]
-			b := a.b * h.b
-			mu := a.mu*h.b + h.mu*a.b
-			if self && k != i {
-				b *= 2
-				mu *= 2
-			}
-			if b < allocTiny || mu < allocTiny {
-				continue // a lower pair may drop mass
-			}
-			v := a.lo + h.lo
-			for c+1 < nl && BL[c+1] <= v {
-				c++
-			}
-			var e float64
-			cb[c], e = twoSum(cb[c], b)
-			cbE[c] += e
-			cm[c], e = twoSum(cm[c], mu)
-			cmE[c] += e
-			cn[c]++
-		}
+		return nil
+	}()
+	wg.Wait()
+	if errUp != nil {
+		return nil, errUp
 	}
-	maxN = 0
-	for c := 0; c < nl; c++ {
-		if cn[c] == 0 {
-			continue
-		}
-		maxN = max(maxN, cn[c])
-		b, mu := cb[c]+cbE[c], cm[c]+cmE[c]
-		out.low = append(out.low, allocGroup{b: b, mu: mu, lo: mu / b, hi: mu / b})
+	if errLow != nil {
+		return nil, errLow
 	}
-	slices.SortFunc(out.low, func(a, b allocGroup) int {
-		switch {
-		case a.lo < b.lo:
-			return -1
-		case a.lo > b.lo:
-			return 1
-		}
-		return 0
-	})
-	out.relLow = (x.relLow + y.relLow + 3*u + 3*u + 2*float64(maxN)*u*u) * (1 + 4*u)
 	return out, nil
+}
+
+// allocLowMass: the Q-mass below a sum's low cut (lowCut) is at most
+// twice it; one cell holds it (a spread onto {0, cut} in the upper pair,
+// one merged atom in the lower), which costs only events of that mass.
+const allocLowMass = 1e-40
+
+// lowCut returns the value of the first of the sorted atoms at which
+// their cumulative Q-mass exceeds allocLowMass: the mass below it is at
+// most allocLowMass (so a sum of two is below the sum of their cuts with
+// mass at most twice that).
+func lowCut(a []allocGroup) float64 {
+	s := 0.0
+	for _, g := range a {
+		s += g.b
+		if s > allocLowMass {
+			return g.lo
+		}
+	}
+	return 0
 }
 
 // minPosV returns the smallest positive value of sorted atoms (1 if none).
