@@ -3,24 +3,25 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"testing"
-	"time"
 )
 
 func TestAllocDiag(t *testing.T) {
 	if os.Getenv("ALLOC_EXPLORE") == "" {
 		t.Skip("set ALLOC_EXPLORE=1")
 	}
-	for _, steps := range []int{10, 10000} {
-		m, _ := RandomAllocationGauss(0.5, 1, steps, 1, AddRemove)
-		am := m.(*allocMech)
-		t0 := time.Now()
-		am.ensure()
-		fmt.Printf("t=%d prep %v nUp=%d nLow=%d nHull=%d\n", steps, time.Since(t0), len(am.upGroups), len(am.lowGrps), len(am.pa))
-		t1 := time.Now()
-		res, _ := Compose(context.Background(), m, 50, Options{})
-		e := res.Eps(1e-5)
-		fmt.Printf("  compose+eps %v eps [%.6g %.6g]\n", time.Since(t1), e.Lower, e.Upper)
+	mu := math.Sqrt(20) / 0.1
+	eps := mu*mu/2 + 2*mu
+	fmt.Printf("exact %.10g\n", exactGauss(mu, eps))
+	g, _ := Gauss(0.1, 1, 0)
+	a, _ := RandomAllocationGauss(0.1, 1, 1, 1, AddRemove)
+	for _, m := range []Mechanism{g, a} {
+		for _, L := range []Lists{ListsBoth, ListsGrid, ListsGrouped} {
+			res, _ := Compose(context.Background(), m, 20, Options{Buckets: 20000, Lists: L})
+			d := res.Delta(eps)
+			fmt.Printf("%s lists=%v: [%.10g, %.10g] AB [%.10g %.10g] BA [%.10g %.10g] swap=%v note=%q\n", m, L, d.Lower, d.Upper, d.LowerAB, d.UpperAB, d.LowerBA, d.UpperBA, res.s != nil, d.Note)
+		}
 	}
 }
