@@ -365,3 +365,27 @@ func TestAllocPairsBracket(t *testing.T) {
 		}
 	}
 }
+
+// In a sequence with another mechanism (whose grid leaf has no separate
+// lower groups): two t = 1 epochs and one Gauss step of the same sigma are
+// the Gauss mechanism with mu = sqrt(3)/sigma.
+func TestAllocSequence(t *testing.T) {
+	const sigma = 1.5
+	a, _ := RandomAllocationGauss(sigma, 1, 1, 1, AddRemove)
+	g, _ := Gauss(sigma, 1, 0)
+	res, err := ComposeSequence(context.Background(), []Part{{a, 2}, {g, 1}}, allocOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := math.Sqrt(3) / sigma
+	for _, eps := range []float64{0, 0.5, 1, 2} {
+		l, dl := refGauss(mu, eps)
+		d := res.Delta(eps)
+		if !(d.Upper >= math.Exp(l-dl)*(1-1e-12) && d.Lower <= math.Exp(l+dl)*(1+1e-12)) {
+			t.Errorf("eps %v: [%.12g, %.12g] misses %.12g", eps, d.Lower, d.Upper, math.Exp(l))
+		}
+		if d.Upper-d.Lower > 5e-3*math.Exp(l) {
+			t.Errorf("eps %v: [%.12g, %.12g] wider than 5e-3 of %.6g", eps, d.Lower, d.Upper, math.Exp(l))
+		}
+	}
+}
