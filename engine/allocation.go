@@ -494,7 +494,7 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 	hull := defaultAllocGrid(m)
 	hull.d = 2e-2
 	pg := defaultAllocGrid(m)
-	pg.d = 5e-3
+	pg.d = math.Min(5e-3, 5e-3*pg.sdX) // finer for a narrow X (small m)
 	pg.kappa = 2.5e-2
 	pg.dLo = 2e-2
 	return &allocMech{sigma: sigma, sens: sensitivity, t: stepsPerEpoch, k: participations, name: name, grid: hull, pairGrid: pg}, nil
@@ -565,12 +565,21 @@ func (a *allocMech) build(ctx context.Context) error {
 	a.rel = (lv.rel + 2*u) * (1 + 4*u)
 	a.unknownA = lv.junkMu / t * (1 + 4*u)
 	a.unknownB = lv.junkB * (1 + 4*u)
-	// loss range table: |loss| bounds, descending, with cumulative mass
+	// loss range table: |loss| bounds, descending, with cumulative mass,
+	// of the upper and the lower pair's atoms (the grid lists' events;
+	// the hull groups' intervals are too wide to size the range by; the
+	// range only decides accuracy: whatever leaves it is counted in full
+	// by upper bounds or dropped by lower ones)
 	type lm struct{ l, w float64 }
 	var tab []lm
-	for i := range a.pa {
-		l := math.Max(math.Abs(a.lossLo[i]), math.Abs(a.lossHi[i]))
-		tab = append(tab, lm{l, a.pa[i] + a.pb[i]})
+	for _, gs := range [][]leafGroup{a.upGroups, a.lowGrps} {
+		for _, g := range gs {
+			l := math.Max(math.Abs(g.lossLo), math.Abs(g.lossHi))
+			if l >= 1e8 {
+				l = math.Inf(1) // the atoms at S = 0 and S = inf
+			}
+			tab = append(tab, lm{l, g.pa + g.pb})
+		}
 	}
 	slices.SortFunc(tab, func(x, y lm) int {
 		switch {

@@ -274,12 +274,20 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	// events), and the groups that left the range at the bottom
 	rc := (rel + gamma(b.events+2)) * (1 + 2*u)
 	mk := func(v float64) val { return val{v, rc * v} }
-	l.hiA, l.hiC = mk(b.hiA+g.hiA+tinyHiA), mk(b.hiC+g.hiC+tinyHiC)
-	l.loA, l.loC = mk(b.loA+g.loA+tinyLoA), mk(b.loC+g.loC+tinyLoC)
-	l.hiA.e += b.hiAErr*(1+4*u) + tinyErr
-	l.hiC.e += b.hiCErr*(1+4*u) + tinyErr
-	l.loA.e += b.loAErr + tinyErr
-	l.loC.e += b.loCErr + tinyErr
+	bHiA, bHiC, bLoA, bLoC := b.hiA, b.hiC, b.loA, b.loC
+	bHiAErr, bHiCErr, bLoAErr, bLoCErr := b.hiAErr, b.hiCErr, b.loAErr, b.loCErr
+	if lowSep {
+		// groups is a complete dominating pair of its own: the corners
+		// the grouped leaf's events left in b are not its events
+		bHiA, bHiC, bLoA, bLoC = 0, 0, 0, 0
+		bHiAErr, bHiCErr, bLoAErr, bLoCErr = 0, 0, 0, 0
+	}
+	l.hiA, l.hiC = mk(bHiA+g.hiA+tinyHiA), mk(bHiC+g.hiC+tinyHiC)
+	l.loA, l.loC = mk(bLoA+g.loA+tinyLoA), mk(bLoC+g.loC+tinyLoC)
+	l.hiA.e += bHiAErr*(1+4*u) + tinyErr
+	l.hiC.e += bHiCErr*(1+4*u) + tinyErr
+	l.loA.e += bLoAErr + tinyErr
+	l.loC.e += bLoCErr + tinyErr
 	l.distA, l.distB = mk(b.distA), mk(b.distB)
 	l.distA.e += b.distAErr
 	l.distB.e += b.distBErr
