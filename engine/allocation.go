@@ -99,7 +99,11 @@ import (
 // bounds. The grid lists compose instead a dominating pair (mean-preserving
 // spreads of the law of S) and a dominated pair (merges), see
 // allocation_pairs.go; their errors add like variances, and the result
-// takes the tighter list in each direction.
+// takes the tighter list in each direction. The loss range (lossRange, and
+// so the engine's factor) is sized by those pairs; hull groups reaching
+// beyond it go to the grouped list's corners (counted in full), so with
+// Options.Lists = ListsGrouped or DisableErrorCorrection (grouped list
+// only) the upper bound of this pair is loose, often +Inf.
 //
 // Participations k > 1 (the pair's ratio is then the k-th elementary
 // symmetric polynomial of the X_i over C(t, k), not a function of their
@@ -455,7 +459,12 @@ type allocMech struct {
 // which dominates the adaptive epoch in both orders and is attained (see
 // the top of allocation.go: Chua et al. 2025, Feldman and Shenfeld 2025),
 // so both bounds hold. Only participations = 1 and add_remove are
-// supported; Laplace noise is not.
+// supported; Laplace noise is not. The tight bounds come from the grid
+// lists (the default Options.Lists); the grouped list alone is loose.
+// The first use builds the pairs (O(N^2) per doubling with N a few
+// thousand cells: about 0.1 to 2 s of CPU for sensitivity/sigma in [0.5,
+// 2] and t up to 10,000; more for large sensitivity/sigma, whose grid is
+// longer).
 func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participations int, rel Relation) (Mechanism, error) {
 	const kind = "random_allocation"
 	if err := checkPositive(kind+": sigma", sigma); err != nil {
