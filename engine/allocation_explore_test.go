@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"testing"
@@ -69,4 +70,35 @@ func TestAllocQuery(t *testing.T) {
 	}
 	e := res.Eps(1e-5)
 	fmt.Printf("query sigma=%g t=%d E=%d eps=[%.6g, %.6g] width=%.3g%% wall=%v\n", sigma, steps, E, e.Lower, e.Upper, 100*(e.Upper-e.Lower)/e.Upper, time.Since(t0))
+}
+
+// TestAllocRefTable prints ours against the t = 1 closed form and the t =
+// 2, 3 quadrature (report rows; ALLOC_EXPLORE=1).
+func TestAllocRefTable(t *testing.T) {
+	if os.Getenv("ALLOC_EXPLORE") == "" {
+		t.Skip("set ALLOC_EXPLORE=1")
+	}
+	for _, c := range []struct {
+		sigma float64
+		t     int
+	}{{1, 1}, {0.8, 1}, {1, 2}, {0.6, 2}, {1, 3}, {2, 3}} {
+		res := allocCompose(t, c.sigma, c.t, 1)
+		for _, eps := range []float64{0.5, 1, 2} {
+			var ab, ba, e float64
+			if c.t == 1 {
+				l, dl := refGauss(1/c.sigma, eps)
+				ab, ba, e = math.Exp(l), math.Exp(l), math.Expm1(dl)*math.Exp(l)
+			} else {
+				h := 0.01
+				if c.t == 3 {
+					h = 0.025
+				}
+				ab, ba = allocQuad(1/c.sigma, c.t, eps, h)
+				ab2, ba2 := allocQuad(1/c.sigma, c.t, eps, 2*h)
+				e = math.Max(math.Abs(ab-ab2), math.Abs(ba-ba2))
+			}
+			d := res.Delta(eps)
+			fmt.Printf("| %g | %d | %g | %.9g | [%.9g, %.9g] | %.9g | [%.9g, %.9g] | %.1e |\n", c.sigma, c.t, eps, ab, d.LowerAB, d.UpperAB, ba, d.LowerBA, d.UpperBA, e)
+		}
+	}
 }
