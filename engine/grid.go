@@ -116,6 +116,11 @@ type gridBuilder struct {
 	addsA, addsC []int32 // contributions per offset (rounding of the sums)
 	relA, relC   float64 // largest relative error of one contribution
 	wUp, wLo     float64
+	// lowCap, if positive, replaces gridWindowCap for the lower chain's
+	// atoms (separate lower groups whose masses carry a larger relative
+	// error, allocation_pairs.go; any window is sound, the cap only keeps
+	// windows small)
+	lowCap float64
 	// groups of the upper pair that leave the range (lower atom below -n+1,
 	// upper atom above n)
 	loA, loC, hiA, hiC float64
@@ -151,6 +156,12 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	cellQ := make([]float64, 2*n)
 	cellN := make([]int32, 2*n)
 	var tinyLoA, tinyLoC, tinyHiA, tinyHiC, tinyErr float64
+	// separate lower groups (leafBuilder.lowGroups): the loop below builds
+	// the upper pair only
+	lowSep := b.lowGroups != nil
+	if lowSep {
+		g.lowCap = allocLowCap
+	}
 	for _, e := range b.groups {
 		if e.tiny {
 			// an underflowed mass: the upper pair keeps the group in a
@@ -204,9 +215,11 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		// an atom within a tiny window of a grid point stays there
 		if k, w, ok := nearGrid(e.lossLo, e.lossHi, lam); ok && k > -n && k <= n {
 			g.addUp(k, e.pa, r)
-			g.addLow(k, e.pa, r)
 			g.wUp = math.Max(g.wUp, w)
-			g.wLo = math.Max(g.wLo, w)
+			if !lowSep {
+				g.addLow(k, e.pa, r)
+				g.wLo = math.Max(g.wLo, w)
+			}
 			continue
 		}
 		s := spreadUpper(e.pa, e.pb, r, j, i, lam, e.lossLo, e.lossHi, loGrid, hiGrid)
@@ -225,6 +238,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			g.addUp(i, s.hi, s.relHi)
 			g.wUp = math.Max(g.wUp, s.w)
 		}
+		if lowSep {
+			continue
+		}
 		// lower pair: sum per cell; a group spanning several cells goes to
 		// the cell of its mean loss (merging is a garbling wherever it goes)
 		k := i
@@ -236,6 +252,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		cellP[o] += e.pa
 		cellQ[o] += e.pb
 		cellN[o]++
+	}
+	for _, e := range b.lowGroups {
+		g.lowerOnly(e, cellP, cellQ, cellN)
 	}
 	g.lowerChain(cellP, cellQ, cellN)
 
@@ -255,12 +274,20 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	// events), and the groups that left the range at the bottom
 	rc := (rel + gamma(b.events+2)) * (1 + 2*u)
 	mk := func(v float64) val { return val{v, rc * v} }
-	l.hiA, l.hiC = mk(b.hiA+g.hiA+tinyHiA), mk(b.hiC+g.hiC+tinyHiC)
-	l.loA, l.loC = mk(b.loA+g.loA+tinyLoA), mk(b.loC+g.loC+tinyLoC)
-	l.hiA.e += b.hiAErr*(1+4*u) + tinyErr
-	l.hiC.e += b.hiCErr*(1+4*u) + tinyErr
-	l.loA.e += b.loAErr + tinyErr
-	l.loC.e += b.loCErr + tinyErr
+	bHiA, bHiC, bLoA, bLoC := b.hiA, b.hiC, b.loA, b.loC
+	bHiAErr, bHiCErr, bLoAErr, bLoCErr := b.hiAErr, b.hiCErr, b.loAErr, b.loCErr
+	if lowSep {
+		// groups is a complete dominating pair of its own: the corners
+		// the grouped leaf's events left in b are not its events
+		bHiA, bHiC, bLoA, bLoC = 0, 0, 0, 0
+		bHiAErr, bHiCErr, bLoAErr, bLoCErr = 0, 0, 0, 0
+	}
+	l.hiA, l.hiC = mk(bHiA+g.hiA+tinyHiA), mk(bHiC+g.hiC+tinyHiC)
+	l.loA, l.loC = mk(bLoA+g.loA+tinyLoA), mk(bLoC+g.loC+tinyLoC)
+	l.hiA.e += bHiAErr*(1+4*u) + tinyErr
+	l.hiC.e += bHiCErr*(1+4*u) + tinyErr
+	l.loA.e += bLoAErr + tinyErr
+	l.loC.e += bLoCErr + tinyErr
 	l.distA, l.distB = mk(b.distA), mk(b.distB)
 	l.distA.e += b.distAErr
 	l.distB.e += b.distBErr
@@ -486,7 +513,7 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32) {
 		rho := la - lb - gk
 		w := math.Abs(rho) + 2*rA + 4*u*(math.Abs(la)+math.Abs(lb)+math.Abs(gk)+4)
 		w *= 1 + 1e-9
-		if !(w <= gridWindowCap) || !(A > 0) {
+		if !(w <= gridWindowCap || w <= g.lowCap) || !(A > 0) {
 			return // discarded
 		}
 		g.addLow(k, A, rA)

@@ -81,6 +81,12 @@ func (b *leafBuilder) swappedBuilder() *leafBuilder {
 	for k, e := range b.groups {
 		s.groups[k] = leafGroup{pa: e.pb, pb: e.pa, lossLo: -e.lossHi, lossHi: -e.lossLo, tiny: e.tiny}
 	}
+	if b.lowGroups != nil {
+		s.lowGroups = make([]leafGroup, len(b.lowGroups))
+		for k, e := range b.lowGroups {
+			s.lowGroups[k] = leafGroup{pa: e.pb, pb: e.pa, lossLo: -e.lossHi, lossHi: -e.lossLo, tiny: e.tiny}
+		}
+	}
 	s.hiA, s.hiC, s.hiAErr, s.hiCErr = b.loC, b.loA, b.loCErr, b.loAErr
 	s.loA, s.loC, s.loAErr, s.loCErr = b.hiC, b.hiA, b.hiCErr, b.hiAErr
 	s.distA, s.distB, s.distAErr, s.distBErr = b.distB, b.distA, b.distBErr, b.distAErr

@@ -34,6 +34,11 @@ type leafBuilder struct {
 	// leaf (finishGrid)
 	recordGroups bool
 	groups       []leafGroup
+	// lowGroups, when not nil, are the groups of a separate pair that the
+	// mechanism dominates: the grid leaf's lower pair is built from them
+	// and its upper pair from groups alone (a mechanism that replaces
+	// groups by a dominating pair, allocation_pairs.go)
+	lowGroups []leafGroup
 }
 
 // tinyOf returns tinyMass if tiny, else 0.
