@@ -282,6 +282,27 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 			z.envC[m] = propagate(x.relC, y.relC, x.envC[m], y.envC[m], x.moment(wm, false), y.moment(wm, false), n)
 		}
 	}
+	// The tilted total-error bounds of the outputs (tl1.go; they do not
+	// depend on the zeroing below, which they leave to tl1ZA) also bound
+	// every single entry: |err_o| e^(tau_m L_o) <= tl1A[m]. The pointwise
+	// envelopes grow about 4x per level (2x per composition, 2x per
+	// squaring) while the totals grow 2x per composition only, so after
+	// many levels the totals are far below them: without this cap the
+	// envelopes of DP-SGD at r = 2^25 exceeded the bulk's values, which
+	// were then zeroed as noise and delta_up became trivial (engine
+	// README, "Large r"). Capping keeps the model |err_o| <= rel v_o +
+	// min_m env_m e^(-tau_m L_o) + abs valid: each term of the min bounds
+	// the chosen value's error on its own.
+	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
+	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	for k := 0; k < K; k++ {
+		absT := absTilted(newAbs0(x, y, sx, sy, fftNonzero), n, x.lambda, x.tau[k])
+		z.tl1A[k] = tl1Compose(exA[k], eyA[k], tmxA[k], tmyA[k], drel, tfA[k], 0, absT, n)
+		z.tl1C[k] = tl1Compose(exC[k], eyC[k], tmxC[k], tmyC[k], drel, tfC[k], 0, absT, n)
+	}
+	if w0 <= w1 {
+		capEnvelopes(z, bestA, bestC, tw, w0, w1, cp.workers)
+	}
 	// Entries far below their error bound are rounding noise; they would
 	// pile up in the corners and trigger needless squarings. Set them to 0:
 	// the true mass there is at most v + rel*v + env <= (1 + 1/32) env for
@@ -348,31 +369,20 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// (possible only when the smallest positive entries multiply below it;
 	// at most 96 products per entry) and the untilting products of a
 	// non-zero FFT part.
-	newAbs := 0.0
-	if len(sx.idx)+len(sy.idx) > 0 && !(x.minPositive()*y.minPositive() >= minNormal) {
-		newAbs += tinyMass
-	}
-	if fftNonzero {
-		newAbs += 0x1p-1070
-	}
+	newAbs := newAbs0(x, y, sx, sy, fftNonzero)
 	if x.abs > 0 || y.abs > 0 || newAbs > 0 {
 		rx := math.Max(x.relA, x.relC)
 		z.abs = (x.abs + y.abs*(1+rx)*math.Max(xa, xc) + newAbs) * (1 + 4*unitRoundoff)
 	}
 	z.l1A = l1Compose(x.l1A, y.l1A, xa, ya, drel, sumFA, zeroA, n) + float64(2*n)*newAbs
 	z.l1C = l1Compose(x.l1C, y.l1C, xc, yc, drel, sumFC, zeroC, n) + float64(2*n)*newAbs
-	// the same in the tilted measure of every tilt (tl1.go)
-	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
-	// The zeroed entries are kept apart (list.tl1ZA): tilted and
-	// untilted sums of their values, rounded up (products below 2^-1022
-	// lose 2^-1074 each).
-	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	// (z.tl1A and z.tl1C, the same in the tilted measure of every tilt,
+	// were formed above.) The zeroed entries are kept apart (list.tl1ZA):
+	// tilted and untilted sums of their values, rounded up (products
+	// below 2^-1022 lose 2^-1074 each).
 	z.tl1ZA, z.tl1ZC = make([]float64, K), make([]float64, K)
 	uf := float64(2*n) * 0x1p-1074
 	for k := 0; k < K; k++ {
-		absT := absTilted(newAbs, n, x.lambda, x.tau[k])
-		z.tl1A[k] = tl1Compose(exA[k], eyA[k], tmxA[k], tmyA[k], drel, tfA[k], 0, absT, n)
-		z.tl1C[k] = tl1Compose(exC[k], eyC[k], tmxC[k], tmyC[k], drel, tfC[k], 0, absT, n)
 		z.tl1ZA[k], z.tl1ZC[k] = upInf(tzA[k]*gz+uf), upInf(tzC[k]*gz+uf)
 	}
 	z.zA = zeroA*(1+gamma(2*n+2)) + uf
@@ -384,6 +394,55 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	}
 	cs.apply(z)
 	return z
+}
+
+// newAbs0 is the underflow allowance a composition adds (see compose):
+// products of the direct part below 2^-1022 and the untilting products of
+// a non-zero FFT part.
+func newAbs0(x, y *list, sx, sy atomSet, fftNonzero bool) float64 {
+	a := 0.0
+	if len(sx.idx)+len(sy.idx) > 0 && !(x.minPositive()*y.minPositive() >= minNormal) {
+		a += tinyMass
+	}
+	if fftNonzero {
+		a += 0x1p-1070
+	}
+	return a
+}
+
+// capEnvelopes lowers the envelopes of z to its tilted total-error bounds
+// where those are smaller (env_m = min(env_m, tl1A[m]); likewise C) and,
+// if any was lowered, the best bound per entry of [w0, w1] to the new
+// min over the tilts (bestA, bestC as in compose: env_m inv_m[o] (1 +
+// wrel)). Sound because tl1A[m] >= sum_o |err_o| e^(tau_m L_o) >= |err_o|
+// e^(tau_m L_o) for every entry o (the error of the value compose chose,
+// whichever tilt it came from).
+func capEnvelopes(z *list, bestA, bestC []float64, tw *tiltWeights, w0, w1, workers int) {
+	lowA, lowC := false, false
+	for m := range z.envA {
+		if t := z.tl1A[m]; t < z.envA[m] {
+			z.envA[m], lowA = t, true
+		}
+		if t := z.tl1C[m]; t < z.envC[m] {
+			z.envC[m], lowC = t, true
+		}
+	}
+	if !lowA && !lowC {
+		return
+	}
+	parallelRange(w1-w0+1, workers, func(i0, i1 int) {
+		for o := w0 + i0; o < w0+i1; o++ {
+			for m := range z.envA {
+				inv := tw.inv[m][o] * (1 + tw.rel)
+				if lowA {
+					bestA[o] = math.Min(bestA[o], z.envA[m]*inv)
+				}
+				if lowC {
+					bestC[o] = math.Min(bestC[o], z.envC[m]*inv)
+				}
+			}
+		}
+	})
 }
 
 // noTilt marks an output entry that no tilt bounds.
