@@ -133,6 +133,7 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 		}
 	}
 	out = make([]Outcome, len(rs))
+	others := newOtherBounds(spec)
 	for i, r := range rs {
 		st := states[i]
 		sum := st.Summary()
@@ -154,6 +155,11 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 			// why bounds are trivial (delta_up = 1, eps_up = +Inf) or
 			// loose, as the backend explains them
 			notes = append(notes, n.Notes()...)
+		}
+		if others != nil {
+			// the tighter of the buckets' and other methods' sound
+			// bounds, with a note for each the others set
+			notes = append(notes, others.apply(&o, r, job.Eps, job.Delta)...)
 		}
 		o.Note = strings.Join(notes, "; ")
 		if math.IsNaN(sum.InfinityMass) {
