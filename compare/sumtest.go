@@ -52,7 +52,7 @@ type SumTest struct {
 	k0         []float64
 	bLow, bUp  []float64
 	logBUp     []float64 // log bUp, for the choice of thresholds
-	outLogTail float64 // log of the bound on the mass of K outside the blocks
+	outLogTail float64   // log of the bound on the mass of K outside the blocks
 }
 
 // maxSumTestBlocks bounds the number of blocks (and so the cost of one
