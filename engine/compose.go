@@ -353,9 +353,13 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 		}
 	}
 	if zeroed {
+		// (2.0: with the untyped integer constant, 2/noiseRatio was the
+		// integer 0 and the envelopes were not enlarged at all, so a
+		// zeroed entry's error could exceed its bound by up to 1/64;
+		// TestPropTiltedPointwise)
 		for m := range z.envA {
-			z.envA[m] *= 1 + 2/noiseRatio
-			z.envC[m] *= 1 + 2/noiseRatio
+			z.envA[m] *= 1 + 2.0/noiseRatio
+			z.envC[m] *= 1 + 2.0/noiseRatio
 		}
 	}
 	z.lo, z.hi = w0, w1

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pbuckets/pbuckets/engine"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -65,7 +64,7 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 	if job.Manifest != nil {
 		chainRs = append(chainRs, job.Manifest.Query.Compositions...)
 	}
-	chain := engine.ChainCounts(chainRs)
+	chain := backend.ChainCounts(chainRs)
 	version := cache.BackendVersion(b.Backend)
 	states := make([]backend.State, len(rs))
 	cached := make([]bool, len(rs))

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pbuckets/pbuckets/engine"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -293,7 +292,7 @@ func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, m
 	disk := cache.States{Dir: s.CacheDir}
 	opt := ms.Engine
 	// one r per call (ComposeMany of spec.R alone): its own chain
-	skey := cache.Key(cache.BackendVersion(s.Backend), mech, ms, opt, spec.R, engine.ChainCounts([]int{spec.R}))
+	skey := cache.Key(cache.BackendVersion(s.Backend), mech, ms, opt, spec.R, backend.ChainCounts([]int{spec.R}))
 	var st backend.State
 	if data, ok := disk.Load(skey); ok {
 		if decoded, err := s.Backend.DecodeState(data); err == nil {
