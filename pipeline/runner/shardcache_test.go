@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
@@ -29,9 +30,10 @@ delta = [1e-5, 1e-8]
 `
 
 // TestShardedCacheGivesFreshBits checks issue 20 item 4: states cached by
-// a sharded run (each shard composes its slice of the r) must not change
-// the numbers of a later unsharded run in the same folder: every number
-// bitwise as a fresh unsharded run elsewhere, whoever wrote the cache.
+// a related manifest and by a sharded run (each shard composes its slice
+// of the r) must not change the numbers of a later unsharded run in the
+// same folder: every number bitwise as a fresh unsharded run elsewhere,
+// whoever wrote the cache.
 func TestShardedCacheGivesFreshBits(t *testing.T) {
 	dir := t.TempDir()
 	m := pipelinetest.LoadManifest(t, dir, "shc.toml", shardManifest)
@@ -40,6 +42,12 @@ func TestShardedCacheGivesFreshBits(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
+	// a related manifest (the same mechanism, without r = 4) writes its
+	// states into the same cache first
+	other := pipelinetest.LoadManifest(t, dir, "shc2.toml", strings.Replace(strings.Replace(shardManifest, "[4, 64, 1024]", "[64, 1024]", 1), `name = "shc"`, `name = "shc2"`, 1))
+	if _, err := (&Runner{Backend: backend.Engine{}, Out: out, Jobs: 1}).Run(context.Background(), []*manifest.Manifest{other}); err != nil {
+		t.Fatal(err)
+	}
 	// 3 tasks (one mechanism, one method, three r): shard i of 3 composes r
 	// number i (with the largest r for the factor), 2 and 3 without r = 4.
 	for i := 3; i >= 2; i-- {
