@@ -311,7 +311,7 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// Entries far below their error bound are rounding noise; they would
 	// pile up in the corners and trigger needless squarings. Set them to 0:
 	// the true mass there is at most v + rel*v + env <= (1 + 1/32) env for
-	// v <= env/64, so enlarging every envelope by 1/32 keeps the model valid.
+	// v <= env/64; the envelopes grow by the zeroed values (below).
 	zeroed := false
 	var zeroA, zeroC float64 // mass set to 0
 	// and tilted (list.tl1ZA): the zeroed values are kept in scratch and
@@ -340,26 +340,36 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 			z.c[o], zeroed = 0, true
 		}
 	}
+	// a zeroed entry's true mass differs from its new value 0 by at most
+	// its value (1 + rel) plus its error bound before, so every envelope
+	// grows by the largest zeroed value in its tilted measure (not by
+	// 1/32 of itself, as the comment above allows: before issue 20 that
+	// enlargement was written 1 + 2/noiseRatio, the untyped integer 0, and
+	// not applied at all; TestPropTiltedPointwise)
+	vmA, vmC := make([]float64, K), make([]float64, K)
 	if zeroed {
 		for k := 0; k < K; k++ {
 			wk := w[k][z0 : z1+1]
 			va, vc := zvA[z0:z1+1], zvC[z0:z1+1]
-			var sa, sc float64
+			var sa, sc, ma, mc float64
 			for i, x := range wk {
-				sa += va[i] * x
-				sc += vc[i] * x
+				pa, pc := va[i]*x, vc[i]*x
+				sa += pa
+				sc += pc
+				ma = math.Max(ma, pa)
+				mc = math.Max(mc, pc)
 			}
 			tzA[k], tzC[k] = sa, sc
+			vmA[k], vmC[k] = ma, mc
 		}
-	}
-	if zeroed {
-		// (2.0: with the untyped integer constant, 2/noiseRatio was the
-		// integer 0 and the envelopes were not enlarged at all, so a
-		// zeroed entry's error could exceed its bound by up to 1/64;
-		// TestPropTiltedPointwise)
+		g := (1 + wrel) * (1 + 4*unitRoundoff)
 		for m := range z.envA {
-			z.envA[m] *= 1 + 2.0/noiseRatio
-			z.envC[m] *= 1 + 2.0/noiseRatio
+			if ma := vmA[m]; ma > 0 {
+				z.envA[m] = upInf((z.envA[m] + (ma*(1+z.relA)*g + 0x1p-1074)) * (1 + 2*unitRoundoff))
+			}
+			if mc := vmC[m]; mc > 0 {
+				z.envC[m] = upInf((z.envC[m] + (mc*(1+z.relC)*g + 0x1p-1074)) * (1 + 2*unitRoundoff))
+			}
 		}
 	}
 	z.lo, z.hi = w0, w1

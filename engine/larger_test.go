@@ -107,3 +107,46 @@ func TestPropTiltedPointwise(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroedEntryBound composes a list with a point error d at an entry
+// whose value is far below it (x_e = d/10^4) with a point mass: the output
+// entry's computed value x_e y_k is below 1/64 of its bound d y_k and is
+// zeroed as noise, and its true mass (x_e + d) y_k exceeds d y_k. The
+// envelopes must grow by the zeroed value (before issue 20 the growth was
+// written 1 + 2/noiseRatio, the integer 0, and this failed).
+func TestZeroedEntryBound(t *testing.T) {
+	const n, lambda, d = 64, 0.1, 1e-6
+	x := newList(n, lambda, []float64{0})
+	y := newList(n, lambda, []float64{0})
+	e, k := n-1+5, n-1+7
+	x.a[e], x.c[e] = d/1e4, d/1e4
+	x.a[e+3], x.c[e+3] = 0.25, 0.25
+	y.a[k], y.c[k] = 0.5, 0.5
+	for _, l := range []*list{x, y} {
+		l.lo, l.hi = 0, 2*n-1
+		l.trim()
+		l.relA, l.relC = 0, 0
+		l.tl1A, l.tl1C = []float64{0}, []float64{0}
+		l.envA, l.envC = []float64{0}, []float64{0}
+		l.l1A, l.l1C = 0, 0
+		l.compositions = 1
+	}
+	x.tl1A, x.tl1C = []float64{d * (1 + 1e-12)}, []float64{d * (1 + 1e-12)}
+	x.envA, x.envC = []float64{d * (1 + 1e-12)}, []float64{d * (1 + 1e-12)}
+	x.l1A, x.l1C = d*(1+1e-12), d*(1+1e-12)
+	z := newComposer(n).compose(x, y, nil)
+	o := e + k - (n - 1)
+	truth := (d/1e4 + d) * 0.5
+	for side, v := range []float64{z.a[o], z.c[o]} {
+		env, rel := z.envA[0], z.relA
+		if side == 1 {
+			env, rel = z.envC[0], z.relC
+		}
+		if v != 0 {
+			t.Fatalf("side %d: the entry was not zeroed (value %v): the test does not see the case", side, v)
+		}
+		if b := env + rel*v + z.abs; !(truth <= b) {
+			t.Errorf("side %d: true mass %v above the zeroed entry's bound %v", side, truth, b)
+		}
+	}
+}
