@@ -356,8 +356,12 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 				pa, pc := va[i]*x, vc[i]*x
 				sa += pa
 				sc += pc
-				ma = math.Max(ma, pa)
-				mc = math.Max(mc, pc)
+				if pa > ma {
+					ma = pa
+				}
+				if pc > mc {
+					mc = pc
+				}
 			}
 			tzA[k], tzC[k] = sa, sc
 			vmA[k], vmC[k] = ma, mc
@@ -463,10 +467,16 @@ func tiltedMax(l *list, tw *tiltWeights, mA, mC []float64) {
 	for m := range mA {
 		var a, c float64
 		if l.lo <= l.hi {
-			w := tw.w[m]
-			for o := l.lo; o <= l.hi; o++ {
-				a = math.Max(a, l.a[o]*w[o])
-				c = math.Max(c, l.c[o]*w[o])
+			w := tw.w[m][l.lo : l.hi+1]
+			va, vc := l.a[l.lo:l.hi+1], l.c[l.lo:l.hi+1]
+			for i, x := range w {
+				// (the weights are normal and the values finite: no NaN)
+				if p := va[i] * x; p > a {
+					a = p
+				}
+				if p := vc[i] * x; p > c {
+					c = p
+				}
 			}
 		}
 		mA[m] = upInf(a*(1+tw.rel)*(1+2*unitRoundoff) + 0x1p-1074)

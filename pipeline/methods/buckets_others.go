@@ -3,6 +3,7 @@ package methods
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/pbuckets/pbuckets/compare"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -31,6 +32,13 @@ import (
 //
 // Buckets at large r can be looser than either (engine/README.md, "Large
 // r"): issue 20 found DP-SGD brackets [0, +Inf] where RDP was finite.
+//
+// They are consulted only for brackets wider than otherWidth (relative,
+// RelativeWidth): neither comes near a tight bracket of the buckets
+// method, and RDP over the sampled Gaussian's curve costs about 0.16 s of
+// CPU per mechanism (its single-round values are kept across the r of a
+// round). Which brackets are consulted is a choice; every bound it yields
+// is sound.
 type otherBounds struct {
 	renyi compare.RenyiFunc
 	// sum test parameters (sumSigma > 0: applies)
@@ -40,6 +48,10 @@ type otherBounds struct {
 // rdpPad is the relative margin added to the RDP bounds (above).
 const rdpPad = 1e-6
 
+// otherWidth is the relative width above which a bracket is intersected
+// with the other methods' bounds.
+const otherWidth = 1e-3
+
 // newOtherBounds returns the other methods' bounds that apply to spec, nil
 // if none does.
 func newOtherBounds(spec manifest.MechanismSpec) *otherBounds {
@@ -48,7 +60,7 @@ func newOtherBounds(spec manifest.MechanismSpec) *otherBounds {
 	}
 	o := &otherBounds{}
 	if rf, err := renyiCurve(spec); err == nil {
-		o.renyi = rf
+		o.renyi = memoRenyi(rf)
 	}
 	if spec.Kind == manifest.KindSGD && subsampledRenyi(spec) == nil {
 		sens, ok := spec.Params["sensitivity"]
@@ -70,27 +82,40 @@ func newOtherBounds(spec manifest.MechanismSpec) *otherBounds {
 func (ob *otherBounds) apply(o *Outcome, r int, eps, deltas []float64) []string {
 	var notes []string
 	var rdp compare.Curve
-	if ob.renyi != nil {
-		if c, err := compare.RDP(ob.renyi, r, compare.Classic, compare.RDPOptions{}); err == nil {
-			rdp = c
+	rdpDone := false
+	getRDP := func() compare.Curve {
+		if !rdpDone && ob.renyi != nil {
+			if c, err := compare.RDP(ob.renyi, r, compare.Classic, compare.RDPOptions{}); err == nil {
+				rdp = c
+			}
 		}
+		rdpDone = true
+		return rdp
 	}
 	var st *compare.SumTest
-	if ob.sumSigma > 0 {
-		if s, err := compare.NewSumTest(ob.sumSigma, ob.sumQ, r); err == nil {
-			st = s
+	stDone := false
+	getSum := func() *compare.SumTest {
+		if !stDone && ob.sumSigma > 0 {
+			if s, err := compare.NewSumTest(ob.sumSigma, ob.sumQ, r); err == nil {
+				st = s
+			}
 		}
+		stDone = true
+		return st
 	}
 	for j, e := range eps {
 		b := &o.Delta[j]
-		if rdp != nil {
-			if u := math.Min(1, rdp.Delta(e)*(1+rdpPad)); u < b.Upper {
+		if !(RelativeWidth(b.Upper, b.Lower, true) > otherWidth) {
+			continue
+		}
+		if c := getRDP(); c != nil {
+			if u := math.Min(1, c.Delta(e)*(1+rdpPad)); u < b.Upper {
 				notes = append(notes, fmt.Sprintf("delta_upper at eps %.6g from Renyi DP (classic conversion, padded by %g; buckets gave %.6g)", e, rdpPad, b.Upper))
 				b.Upper = u
 			}
 		}
-		if st != nil && !math.IsNaN(b.Lower) {
-			if l := st.DeltaLower(e); l > b.Lower {
+		if s := getSum(); s != nil && !math.IsNaN(b.Lower) {
+			if l := s.DeltaLower(e); l > b.Lower {
 				notes = append(notes, fmt.Sprintf("delta_lower at eps %.6g from the sum-of-outputs test (buckets gave %.6g)", e, b.Lower))
 				b.Lower = l
 			}
@@ -98,18 +123,41 @@ func (ob *otherBounds) apply(o *Outcome, r int, eps, deltas []float64) []string 
 	}
 	for j, d := range deltas {
 		b := &o.Eps[j]
-		if rdp != nil {
-			if u := rdp.Eps(d); u >= 0 && u*(1+rdpPad) < b.Upper {
+		if !(RelativeWidth(b.Upper, b.Lower, false) > otherWidth) {
+			continue
+		}
+		if c := getRDP(); c != nil {
+			if u := c.Eps(d); u >= 0 && u*(1+rdpPad) < b.Upper {
 				notes = append(notes, fmt.Sprintf("eps_upper at delta %.6g from Renyi DP (classic conversion, padded by %g; buckets gave %.6g)", d, rdpPad, b.Upper))
 				b.Upper = u * (1 + rdpPad)
 			}
 		}
-		if st != nil && !math.IsNaN(b.Lower) {
-			if l := st.EpsLower(d); l > b.Lower {
+		if s := getSum(); s != nil && !math.IsNaN(b.Lower) {
+			if l := s.EpsLower(d); l > b.Lower {
 				notes = append(notes, fmt.Sprintf("eps_lower at delta %.6g from the sum-of-outputs test (buckets gave %.6g)", d, b.Lower))
 				b.Lower = l
 			}
 		}
 	}
 	return notes
+}
+
+// memoRenyi returns f with its values kept (safe for concurrent use): RDP
+// evaluates the same orders for every r.
+func memoRenyi(f compare.RenyiFunc) compare.RenyiFunc {
+	var mu sync.Mutex
+	seen := map[float64]float64{}
+	return func(a float64) float64 {
+		mu.Lock()
+		v, ok := seen[a]
+		mu.Unlock()
+		if ok {
+			return v
+		}
+		v = f(a)
+		mu.Lock()
+		seen[a] = v
+		mu.Unlock()
+		return v
+	}
 }
