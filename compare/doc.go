@@ -21,6 +21,10 @@
 //   - CDP: concentrated DP fits D_alpha <= xi + rho*alpha (paper Section 5.7),
 //     or an error wrapping ErrNoCDPFit where none exists.
 //
+// Lower bounds: SumTest, for r-fold DP-SGD (the sampled Gaussian, Poisson
+// sampling, add/remove), from threshold tests on the sum of the outputs (a
+// post-processing), evaluated with rounding toward the safe side.
+//
 // Single-round inputs without the engine: GaussDelta0, LaplaceDelta0,
 // TruncatedGaussDelta0, TruncatedLaplaceDelta0, RRDelta0, EpsDeltaDelta0
 // (tight delta0 curves) and GaussRenyi, LaplaceRenyi, RRRenyi,

@@ -233,6 +233,11 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 			}(cp.scratches[wi], wi)
 		}
 		wg.Wait()
+		// A second bound on the propagated part of each envelope, from the
+		// operands' tilted total errors and tilted maxima (Young's
+		// inequality with the 1- and the inf-norm, propTilted), kept where
+		// it is smaller than the moment-based one of tiltConv.
+		propTilted(cp, x, y, tw, exA, eyA, exC, eyC, outs)
 		for m := 0; m < K; m++ {
 			cp.ffts += outs[m].ffts
 			z.envA[m], z.envC[m] = outs[m].envA, outs[m].envC
@@ -282,10 +287,31 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 			z.envC[m] = propagate(x.relC, y.relC, x.envC[m], y.envC[m], x.moment(wm, false), y.moment(wm, false), n)
 		}
 	}
+	// The tilted total-error bounds of the outputs (tl1.go; they do not
+	// depend on the zeroing below, which they leave to tl1ZA) also bound
+	// every single entry: |err_o| e^(tau_m L_o) <= tl1A[m]. The pointwise
+	// envelopes grow about 4x per level (2x per composition, 2x per
+	// squaring) while the totals grow 2x per composition only, so after
+	// many levels the totals are far below them: without this cap the
+	// envelopes of DP-SGD at r = 2^25 exceeded the bulk's values, which
+	// were then zeroed as noise and delta_up became trivial (engine
+	// README, "Large r"). Capping keeps the model |err_o| <= rel v_o +
+	// min_m env_m e^(-tau_m L_o) + abs valid: each term of the min bounds
+	// the chosen value's error on its own.
+	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
+	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	for k := 0; k < K; k++ {
+		absT := absTilted(newAbs0(x, y, sx, sy, fftNonzero), n, x.lambda, x.tau[k])
+		z.tl1A[k] = tl1Compose(exA[k], eyA[k], tmxA[k], tmyA[k], drel, tfA[k], 0, absT, n)
+		z.tl1C[k] = tl1Compose(exC[k], eyC[k], tmxC[k], tmyC[k], drel, tfC[k], 0, absT, n)
+	}
+	if w0 <= w1 {
+		capEnvelopes(z, bestA, bestC, tw, w0, w1, cp.workers)
+	}
 	// Entries far below their error bound are rounding noise; they would
 	// pile up in the corners and trigger needless squarings. Set them to 0:
 	// the true mass there is at most v + rel*v + env <= (1 + 1/32) env for
-	// v <= env/64, so enlarging every envelope by 1/32 keeps the model valid.
+	// v <= env/64; the envelopes grow by the zeroed values (below).
 	zeroed := false
 	var zeroA, zeroC float64 // mass set to 0
 	// and tilted (list.tl1ZA): the zeroed values are kept in scratch and
@@ -314,22 +340,40 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 			z.c[o], zeroed = 0, true
 		}
 	}
+	// a zeroed entry's true mass differs from its new value 0 by at most
+	// its value (1 + rel) plus its error bound before, so every envelope
+	// grows by the largest zeroed value in its tilted measure (not by
+	// 1/32 of itself, as the comment above allows: before issue 20 that
+	// enlargement was written 1 + 2/noiseRatio, the untyped integer 0, and
+	// not applied at all; TestPropTiltedPointwise)
+	vmA, vmC := make([]float64, K), make([]float64, K)
 	if zeroed {
 		for k := 0; k < K; k++ {
 			wk := w[k][z0 : z1+1]
 			va, vc := zvA[z0:z1+1], zvC[z0:z1+1]
-			var sa, sc float64
+			var sa, sc, ma, mc float64
 			for i, x := range wk {
-				sa += va[i] * x
-				sc += vc[i] * x
+				pa, pc := va[i]*x, vc[i]*x
+				sa += pa
+				sc += pc
+				if pa > ma {
+					ma = pa
+				}
+				if pc > mc {
+					mc = pc
+				}
 			}
 			tzA[k], tzC[k] = sa, sc
+			vmA[k], vmC[k] = ma, mc
 		}
-	}
-	if zeroed {
+		g := (1 + wrel) * (1 + 4*unitRoundoff)
 		for m := range z.envA {
-			z.envA[m] *= 1 + 2/noiseRatio
-			z.envC[m] *= 1 + 2/noiseRatio
+			if ma := vmA[m]; ma > 0 {
+				z.envA[m] = upInf((z.envA[m] + (ma*(1+z.relA)*g + 0x1p-1074)) * (1 + 2*unitRoundoff))
+			}
+			if mc := vmC[m]; mc > 0 {
+				z.envC[m] = upInf((z.envC[m] + (mc*(1+z.relC)*g + 0x1p-1074)) * (1 + 2*unitRoundoff))
+			}
 		}
 	}
 	z.lo, z.hi = w0, w1
@@ -348,31 +392,20 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// (possible only when the smallest positive entries multiply below it;
 	// at most 96 products per entry) and the untilting products of a
 	// non-zero FFT part.
-	newAbs := 0.0
-	if len(sx.idx)+len(sy.idx) > 0 && !(x.minPositive()*y.minPositive() >= minNormal) {
-		newAbs += tinyMass
-	}
-	if fftNonzero {
-		newAbs += 0x1p-1070
-	}
+	newAbs := newAbs0(x, y, sx, sy, fftNonzero)
 	if x.abs > 0 || y.abs > 0 || newAbs > 0 {
 		rx := math.Max(x.relA, x.relC)
 		z.abs = (x.abs + y.abs*(1+rx)*math.Max(xa, xc) + newAbs) * (1 + 4*unitRoundoff)
 	}
 	z.l1A = l1Compose(x.l1A, y.l1A, xa, ya, drel, sumFA, zeroA, n) + float64(2*n)*newAbs
 	z.l1C = l1Compose(x.l1C, y.l1C, xc, yc, drel, sumFC, zeroC, n) + float64(2*n)*newAbs
-	// the same in the tilted measure of every tilt (tl1.go)
-	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
-	// The zeroed entries are kept apart (list.tl1ZA): tilted and
-	// untilted sums of their values, rounded up (products below 2^-1022
-	// lose 2^-1074 each).
-	z.tl1A, z.tl1C = make([]float64, K), make([]float64, K)
+	// (z.tl1A and z.tl1C, the same in the tilted measure of every tilt,
+	// were formed above.) The zeroed entries are kept apart (list.tl1ZA):
+	// tilted and untilted sums of their values, rounded up (products
+	// below 2^-1022 lose 2^-1074 each).
 	z.tl1ZA, z.tl1ZC = make([]float64, K), make([]float64, K)
 	uf := float64(2*n) * 0x1p-1074
 	for k := 0; k < K; k++ {
-		absT := absTilted(newAbs, n, x.lambda, x.tau[k])
-		z.tl1A[k] = tl1Compose(exA[k], eyA[k], tmxA[k], tmyA[k], drel, tfA[k], 0, absT, n)
-		z.tl1C[k] = tl1Compose(exC[k], eyC[k], tmxC[k], tmyC[k], drel, tfC[k], 0, absT, n)
 		z.tl1ZA[k], z.tl1ZC[k] = upInf(tzA[k]*gz+uf), upInf(tzC[k]*gz+uf)
 	}
 	z.zA = zeroA*(1+gamma(2*n+2)) + uf
@@ -384,6 +417,120 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	}
 	cs.apply(z)
 	return z
+}
+
+// propTilted lowers the envelopes of outs to a second bound where it is
+// smaller. With x_true = x + dx, y_true = y + dy and the tilted weights
+// w_m(o) = e^(tau_m L(o)) (indices add, so w_m(j+k) = w_m(j) w_m(k)),
+//
+//	|x_true*y_true - x*y|(o) w_m(o) <= |dx*y_true|(o) w_m(o) + |x*dy|(o) w_m(o)
+//	                               <= TX_m (Ymax_m + TY_m) + Xmax_m TY_m,
+//
+// where TX_m >= sum_j |dx_j| w_m(j) is x's tilted total-error bound (tl1Of,
+// zeroed parts folded in), Xmax_m = max_j x_j w_m(j) and |dy_k| w_m(k) <=
+// TY_m (Young's inequality with the 1-norm of one factor and the inf-norm
+// of the other). The moment-based bound of tiltConv (propagate) multiplies
+// pointwise envelopes by tilted 1-norms instead, and after many levels
+// its envelopes grow about 4x per level (2x per composition, 2x per
+// squaring) while the values per bucket of a large list are small: DP-SGD
+// at r = 2^25 with 10^6 buckets had its whole bulk zeroed as noise (engine
+// README, "Large r"). The FFT's own rounding (fftA) is added unchanged.
+func propTilted(cp *composer, x, y *list, tw *tiltWeights, exA, eyA, exC, eyC []float64, outs []tiltOut) {
+	K := len(outs)
+	xmA, xmC := make([]float64, K), make([]float64, K)
+	ymA, ymC := xmA, xmC
+	tiltedMax(x, tw, xmA, xmC)
+	if y != x {
+		ymA, ymC = make([]float64, K), make([]float64, K)
+		tiltedMax(y, tw, ymA, ymC)
+	}
+	g := 1 + 8*unitRoundoff
+	for m := range outs {
+		pa := upInf((mulUp(exA[m], ymA[m]+eyA[m]) + mulUp(xmA[m], eyA[m])) * g)
+		pc := upInf((mulUp(exC[m], ymC[m]+eyC[m]) + mulUp(xmC[m], eyC[m])) * g)
+		// only where tiltConv's bound is finite: an infinite one marks a
+		// tilt whose weighted sequences left float64 (its values must not
+		// be chosen)
+		if e := upInf((outs[m].fftA + pa) * g); e < outs[m].envA && !math.IsInf(outs[m].envA, 1) {
+			outs[m].envA = e
+		}
+		if e := upInf((outs[m].fftC + pc) * g); e < outs[m].envC && !math.IsInf(outs[m].envC, 1) {
+			outs[m].envC = e
+		}
+	}
+}
+
+// tiltedMax sets mA[m] and mC[m] to upper bounds on max_o l.a[o] w_m(o)
+// and max_o l.c[o] w_m(o) over l's regular entries (the weights' rounding
+// included; 2^-1074 for products that may underflow).
+func tiltedMax(l *list, tw *tiltWeights, mA, mC []float64) {
+	for m := range mA {
+		var a, c float64
+		if l.lo <= l.hi {
+			w := tw.w[m][l.lo : l.hi+1]
+			va, vc := l.a[l.lo:l.hi+1], l.c[l.lo:l.hi+1]
+			for i, x := range w {
+				// (the weights are normal and the values finite: no NaN)
+				if p := va[i] * x; p > a {
+					a = p
+				}
+				if p := vc[i] * x; p > c {
+					c = p
+				}
+			}
+		}
+		mA[m] = upInf(a*(1+tw.rel)*(1+2*unitRoundoff) + 0x1p-1074)
+		mC[m] = upInf(c*(1+tw.rel)*(1+2*unitRoundoff) + 0x1p-1074)
+	}
+}
+
+// newAbs0 is the underflow allowance a composition adds (see compose):
+// products of the direct part below 2^-1022 and the untilting products of
+// a non-zero FFT part.
+func newAbs0(x, y *list, sx, sy atomSet, fftNonzero bool) float64 {
+	a := 0.0
+	if len(sx.idx)+len(sy.idx) > 0 && !(x.minPositive()*y.minPositive() >= minNormal) {
+		a += tinyMass
+	}
+	if fftNonzero {
+		a += 0x1p-1070
+	}
+	return a
+}
+
+// capEnvelopes lowers the envelopes of z to its tilted total-error bounds
+// where those are smaller (env_m = min(env_m, tl1A[m]); likewise C) and,
+// if any was lowered, the best bound per entry of [w0, w1] to the new
+// min over the tilts (bestA, bestC as in compose: env_m inv_m[o] (1 +
+// wrel)). Sound because tl1A[m] >= sum_o |err_o| e^(tau_m L_o) >= |err_o|
+// e^(tau_m L_o) for every entry o (the error of the value compose chose,
+// whichever tilt it came from).
+func capEnvelopes(z *list, bestA, bestC []float64, tw *tiltWeights, w0, w1, workers int) {
+	lowA, lowC := false, false
+	for m := range z.envA {
+		if t := z.tl1A[m]; t < z.envA[m] {
+			z.envA[m], lowA = t, true
+		}
+		if t := z.tl1C[m]; t < z.envC[m] {
+			z.envC[m], lowC = t, true
+		}
+	}
+	if !lowA && !lowC {
+		return
+	}
+	parallelRange(w1-w0+1, workers, func(i0, i1 int) {
+		for o := w0 + i0; o < w0+i1; o++ {
+			for m := range z.envA {
+				inv := tw.inv[m][o] * (1 + tw.rel)
+				if lowA {
+					bestA[o] = math.Min(bestA[o], z.envA[m]*inv)
+				}
+				if lowC {
+					bestC[o] = math.Min(bestC[o], z.envC[m]*inv)
+				}
+			}
+		}
+	})
 }
 
 // noTilt marks an output entry that no tilt bounds.

@@ -92,6 +92,14 @@
 // narrower, +-3.5 of the level's standard deviations as well; when the tilt
 // set changes the envelopes are re-expressed for the new tilts (retilt.go),
 // which keeps the tails and the corners accurate through long compositions.
+// A composition's pointwise envelope is the smallest of three rigorous
+// bounds: the operands' envelopes propagated by their tilted 1-norms, the
+// operands' tilted total errors times the other's tilted maximum (Young's
+// inequality with the 1- and the inf-norm: it scales with the largest
+// bucket, not the whole mass), and the output's tilted total error itself;
+// without the last two the envelopes grew 4x per level and at r = 2^25 the
+// bulk's values fell below them and were zeroed as noise (engine README,
+// "Large r").
 // Beside the pointwise model each list carries total-error bounds: untilted
 // (list.l1A) and, per tilt, in the tilted measure (list.tl1A, tl1.go: Young's
 // inequality through compositions, Cauchy-Schwarz for the FFT rounding,

@@ -148,6 +148,28 @@ type saddleTarget struct {
 // for the final result, serve results close to it.
 const targetRatio = 64
 
+// ChainCounts returns the numbers of compositions among rs that shape the
+// states ComposeMany(m, rs, opt) computes, sorted and without repeats: the
+// largest (the automatic factor and the final tilts are chosen for it) and
+// those at most 1/64 of it (each adds its own saddle-point tilt to the
+// levels of the chain up to it, setTargets). Every other r of rs only reads
+// the chain's levels. So two calls with the same mechanism, options and
+// ChainCounts give bitwise the same Result for every r they share, and a
+// cache of composed states keys them by it (pipeline/cache).
+func ChainCounts(rs []int) []int {
+	if len(rs) == 0 {
+		return nil
+	}
+	total := slices.Max(rs)
+	var out []int
+	for _, r := range slices.Sorted(slices.Values(rs)) {
+		if r <= total/targetRatio && (len(out) == 0 || out[len(out)-1] != r) {
+			out = append(out, r)
+		}
+	}
+	return append(out, total)
+}
+
 // setTargets records the saddle-point tilts of the results for rs of the
 // single mechanism m (ComposeMany) at most 1/targetRatio of the final
 // count: each level of the chain up to such a result adds its tilt

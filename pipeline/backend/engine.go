@@ -208,3 +208,9 @@ func (s *engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64
 	lower, upper = s.r.Renyi(alpha)
 	return lower, upper, s.r.RenyiEstimate(alpha)
 }
+
+// ChainCounts returns the numbers of compositions among rs that shape the
+// states of one ComposeMany call (engine.ChainCounts): the cache keys
+// states by them, and a call that composes them gives every r it shares
+// with another call of the same shaping counts the same bits.
+func ChainCounts(rs []int) []int { return engine.ChainCounts(rs) }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/pbuckets/pbuckets/internal/atomicfile"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
@@ -25,15 +27,29 @@ type States struct {
 
 // Key returns the cache key of the state after r compositions of
 // mech with options opt, computed by a backend of the given version (see
-// BackendVersion). basis is the largest r of the ComposeMany call when the
-// factor is automatic (the engine picks the factor for it), else 0.
+// BackendVersion) in a ComposeMany call whose numbers of compositions have
+// the shaping counts chain (engine.ChainCounts: the largest r of the call,
+// for the automatic factor and the final tilts, and those at most 1/64 of
+// it, whose saddle-point tilts the shared levels carry). A state's bits
+// depend on them, so a state written by a run that split the work
+// differently (shards, another manifest's r) is found only when it has the
+// bits a fresh computation of this call would give.
 //
 // opt.Accuracy does not enter the key: it says how many bucket counts the
 // buckets method tries, not what a state is.
-func Key(version string, mech backend.Mechanism, spec manifest.MechanismSpec, opt manifest.EngineOptions, r, basis int) string {
+func Key(version string, mech backend.Mechanism, spec manifest.MechanismSpec, opt manifest.EngineOptions, r int, chain []int) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nbackend=%s\nmechanism=%s\ndata=%s\nengine=%+v\nr=%d\nbasis=%d\n", cacheFormat, version, mech.String(), spec.DataHash, keyOptions(opt), r, basis)
+	fmt.Fprintf(h, "%s\nbackend=%s\nmechanism=%s\ndata=%s\nengine=%+v\nr=%d\nchain=%s\n", cacheFormat, version, mech.String(), spec.DataHash, keyOptions(opt), r, joinInts(chain))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// joinInts returns the decimal numbers of v joined by commas.
+func joinInts(v []int) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ",")
 }
 
 // engineKey holds the fields of manifest.EngineOptions that a state depends

@@ -16,8 +16,8 @@ import (
 // build of the engine are not reused.
 func TestStateKeyIncludesBackendVersion(t *testing.T) {
 	mech := pipelinetest.FakeMech{Desc: "x"}
-	a := Key("engine-a", mech, manifest.MechanismSpec{}, manifest.EngineOptions{}, 4, 4)
-	b := Key("engine-b", mech, manifest.MechanismSpec{}, manifest.EngineOptions{}, 4, 4)
+	a := Key("engine-a", mech, manifest.MechanismSpec{}, manifest.EngineOptions{}, 4, []int{4})
+	b := Key("engine-b", mech, manifest.MechanismSpec{}, manifest.EngineOptions{}, 4, []int{4})
 	if a == b {
 		t.Fatal("stateKey ignores the backend version")
 	}
@@ -31,24 +31,28 @@ func TestStateKeyIncludesBackendVersion(t *testing.T) {
 
 // TestKeyFormat pins the text that cache keys hash, so that states cached
 // before EngineOptions grew fields (Accuracy) are still found, and checks
-// that the accuracy target does not enter the key.
+// that the accuracy target does not enter the key and the chain's shaping
+// counts do.
 func TestKeyFormat(t *testing.T) {
 	mech := pipelinetest.FakeMech{Desc: "gauss sigma=2"}
 	opt := manifest.EngineOptions{Buckets: 100000, Factor: 1.5, ErrorCorrection: true, SquaringThreshold: 2.2, FreeInftyBudget: 1e-20, TailBudget: 1e-22, Tilts: 2}
 	text := "pbuckets-state-v1\nbackend=v1\nmechanism=gauss sigma=2\ndata=d\n" +
-		"engine={Buckets:100000 Factor:1.5 ErrorCorrection:true SquaringThreshold:2.2 FreeInftyBudget:1e-20 TailBudget:1e-22 Tilts:2}\nr=64\nbasis=128\n"
+		"engine={Buckets:100000 Factor:1.5 ErrorCorrection:true SquaringThreshold:2.2 FreeInftyBudget:1e-20 TailBudget:1e-22 Tilts:2}\nr=64\nchain=2,128\n"
 	sum := sha256.Sum256([]byte(text))
 	want := hex.EncodeToString(sum[:])
 	spec := manifest.MechanismSpec{DataHash: "d"}
-	if got := Key("v1", mech, spec, opt, 64, 128); got != want {
+	if got := Key("v1", mech, spec, opt, 64, []int{2, 128}); got != want {
 		t.Errorf("Key = %s, want %s (the sha256 of the pinned text)", got, want)
 	}
 	opt.Accuracy = 1e-3
-	if got := Key("v1", mech, spec, opt, 64, 128); got != want {
+	if got := Key("v1", mech, spec, opt, 64, []int{2, 128}); got != want {
 		t.Errorf("Key with accuracy = %s, want %s: the target must not enter the key", got, want)
 	}
+	if got := Key("v1", mech, spec, opt, 64, []int{128}); got == want {
+		t.Error("Key ignores the chain's shaping counts")
+	}
 	opt.Buckets = 200000
-	if got := Key("v1", mech, spec, opt, 64, 128); got == want {
+	if got := Key("v1", mech, spec, opt, 64, []int{2, 128}); got == want {
 		t.Error("Key ignores the bucket count")
 	}
 }

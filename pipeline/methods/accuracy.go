@@ -132,6 +132,13 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 			break
 		}
 		narrowed := false
+		reachable := false // some unmet bracket may meet the target within the limits
+		// the last count of the doublings (the memory budget has its own
+		// stop)
+		limit := cur.Engine.Buckets
+		for limit*accuracyGrowth <= maxAccuracyBuckets {
+			limit *= accuracyGrowth
+		}
 		var still []int
 		for k, i := range pending {
 			o := outs[k]
@@ -144,6 +151,9 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 				for q := range min(len(w), len(prev)) {
 					if prev[q] > target && (w[q] <= target || w[q] < prev[q] && w[q] <= accuracyNarrowing*prev[q]) {
 						narrowed = true
+					}
+					if w[q] > target && w[q] < prev[q] && canReach(w[q], w[q]/prev[q], target, cur.Engine.Buckets, limit) {
+						reachable = true
 					}
 				}
 			}
@@ -158,6 +168,10 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 		}
 		if round > 1 && !narrowed {
 			stop = fmt.Sprintf("no bracket narrowed from %d to %d buckets", cur.Engine.Buckets/accuracyGrowth, cur.Engine.Buckets)
+			break
+		}
+		if round > 1 && !reachable {
+			stop = fmt.Sprintf("at the rate the brackets narrowed from %d to %d buckets, none would meet the target by %d buckets", cur.Engine.Buckets/accuracyGrowth, cur.Engine.Buckets, limit)
 			break
 		}
 		next := cur
@@ -187,6 +201,23 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 		o.Note = joinNote(o.Note, acc.Sentence(o.Buckets))
 	}
 	return best, nil
+}
+
+// canReach reports whether a bracket of relative width w, which narrowed
+// by the factor rate (< 1) in the last doubling, would meet target by the
+// bucket count limit if every further doubling narrowed it by the same
+// factor. Brackets set by the window narrow like 1/buckets (rate 1/2),
+// those set by error bounds more slowly; a rate observed once is the
+// estimate the refinement stops on, so that a target it cannot meet ends
+// with what it reached instead of doubling to the limit (issue 20).
+func canReach(w, rate, target float64, buckets, limit int) bool {
+	for b := buckets; b < limit; b *= accuracyGrowth {
+		w *= rate
+		if w <= target {
+			return true
+		}
+	}
+	return false
 }
 
 // Sentence describes what the target reached with the given bucket count,

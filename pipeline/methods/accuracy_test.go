@@ -138,6 +138,10 @@ func TestRefineAccuracy(t *testing.T) {
 		}, 1 << 40, []int{4}, 0.01, []int{1000, 2000}, 2000, true, 0.001, "accuracy 0.01 met at 2000 buckets (2 rounds)"},
 		{"exact zero brackets", func(int, int) float64 { return 0 }, 1 << 40, []int{4}, 1e-9, []int{1000}, 1000, true, 0,
 			"accuracy 1e-09 met at 1000 buckets (1 round)"},
+		// issue 20: a target the observed narrowing (0.71x per doubling)
+		// cannot reach by 2^26 buckets stops after the second round
+		{"unreachable at the rate seen", func(_, n int) float64 { return 0.05 * math.Sqrt(1000/float64(n)) }, 1 << 40, []int{4}, 1e-6, []int{1000, 2000}, 2000, false, 0.05 * math.Sqrt(0.5),
+			"accuracy 1e-06 not met: reached 0.036 at 2000 buckets (2 rounds; at the rate the brackets narrowed from 1000 to 2000 buckets, none would meet the target by 65536000 buckets"},
 		{"bucket cap", func(int, int) float64 { return 1 }, 1 << 62, []int{4}, 0.5, nil, 0, false, 1, "is the largest count"},
 	}
 	for _, tc := range tests {

@@ -51,22 +51,26 @@ func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
 // the bucket count), reusing and filling the state cache.
 func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, spec manifest.MechanismSpec, rs []int) (out []Outcome, retErr error) {
 	opt := spec.Engine
-	basis := 0
-	if opt.Factor == 0 {
-		// The automatic factor depends on the largest r: take the largest
-		// of the whole query, so that every shard of a manifest computes
-		// the same states (and the same table) as the unsplit run.
-		basis = slices.Max(job.Compositions)
-		if job.Manifest != nil && len(job.Manifest.Query.Compositions) > 0 {
-			basis = max(basis, slices.Max(job.Manifest.Query.Compositions))
-		}
+	// A state's bits depend on the ComposeMany call that composed it
+	// through its shaping counts (engine.ChainCounts: the largest r, which
+	// fixes the automatic factor and the final tilts, and the r at most
+	// 1/64 of it, whose saddle tilts the shared levels carry). The chain
+	// is the whole query's, so that every shard of a manifest, a rerun
+	// after an interruption and the unsplit run compute the same states;
+	// the shaping counts are in the cache key, so a state written by a
+	// chain of another shape (another manifest) is not taken for this
+	// one's.
+	chainRs := slices.Clone(job.Compositions)
+	if job.Manifest != nil {
+		chainRs = append(chainRs, job.Manifest.Query.Compositions...)
 	}
+	chain := backend.ChainCounts(chainRs)
 	version := cache.BackendVersion(b.Backend)
 	states := make([]backend.State, len(rs))
 	cached := make([]bool, len(rs))
 	var missing []int
 	for i, r := range rs {
-		data, ok := b.Cache.Load(cache.Key(version, mech, spec, opt, r, basis))
+		data, ok := b.Cache.Load(cache.Key(version, mech, spec, opt, r, chain))
 		if ok {
 			if st, err := b.Backend.DecodeState(data); err == nil {
 				states[i], cached[i] = st, true
@@ -76,11 +80,14 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 		missing = append(missing, r)
 	}
 	if len(missing) > 0 {
-		compute := missing
-		if basis > 0 && !slices.Contains(compute, basis) {
-			// The automatic factor depends on the largest r: include it so
-			// the recomputed states match those of an uninterrupted run.
-			compute = append(slices.Clone(missing), basis)
+		// the shaping counts are composed too (their accumulations are
+		// the cheap ones, the largest one's levels are needed anyway), so
+		// the call has the chain's shape and the states their bits
+		compute := slices.Clone(missing)
+		for _, r := range chain {
+			if !slices.Contains(compute, r) {
+				compute = append(compute, r)
+			}
 		}
 		need := min(b.MemoryNeed(spec), b.Budget)
 		if err := b.Mem.Acquire(ctx, need); err != nil {
@@ -105,7 +112,7 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 		go func() {
 			for i, r := range compute {
 				if data, err := got[i].MarshalBinary(); err == nil {
-					if err := b.Cache.Store(cache.Key(version, mech, spec, opt, r, basis), data); err != nil {
+					if err := b.Cache.Store(cache.Key(version, mech, spec, opt, r, chain), data); err != nil {
 						stored <- fmt.Errorf("caching state: %w", err)
 						return
 					}
@@ -125,6 +132,7 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 		}
 	}
 	out = make([]Outcome, len(rs))
+	others := newOtherBounds(spec)
 	for i, r := range rs {
 		st := states[i]
 		sum := st.Summary()
@@ -146,6 +154,11 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 			// why bounds are trivial (delta_up = 1, eps_up = +Inf) or
 			// loose, as the backend explains them
 			notes = append(notes, n.Notes()...)
+		}
+		if others != nil {
+			// the tighter of the buckets' and other methods' sound
+			// bounds, with a note for each the others set
+			notes = append(notes, others.apply(&o, r, job.Eps, job.Delta)...)
 		}
 		o.Note = strings.Join(notes, "; ")
 		if math.IsNaN(sum.InfinityMass) {

@@ -294,11 +294,8 @@ func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, m
 	start := time.Now()
 	disk := cache.States{Dir: s.CacheDir}
 	opt := ms.Engine
-	basis := 0
-	if opt.Factor == 0 {
-		basis = spec.R
-	}
-	skey := cache.Key(cache.BackendVersion(s.Backend), mech, ms, opt, spec.R, basis)
+	// one r per call (ComposeMany of spec.R alone): its own chain
+	skey := cache.Key(cache.BackendVersion(s.Backend), mech, ms, opt, spec.R, backend.ChainCounts([]int{spec.R}))
 	var st backend.State
 	if data, ok := disk.Load(skey); ok {
 		if decoded, err := s.Backend.DecodeState(data); err == nil {

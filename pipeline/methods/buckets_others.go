@@ -1,0 +1,163 @@
+package methods
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/pbuckets/pbuckets/compare"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+)
+
+// otherBounds holds the bounds of other methods that the buckets method's
+// brackets are intersected with (Buckets.round): a sound bound of another
+// method is a sound bound of the mechanism, so the tighter of the two is
+// reported and the note says which method set it. They live here, not in
+// the engine: the engine is pure and knows no other method, and package
+// compare, which holds them, does not know the engine's states.
+//
+//   - upper: Renyi DP (compare.RDP, classic conversion) over the
+//     mechanism's closed-form single-round Renyi curve, where package
+//     compare has one (renyiCurve: Gauss, Laplace, randomized response,
+//     DP-SGD with Poisson sampling under add/remove, sequences of them).
+//     Its eps is raised and its delta multiplied by 1 + 1e-6 first: the
+//     curve of DP-SGD comes from a numerical integration whose rounding is
+//     not bounded rigorously (a far smaller error than that).
+//   - lower: the sum-of-outputs test (compare.SumTest) for DP-SGD with
+//     Poisson sampling under add/remove, whose pair the engine models
+//     exactly: the sum of the r outputs is a post-processing of the r-step
+//     output, so its pair of laws is dominated by the mechanism's and its
+//     hockey-stick divergence, evaluated with safe rounding, is a lower
+//     bound on the mechanism's delta (compare/sumtest.go).
+//
+// Buckets at large r can be looser than either (engine/README.md, "Large
+// r"): issue 20 found DP-SGD brackets [0, +Inf] where RDP was finite.
+//
+// They are consulted only for brackets wider than otherWidth (relative,
+// RelativeWidth): neither comes near a tight bracket of the buckets
+// method, and RDP over the sampled Gaussian's curve costs about 0.16 s of
+// CPU per mechanism (its single-round values are kept across the r of a
+// round). Which brackets are consulted is a choice; every bound it yields
+// is sound.
+type otherBounds struct {
+	renyi compare.RenyiFunc
+	// sum test parameters (sumSigma > 0: applies)
+	sumSigma, sumQ float64
+}
+
+// rdpPad is the relative margin added to the RDP bounds (above).
+const rdpPad = 1e-6
+
+// otherWidth is the relative width above which a bracket is intersected
+// with the other methods' bounds.
+const otherWidth = 1e-3
+
+// newOtherBounds returns the other methods' bounds that apply to spec, nil
+// if none does.
+func newOtherBounds(spec manifest.MechanismSpec) *otherBounds {
+	if !spec.Engine.ErrorCorrection {
+		return nil // Definition 5 alone: the paper's method, not mixed
+	}
+	o := &otherBounds{}
+	if rf, err := renyiCurve(spec); err == nil {
+		o.renyi = memoRenyi(rf)
+	}
+	if spec.Kind == manifest.KindSGD && subsampledRenyi(spec) == nil {
+		sens, ok := spec.Params["sensitivity"]
+		if !ok {
+			sens = 1
+		}
+		if s := spec.Params["sigma"] / sens; s > 0 && !math.IsInf(s, 0) {
+			o.sumSigma, o.sumQ = s, spec.Params["q"]
+		}
+	}
+	if o.renyi == nil && o.sumSigma == 0 {
+		return nil
+	}
+	return o
+}
+
+// apply intersects the brackets of o with the other methods' bounds after
+// r compositions and returns the notes saying which bounds they set.
+func (ob *otherBounds) apply(o *Outcome, r int, eps, deltas []float64) []string {
+	var notes []string
+	var rdp compare.Curve
+	rdpDone := false
+	getRDP := func() compare.Curve {
+		if !rdpDone && ob.renyi != nil {
+			if c, err := compare.RDP(ob.renyi, r, compare.Classic, compare.RDPOptions{}); err == nil {
+				rdp = c
+			}
+		}
+		rdpDone = true
+		return rdp
+	}
+	var st *compare.SumTest
+	stDone := false
+	getSum := func() *compare.SumTest {
+		if !stDone && ob.sumSigma > 0 {
+			if s, err := compare.NewSumTest(ob.sumSigma, ob.sumQ, r); err == nil {
+				st = s
+			}
+		}
+		stDone = true
+		return st
+	}
+	for j, e := range eps {
+		b := &o.Delta[j]
+		if !(RelativeWidth(b.Upper, b.Lower, true) > otherWidth) {
+			continue
+		}
+		if c := getRDP(); c != nil {
+			if u := math.Min(1, c.Delta(e)*(1+rdpPad)); u < b.Upper {
+				notes = append(notes, fmt.Sprintf("delta_upper at eps %.6g from Renyi DP (classic conversion, padded by %g; buckets gave %.6g)", e, rdpPad, b.Upper))
+				b.Upper = u
+			}
+		}
+		if s := getSum(); s != nil && !math.IsNaN(b.Lower) {
+			if l := s.DeltaLower(e); l > b.Lower {
+				notes = append(notes, fmt.Sprintf("delta_lower at eps %.6g from the sum-of-outputs test (buckets gave %.6g)", e, b.Lower))
+				b.Lower = l
+			}
+		}
+	}
+	for j, d := range deltas {
+		b := &o.Eps[j]
+		if !(RelativeWidth(b.Upper, b.Lower, false) > otherWidth) {
+			continue
+		}
+		if c := getRDP(); c != nil {
+			if u := c.Eps(d); u >= 0 && u*(1+rdpPad) < b.Upper {
+				notes = append(notes, fmt.Sprintf("eps_upper at delta %.6g from Renyi DP (classic conversion, padded by %g; buckets gave %.6g)", d, rdpPad, b.Upper))
+				b.Upper = u * (1 + rdpPad)
+			}
+		}
+		if s := getSum(); s != nil && !math.IsNaN(b.Lower) {
+			if l := s.EpsLower(d); l > b.Lower {
+				notes = append(notes, fmt.Sprintf("eps_lower at delta %.6g from the sum-of-outputs test (buckets gave %.6g)", d, b.Lower))
+				b.Lower = l
+			}
+		}
+	}
+	return notes
+}
+
+// memoRenyi returns f with its values kept (safe for concurrent use): RDP
+// evaluates the same orders for every r.
+func memoRenyi(f compare.RenyiFunc) compare.RenyiFunc {
+	var mu sync.Mutex
+	seen := map[float64]float64{}
+	return func(a float64) float64 {
+		mu.Lock()
+		v, ok := seen[a]
+		mu.Unlock()
+		if ok {
+			return v
+		}
+		v = f(a)
+		mu.Lock()
+		seen[a] = v
+		mu.Unlock()
+		return v
+	}
+}
