@@ -93,6 +93,15 @@ func sideCorners(x, y *list, aSide bool, ex, ey, mx, my []float64) (rx, ry, hi, 
 	if mx != nil {
 		tightenOverflow(&hi, &lo, x, relX, relY, envX, envY, mx, my, x.abs, y.abs, x.regularMassSide(aSide))
 	}
+	// grouped lists: Chernoff bounds from the moments (cornertail.go)
+	tx, ty := x.tailMC, y.tailMC
+	if aSide {
+		tx, ty = x.tailMA, y.tailMA
+	}
+	if !x.grid && tx != nil && ty != nil {
+		hu, lu := overflowTail(x, y, vx, vy, ex, ey, tx, ty, ry.upper())
+		hi, lo = capCorner(hi, hu), capCorner(lo, lu)
+	}
 	return rx, ry, hi, lo
 }
 

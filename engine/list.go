@@ -89,6 +89,10 @@ type list struct {
 
 	hiA, hiC, loA, loC, distA, distB val
 
+	// tailMA, tailMC bound ln M_A and ln M_B of the regular events at the
+	// tilts tailTaus (grouped lists; nil when unknown): cornertail.go.
+	tailMA, tailMC []float64
+
 	compositions, squarings int
 	names                   []nameCount
 

@@ -268,6 +268,7 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 		return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
 	}
 	l := b.rel(m)
+	l.tailMA, l.tailMC = l.tailMoments()
 	if p.grid {
 		gb := b
 		if !b.recordGroups {
