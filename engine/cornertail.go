@@ -247,3 +247,24 @@ func capCorner(c val, u float64) val {
 	e := math.Max(u-v, v-lo)*(1+4*unitRoundoff) + 0x1p-1070
 	return val{v, e}
 }
+
+// rawCorners returns the computed values of l's corners before any
+// Chernoff cap (the capped values are midpoints of enclosures): hiA, loA,
+// distA, hiC, loC, distB.
+func (l *list) rawCorners() [6]float64 {
+	if l.hasWatch {
+		return l.raw
+	}
+	return [6]float64{l.hiA.v, l.loA.v, l.distA.v, l.hiC.v, l.loC.v, l.distB.v}
+}
+
+// rawMix returns the raw corner values of x × y from the operands' raw
+// values, the regular sums and the uncapped overflow (the values of
+// cornerMix, whose values depend on values alone).
+func rawMix(x, y *list, rxA, ryA, ovHA, ovLA, rxC, ryC, ovHC, ovLC val) [6]float64 {
+	px, py := x.rawCorners(), y.rawCorners()
+	v := func(f float64) val { return val{f, 0} }
+	dA, lA, hA := cornerMix(rxA, v(px[0]), v(px[1]), v(px[2]), ryA, v(py[0]), v(py[1]), v(py[2]), ovHA, ovLA)
+	dC, lC, hC := cornerMix(rxC, v(px[3]), v(px[4]), v(px[5]), ryC, v(py[3]), v(py[4]), v(py[5]), ovHC, ovLC)
+	return [6]float64{hA.v, lA.v, dA.v, hC.v, lC.v, dC.v}
+}

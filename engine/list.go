@@ -92,6 +92,10 @@ type list struct {
 	// tailMA, tailMC bound ln M_A and ln M_B of the regular events at the
 	// tilts tailTaus (grouped lists; nil when unknown): cornertail.go.
 	tailMA, tailMC []float64
+	// raw are the corner values before the Chernoff caps when hasWatch
+	// (rawCorners): the squaring rule watches them (cornerValue)
+	raw      [6]float64
+	hasWatch bool
 
 	compositions, squarings int
 	names                   []nameCount
@@ -274,6 +278,9 @@ func (l *list) cornerMass() float64 { return l.corners().Mass() }
 // cornerValue is the computed corner mass (without error bounds), which the
 // squaring heuristic watches.
 func (l *list) cornerValue() float64 {
+	if r := l.raw; l.hasWatch {
+		return math.Max(r[0]+r[2]+r[1], r[4]+r[5]+r[3])
+	}
 	return math.Max(l.hiA.v+l.distA.v+l.loA.v, l.loC.v+l.distB.v+l.hiC.v)
 }
 

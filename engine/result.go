@@ -33,6 +33,10 @@ type Result struct {
 	sb         bounds
 	stableOnce sync.Once
 	stable     *gridTable
+
+	// mom bounds the moments of the privacy loss (momentbound.go), nil
+	// when the mechanisms give none.
+	mom *momentBound
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
@@ -218,7 +222,7 @@ func (r *Result) Delta(eps float64) DeltaBound {
 	if r.s != nil {
 		d = combineDelta(d, r.swapDelta(eps))
 	}
-	return d
+	return r.withMoments(d)
 }
 
 // deltaLists is Delta from the grouped and the grid list (eps >= 0).
