@@ -82,7 +82,9 @@ func lnMoment(lnV []float64, tau float64, n int, lambda, u float64) float64 {
 	x := func(o int) float64 { return lnV[o] + tau*(float64(o-n+1)-shift)*lambda }
 	mx := math.Inf(-1)
 	for o := range lnV {
-		mx = math.Max(mx, x(o))
+		if v := x(o); v > mx {
+			mx = v
+		}
 	}
 	if math.IsInf(mx, -1) {
 		return mx

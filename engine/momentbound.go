@@ -102,12 +102,33 @@ func (x *momentBound) delta(eps float64) (ab, ba float64) {
 	return (ab + x.restA) * g, (ba + x.restB) * g
 }
 
+// momentUseBelow: the moment bound is computed (once per result) and
+// used only where the buckets' upper bound is below it; in the bulk it is
+// far above the buckets' bound and not worth its cost (a pass over the
+// pair's events per tilt).
+const momentUseBelow = 1e-9
+
+// moments returns the moment bound of r (nil when none), computing it on
+// first use.
+func (r *Result) moments() *momentBound {
+	r.momOnce.Do(func() {
+		if r.momFn != nil {
+			r.mom = r.momFn()
+		}
+	})
+	return r.mom
+}
+
 // withMoments caps the upper bounds of d by the moment bound of r, if any.
 func (r *Result) withMoments(d DeltaBound) DeltaBound {
-	if r.mom == nil || math.IsInf(d.Eps, 1) || math.IsNaN(d.Eps) {
+	if r.momFn == nil || math.IsInf(d.Eps, 1) || math.IsNaN(d.Eps) || !(d.Upper < momentUseBelow) {
 		return d
 	}
-	ab, ba := r.mom.delta(d.Eps)
+	mom := r.moments()
+	if mom == nil {
+		return d
+	}
+	ab, ba := mom.delta(d.Eps)
 	m := d
 	m.UpperAB, m.UpperBA = ab, ba
 	m.LowerAB, m.LowerBA = math.NaN(), math.NaN()
@@ -118,21 +139,25 @@ func (r *Result) withMoments(d DeltaBound) DeltaBound {
 	return z
 }
 
-// momentsOf returns the moment bound of count copies of m composed after
-// x, or nil when m has none (or x is nil and first is false).
-func momentsOf(x *momentBound, first bool, m Mechanism, count int) *momentBound {
-	if x == nil && !first {
-		return nil
+// momentsFn returns a function computing the moment bound of the
+// composition of parts, or nil when a mechanism has none.
+func momentsFn(parts []Part) func() *momentBound {
+	for _, p := range parts {
+		if _, ok := p.Mechanism.(momentMech); !ok {
+			return nil
+		}
 	}
-	mm, ok := m.(momentMech)
-	if !ok {
-		return nil
+	return func() *momentBound {
+		var x *momentBound
+		for _, p := range parts {
+			ma, mb, ra, rb, ok := p.Mechanism.(momentMech).lnMoments()
+			if !ok {
+				return nil
+			}
+			x = x.add(ma, mb, ra, rb, p.Count)
+		}
+		return x
 	}
-	ma, mb, ra, rb, ok := mm.lnMoments()
-	if !ok {
-		return nil
-	}
-	return x.add(ma, mb, ra, rb, count)
 }
 
 // countMoments caches a countMech's moment bounds.
@@ -193,14 +218,28 @@ func lnMomentEvents(lnV, lo, hi []float64, tau float64) float64 {
 		return lnV[k] + tau*lo[k]
 	}
 	mx := math.Inf(-1)
-	big := 0.0
+	bigV, bigL := 0.0, 0.0
 	for k := range lnV {
-		mx = math.Max(mx, x(k))
-		big = math.Max(big, math.Abs(lnV[k])+math.Abs(tau)*math.Max(math.Abs(lo[k]), math.Abs(hi[k])))
+		if v := x(k); v > mx {
+			mx = v
+		}
+		if v := math.Abs(lnV[k]); v > bigV {
+			bigV = v
+		}
+		if v := math.Abs(lo[k]); v > bigL {
+			bigL = v
+		}
+		if v := math.Abs(hi[k]); v > bigL {
+			bigL = v
+		}
+	}
+	if math.IsNaN(mx) {
+		return math.Inf(1)
 	}
 	if math.IsInf(mx, -1) {
 		return mx
 	}
+	big := bigV + math.Abs(tau)*bigL
 	var s float64
 	skipped := 0
 	for k := range lnV {
@@ -231,4 +270,11 @@ func momentFromWire(w *resultWire) *momentBound {
 		return nil
 	}
 	return &momentBound{ma: w.MomA, mb: w.MomB, restA: w.MomRest[0], restB: w.MomRest[1]}
+}
+
+// setMoments sets the moment bound of a decoded result (nil: none).
+func (r *Result) setMoments(m *momentBound) {
+	if m != nil {
+		r.momFn = func() *momentBound { return m }
+	}
 }

@@ -423,7 +423,7 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 			out[i] = newResult(ls[i], true, len(ls[i].tau), p.lambda).withGrid(gs[i])
 		}
 		out[i].addNotes(p.notes)
-		out[i].mom = momentsOf(nil, true, m, rs[i])
+		out[i].momFn = momentsFn([]Part{{m, rs[i]}})
 	}
 	if err := p.addSwapped(ctx, m, rs, out); err != nil {
 		return nil, err
@@ -553,9 +553,7 @@ func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, erro
 		res = newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda).withGrid(gacc)
 	}
 	res.addNotes(p.notes)
-	for i, part := range parts {
-		res.mom = momentsOf(res.mom, i == 0, part.Mechanism, part.Count)
-	}
+	res.momFn = momentsFn(parts)
 	if err := p.addSwappedSequence(ctx, parts, res); err != nil {
 		return nil, err
 	}

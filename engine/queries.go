@@ -534,8 +534,8 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
 		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info,
 		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g), Swap: gridToWire(r.s)}
-	if r.mom != nil {
-		w.MomA, w.MomB, w.MomRest = r.mom.ma, r.mom.mb, [2]float64{r.mom.restA, r.mom.restB}
+	if mom := r.moments(); mom != nil {
+		w.MomA, w.MomB, w.MomRest = mom.ma, mom.mb, [2]float64{mom.restA, mom.restB}
 	}
 	for _, nc := range l.names {
 		w.Names = append(w.Names, nc.name)
@@ -561,7 +561,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		}
 		*r = Result{ec: true, info: w.Info, notes: w.Notes}
 		r.withGrid(g)
-		r.mom = momentFromWire(&w)
+		r.setMoments(momentFromWire(&w))
 		return r.swapFromWire(w.Swap)
 	}
 	if w.N < 2 || w.N > 1<<39 || len(w.EnvA) != len(w.Tau) || len(w.EnvC) != len(w.Tau) || len(w.Names) != len(w.Counts) {
@@ -595,6 +595,6 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	}
 	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes}
 	r.withGrid(g)
-	r.mom = momentFromWire(&w)
+	r.setMoments(momentFromWire(&w))
 	return r.swapFromWire(w.Swap)
 }

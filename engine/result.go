@@ -34,9 +34,12 @@ type Result struct {
 	stableOnce sync.Once
 	stable     *gridTable
 
-	// mom bounds the moments of the privacy loss (momentbound.go), nil
-	// when the mechanisms give none.
-	mom *momentBound
+	// momFn computes the moment bound of the privacy loss
+	// (momentbound.go), nil when the mechanisms give none; mom is its
+	// result, computed on first use (moments).
+	momFn   func() *momentBound
+	momOnce sync.Once
+	mom     *momentBound
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
