@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // Chernoff bounds on the corners of grouped lists (issue 25).
 //
@@ -64,10 +67,15 @@ func (l *list) tailMoments() (ma, mc []float64) {
 		lnA[o] = math.Log((l.a[o]*(1+l.relA)*(1+4*u) + l.abs) * (1 + 4*u))
 		lnC[o] = math.Log((l.c[o]*(1+l.relC)*(1+4*u) + l.abs) * (1 + 4*u))
 	}
-	for k, tau := range tailTaus {
-		ma[k] = lnMoment(lnA, tau, l.n, l.lambda, l.u)
-		mc[k] = lnMoment(lnC, tau, l.n, l.lambda, l.u)
-	}
+	concurrently(func() {
+		for k, tau := range tailTaus {
+			ma[k] = lnMoment(lnA, tau, l.n, l.lambda, l.u)
+		}
+	}, func() {
+		for k, tau := range tailTaus {
+			mc[k] = lnMoment(lnC, tau, l.n, l.lambda, l.u)
+		}
+	})
 	return ma, mc
 }
 
@@ -92,6 +100,9 @@ func lnMoment(lnV []float64, tau float64, n int, lambda, u float64) float64 {
 	var s float64
 	skipped := 0
 	for o := range lnV {
+		if lnV[o] == math.Inf(-1) {
+			continue
+		}
 		d := x(o) - mx
 		if d < -tailSkip {
 			skipped++
@@ -124,15 +135,18 @@ func addMoments(x, y []float64) []float64 {
 // tailStride is the spacing of the offsets at which tailBounds evaluates
 // the Chernoff bound; between them the bound of the nearer end towards the
 // bulk is used (the tail masses are monotone in the offset).
-const tailStride = 64
+const tailStride = 256
 
 // tailBounds returns, for one side of the grouped list l (moment bounds
-// lnM), upper bounds hiT[o] on the true regular mass at offsets >= o and
-// loT[o] on that at offsets <= o.
+// lnM), per block of tailStride offsets (offset o in block o/tailStride)
+// upper bounds hiT on the true regular mass at the offsets >= the block's
+// first offset (so >= o) and loT on that at the offsets <= the block's
+// last (so <= o).
 func (l *list) tailBounds(lnM []float64) (hiT, loT []float64) {
 	m := 2 * l.n
-	hiT = make([]float64, m)
-	loT = make([]float64, m)
+	nb := (m + tailStride - 1) / tailStride
+	hiT = make([]float64, nb)
+	loT = make([]float64, nb)
 	eval := func(pos float64, high bool) float64 {
 		best := math.Inf(1)
 		for k, tau := range tailTaus {
@@ -152,19 +166,11 @@ func (l *list) tailBounds(lnM []float64) (hiT, loT []float64) {
 		}
 		return math.Exp(best) * (1 + 4*unitRoundoff)
 	}
-	// high: offsets o in [o0, o0+stride) use the bound at o0 (smaller o,
-	// larger tail); low: offsets in (o1-stride, o1] use the bound at o1
-	for o0 := 0; o0 < m; o0 += tailStride {
-		t := eval(float64(o0-l.n+1), true)
-		for o := o0; o < min(m, o0+tailStride); o++ {
-			hiT[o] = t
-		}
-	}
-	for o1 := m - 1; o1 >= 0; o1 -= tailStride {
-		t := eval(float64(o1-l.n+1), false)
-		for o := o1; o > max(-1, o1-tailStride); o-- {
-			loT[o] = t
-		}
+	for k := range hiT {
+		o0 := k * tailStride
+		o1 := min(m-1, o0+tailStride-1)
+		hiT[k] = eval(float64(o0-l.n+1), true)
+		loT[k] = eval(float64(o1-l.n+1), false)
 	}
 	return hiT, loT
 }
@@ -178,11 +184,8 @@ func (l *list) tailBounds(lnM []float64) (hiT, loT []float64) {
 func overflowTail(x, y *list, vx, vy, ex, ey, mx, my []float64, totY float64) (hiU, loU float64) {
 	n := x.n
 	m := 2 * n
-	hxT, lxT := x.tailBounds(mx)
-	hyT, lyT := hxT, lxT
-	if y != x {
-		hyT, lyT = y.tailBounds(my)
-	}
+	hxT, lxT := x.cachedTailBounds(mx)
+	hyT, lyT := y.cachedTailBounds(my)
 	// High: pairs (ox, k) with k >= 3n-1-ox, ox >= n.
 	hiU = math.Inf(1)
 	var s, suf float64
@@ -190,7 +193,7 @@ func overflowTail(x, y *list, vx, vy, ex, ey, mx, my []float64, totY float64) (h
 	for J := n; J <= m; J++ {
 		// cut at J: pairs with ox >= J count through x's tail bound
 		if J < m {
-			if c := s + hxT[J]*totY; c < hiU {
+			if c := s + hxT[J/tailStride]*totY; c < hiU {
 				hiU = c
 			}
 		} else if s < hiU {
@@ -204,7 +207,7 @@ func overflowTail(x, y *list, vx, vy, ex, ey, mx, my []float64, totY float64) (h
 			k--
 			suf += vy[k] + ey[k]
 		}
-		ys := math.Min(suf, hyT[kk])
+		ys := math.Min(suf, hyT[kk/tailStride])
 		s += (vx[J] + ex[J]) * ys
 	}
 	// Low: pairs (ox, k) with k <= n-2-ox, ox <= n-2.
@@ -214,7 +217,7 @@ func overflowTail(x, y *list, vx, vy, ex, ey, mx, my []float64, totY float64) (h
 	k = -1
 	for J := n - 2; J >= -1; J-- {
 		if J >= 0 {
-			if c := s + lxT[J]*totY; c < loU {
+			if c := s + lxT[J/tailStride]*totY; c < loU {
 				loU = c
 			}
 		} else if s < loU {
@@ -228,7 +231,7 @@ func overflowTail(x, y *list, vx, vy, ex, ey, mx, my []float64, totY float64) (h
 			k++
 			pre += vy[k] + ey[k]
 		}
-		ys := math.Min(pre, lyT[kk])
+		ys := math.Min(pre, lyT[kk/tailStride])
 		s += (vx[J] + ex[J]) * ys
 	}
 	g := (1 + gamma(4*n+8)) * (1 + 1e-12)
@@ -269,4 +272,39 @@ func rawMix(x, y *list, rxA, ryA, ovHA, ovLA, rxC, ryC, ovHC, ovLC val) [6]float
 	dA, lA, hA := cornerMix(rxA, v(px[0]), v(px[1]), v(px[2]), ryA, v(py[0]), v(py[1]), v(py[2]), ovHA, ovLA)
 	dC, lC, hC := cornerMix(rxC, v(px[3]), v(px[4]), v(px[5]), ryC, v(py[3]), v(py[4]), v(py[5]), ovHC, ovLC)
 	return [6]float64{hA.v, lA.v, dA.v, hC.v, lC.v, dC.v}
+}
+
+// tailCache holds a list's tail bounds (tailBounds) for its two moment
+// bounds, computed once: the same list is the operand of a trial
+// composition and of the composition itself, and both operands of a
+// squaring. It is shared by the list's re-tilted copies (the tail bounds
+// do not depend on the tilts) and dropped by squaring.
+type tailCache struct {
+	mu     sync.Mutex
+	moms   [2][]float64
+	hi, lo [2][]float64
+}
+
+// cachedTailBounds returns l.tailBounds(lnM) through l's cache when lnM
+// is one of l's moment bounds.
+func (l *list) cachedTailBounds(lnM []float64) (hiT, loT []float64) {
+	c := l.tails
+	if c == nil || len(lnM) == 0 {
+		return l.tailBounds(lnM)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.moms {
+		if c.moms[i] != nil && &c.moms[i][0] == &lnM[0] {
+			return c.hi[i], c.lo[i]
+		}
+	}
+	hiT, loT = l.tailBounds(lnM)
+	for i := range c.moms {
+		if c.moms[i] == nil {
+			c.moms[i], c.hi[i], c.lo[i] = lnM, hiT, loT
+			break
+		}
+	}
+	return hiT, loT
 }

@@ -92,6 +92,7 @@ type list struct {
 	// tailMA, tailMC bound ln M_A and ln M_B of the regular events at the
 	// tilts tailTaus (grouped lists; nil when unknown): cornertail.go.
 	tailMA, tailMC []float64
+	tails          *tailCache // their tail bounds (cachedTailBounds)
 	// raw are the corner values before the Chernoff caps when hasWatch
 	// (rawCorners): the squaring rule watches them (cornerValue)
 	raw      [6]float64

@@ -269,6 +269,7 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	}
 	l := b.rel(m)
 	l.tailMA, l.tailMC = l.tailMoments()
+	l.tails = &tailCache{}
 	if p.grid {
 		gb := b
 		if !b.recordGroups {
