@@ -127,7 +127,10 @@ func addMoments(x, y []float64) []float64 {
 	z := make([]float64, len(x))
 	for k := range x {
 		s := x[k] + y[k]
-		z[k] = s + math.Abs(s)*2*unitRoundoff
+		if !math.IsInf(s, 0) {
+			s += math.Abs(s) * 2 * unitRoundoff
+		}
+		z[k] = s // NaN (-Inf + Inf) is skipped by tailBounds
 	}
 	return z
 }
@@ -240,11 +243,16 @@ func overflowTail(x, y *list, vx, vy, ex, ey, mx, my []float64, totY float64) (h
 
 // capCorner returns c with its upper end lowered to u when u is smaller,
 // keeping its lower end: the enclosure [c.lower(), min(c.upper(), u)].
+// Caps of 1 or more are not taken (a mass is at most about 1, and the
+// midpoint of a huge enclosure would make later products overflow).
 func capCorner(c val, u float64) val {
-	if !(u < c.upper()) {
+	if !(u < c.upper()) || !(u < 1) {
 		return c
 	}
 	lo := c.lower()
+	if !(lo >= 0 && lo < math.Inf(1)) {
+		lo = 0 // an undefined lower end (an infinite value): 0 is one
+	}
 	if u < lo {
 		u = lo // both ends are sound: only rounding can cross them
 	}

@@ -52,7 +52,12 @@ type momentBound struct {
 func (x *momentBound) add(ma, mb []float64, restA, restB float64, count int) *momentBound {
 	z := &momentBound{ma: make([]float64, len(ma)), mb: make([]float64, len(mb))}
 	c := float64(count)
-	up := func(v float64) float64 { return v + math.Abs(v)*4*unitRoundoff }
+	up := func(v float64) float64 {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return v // -Inf: no events; NaN and +Inf are skipped by delta
+		}
+		return v + math.Abs(v)*4*unitRoundoff
+	}
 	for k := range ma {
 		a, b := up(c*ma[k]), up(c*mb[k])
 		if x != nil {
