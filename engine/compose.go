@@ -104,6 +104,10 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	z.squarings = x.squarings
 	z.names = mergeNames(x.names, y.names)
 	z.variance = x.variance + y.variance
+	z.tailMA, z.tailMC = addMoments(x.tailMA, y.tailMA), addMoments(x.tailMC, y.tailMC)
+	if z.tailMA != nil {
+		z.tails = &tailCache{}
+	}
 	if x.grid != y.grid {
 		panic("engine: composing a grid list with a grouped list")
 	}

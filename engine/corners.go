@@ -7,10 +7,17 @@ import "math"
 type cornerSet struct {
 	distA, loA, hiA, distB, loC, hiC val
 	lowDistA, lowDistB               val // grid lists: the lower pair's (gridCorners)
+	// raw are the computed corner values before the Chernoff caps
+	// (cornertail.go; list.rawCorners), when hasWatch
+	raw      [6]float64
+	hasWatch bool
 }
 
 // value is the corner mass that the squaring rule watches (list.cornerValue).
 func (cs cornerSet) value() float64 {
+	if r := cs.raw; cs.hasWatch {
+		return math.Max(r[0]+r[2]+r[1], r[4]+r[5]+r[3])
+	}
 	return math.Max(cs.hiA.v+cs.distA.v+cs.loA.v, cs.loC.v+cs.distB.v+cs.hiC.v)
 }
 
@@ -18,6 +25,7 @@ func (cs cornerSet) apply(z *list) {
 	z.distA, z.loA, z.hiA = cs.distA, cs.loA, cs.hiA
 	z.distB, z.loC, z.hiC = cs.distB, cs.loC, cs.hiC
 	z.lowDistA, z.lowDistB = cs.lowDistA, cs.lowDistB
+	z.raw, z.hasWatch = cs.raw, cs.hasWatch
 }
 
 // corners returns the corner masses of x × y (see composeCorners).
@@ -71,6 +79,19 @@ func (cp *composer) composeCorners(x, y *list, ex, ecx, ey, ecy []float64) corne
 		loC.e += uf
 	}
 	var cs cornerSet
+	if x.tailMA != nil && y.tailMA != nil && x.tailMC != nil && y.tailMC != nil {
+		// Chernoff caps on the overflow (cornertail.go); the squaring
+		// rule keeps watching the computed values
+		cs.raw = rawMix(x, y, rxA, ryA, hiA, loA, rxC, ryC, hiC, loC)
+		cs.hasWatch = true
+		concurrently(func() {
+			hu, lu := overflowTail(x, y, x.a, y.a, ex, ey, x.tailMA, y.tailMA, ryA.upper())
+			hiA, loA = capCorner(hiA, hu), capCorner(loA, lu)
+		}, func() {
+			hu, lu := overflowTail(x, y, x.c, y.c, ecx, ecy, x.tailMC, y.tailMC, ryC.upper())
+			hiC, loC = capCorner(hiC, hu), capCorner(loC, lu)
+		})
+	}
 	cs.distA, cs.loA, cs.hiA = cornerMix(rxA, x.hiA, x.loA, x.distA, ryA, y.hiA, y.loA, y.distA, hiA, loA)
 	cs.distB, cs.loC, cs.hiC = cornerMix(rxC, x.hiC, x.loC, x.distB, ryC, y.hiC, y.loC, y.distB, hiC, loC)
 	return cs

@@ -25,6 +25,8 @@ type countMech struct {
 	rel                float64 // largest relative error of an event's masses
 	tilts              int     // FFT convolutions used (conversation only)
 
+	moments countMoments // lnMoments (momentbound.go)
+
 	rangeOnce sync.Once
 	absLoss   []float64 // |loss| upper bounds, descending
 	cumMass   []float64 // cumulative A+B mass along absLoss

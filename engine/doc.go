@@ -26,6 +26,18 @@
 // full to delta_up of both directions; distinguishing events (P_B = 0 or
 // P_A = 0) are kept apart so they can be reported.
 //
+// # Far tails (issue 25)
+//
+// A grouped list also carries bounds on the moment generating functions
+// M_A(tau), M_B(tau) of the loss of its regular events (from the leaf,
+// multiplied through compositions; cornertail.go). They cap the mass that
+// each composition moves into the corners (Markov's inequality at the
+// range ends, where the FFT error envelopes, not the masses, used to fill
+// the corners). For pairs known event by event (the Vuvuzela counts),
+// Result.Delta also takes the moment bound delta <= C(tau) e^(-tau eps)
+// M(tau)^r (momentbound.go) where it is below the buckets' bound: beyond
+// the bucket range, where every bucket bound is the corners' mass.
+//
 // # Bounds
 //
 // delta_up (Definition 9, Theorem 2) is computed per bucket with the chord

@@ -89,6 +89,15 @@ type list struct {
 
 	hiA, hiC, loA, loC, distA, distB val
 
+	// tailMA, tailMC bound ln M_A and ln M_B of the regular events at the
+	// tilts tailTaus (grouped lists; nil when unknown): cornertail.go.
+	tailMA, tailMC []float64
+	tails          *tailCache // their tail bounds (cachedTailBounds)
+	// raw are the corner values before the Chernoff caps when hasWatch
+	// (rawCorners): the squaring rule watches them (cornerValue)
+	raw      [6]float64
+	hasWatch bool
+
 	compositions, squarings int
 	names                   []nameCount
 
@@ -266,6 +275,9 @@ func (l *list) corners() Corners {
 // cornerValue is the computed corner mass (without error bounds), which the
 // squaring heuristic watches.
 func (l *list) cornerValue() float64 {
+	if r := l.raw; l.hasWatch {
+		return math.Max(r[0]+r[2]+r[1], r[4]+r[5]+r[3])
+	}
 	return math.Max(l.hiA.v+l.distA.v+l.loA.v, l.loC.v+l.distB.v+l.hiC.v)
 }
 

@@ -268,6 +268,8 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 		return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
 	}
 	l := b.rel(m)
+	l.tailMA, l.tailMC = l.tailMoments()
+	l.tails = &tailCache{}
 	if p.grid {
 		gb := b
 		if !b.recordGroups {
@@ -422,6 +424,7 @@ func (p *plan) composeMany(ctx context.Context, m Mechanism, rs []int) ([]*Resul
 			out[i] = newResult(ls[i], true, len(ls[i].tau), p.lambda).withGrid(gs[i])
 		}
 		out[i].addNotes(p.notes)
+		out[i].momFn = momentsFn([]Part{{m, rs[i]}})
 	}
 	if err := p.addSwapped(ctx, m, rs, out); err != nil {
 		return nil, err
@@ -551,6 +554,7 @@ func (p *plan) composeSequence(ctx context.Context, parts []Part) (*Result, erro
 		res = newResult(acc, !p.opt.DisableErrorCorrection, len(acc.tau), p.lambda).withGrid(gacc)
 	}
 	res.addNotes(p.notes)
+	res.momFn = momentsFn(parts)
 	if err := p.addSwappedSequence(ctx, parts, res); err != nil {
 		return nil, err
 	}

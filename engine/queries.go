@@ -537,9 +537,11 @@ type resultWire struct {
 	Swap                             *gridWire // the swapped grid list, if any (gridswap.go)
 	Abs                              float64
 	Notes                            []string
-	Lower                            []byte  // the lower pair's result, if any (lowerpair.go)
-	LowerAbsent                      string  // why the lower bounds are absent, if they are
-	SlackA, SlackC                   float64 // the lower bounds' rate slack (lowerpair.go)
+	Lower                            []byte    // the lower pair's result, if any (lowerpair.go)
+	LowerAbsent                      string    // why the lower bounds are absent, if they are
+	SlackA, SlackC                   float64   // the lower bounds' rate slack (lowerpair.go)
+	MomA, MomB                       []float64 // moment bounds (momentbound.go), absent when none
+	MomRest                          [2]float64
 }
 
 // MarshalBinary encodes the result (the composed bucket list and how it was
@@ -557,6 +559,9 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
 		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info,
 		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g), Swap: gridToWire(r.s)}
+	if mom := r.moments(); mom != nil {
+		w.MomA, w.MomB, w.MomRest = mom.ma, mom.mb, [2]float64{mom.restA, mom.restB}
+	}
 	for _, nc := range l.names {
 		w.Names = append(w.Names, nc.name)
 		w.Counts = append(w.Counts, nc.count)
@@ -589,6 +594,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		}
 		*r = Result{ec: true, info: w.Info, notes: w.Notes}
 		r.withGrid(g)
+		r.setMoments(momentFromWire(&w))
 		if err := r.swapFromWire(w.Swap); err != nil {
 			return err
 		}
@@ -625,6 +631,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	}
 	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes}
 	r.withGrid(g)
+	r.setMoments(momentFromWire(&w))
 	if err := r.swapFromWire(w.Swap); err != nil {
 		return err
 	}

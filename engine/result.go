@@ -36,6 +36,13 @@ type Result struct {
 
 	// where the lower bounds come from (lowerpair.go)
 	lowerSource
+
+	// momFn computes the moment bound of the privacy loss
+	// (momentbound.go), nil when the mechanisms give none; mom is its
+	// result, computed on first use (moments).
+	momFn   func() *momentBound
+	momOnce sync.Once
+	mom     *momentBound
 }
 
 func newResult(l *list, ec bool, tilts int, leafLambda float64) *Result {
@@ -235,7 +242,7 @@ func (r *Result) deltaOwn(eps float64) DeltaBound {
 	if r.s != nil {
 		d = combineDelta(d, r.swapDelta(eps))
 	}
-	return d
+	return r.withMoments(d)
 }
 
 // deltaLists is Delta from the grouped and the grid list (eps >= 0).

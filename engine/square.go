@@ -19,6 +19,11 @@ func (l *list) square() *list {
 	z.u = (l.u + 1) / 2
 	z.compositions, z.squarings = l.compositions, l.squarings+1
 	z.variance = l.variance
+	z.tailMA, z.tailMC = l.tailMA, l.tailMC
+	if z.tailMA != nil {
+		z.tails = &tailCache{}
+	}
+	z.raw, z.hasWatch = l.raw, l.hasWatch
 	z.names = append([]nameCount(nil), l.names...)
 	z.hiA, z.hiC, z.loA, z.loC, z.distA, z.distB = l.hiA, l.hiC, l.loA, l.loC, l.distA, l.distB
 	u := unitRoundoff

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// Far tails (issue 25): the corners' Chernoff caps (cornertail.go) and the
+// moment bounds on delta (momentbound.go).
+
+// multisetDelta enumerates the multisets of r events of the pair with
+// A-masses in [aLo, aHi] and B-masses in [bLo, bHi] (events of mass 0 are
+// left out by the caller) and returns, for each eps, a lower and an upper
+// bound on the exact delta of each direction of the r-fold product: the
+// lower from the masses' lower ends, the upper from their upper ends plus
+// rest (the dropped events' mass, times r: every tuple with a dropped
+// component).
+func multisetDelta(aLo, aHi, bLo, bHi []float64, restA, restB float64, r int, eps []float64) (abLo, abHi, baLo, baHi []float64) {
+	K := len(aLo)
+	lnA := func(v []float64) []float64 {
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = math.Log(x)
+		}
+		return out
+	}
+	la0, la1, lb0, lb1 := lnA(aLo), lnA(aHi), lnA(bLo), lnA(bHi)
+	abLo, abHi = make([]float64, len(eps)), make([]float64, len(eps))
+	baLo, baHi = make([]float64, len(eps)), make([]float64, len(eps))
+	lf := func(n int) float64 { v, _ := math.Lgamma(float64(n + 1)); return v }
+	counts := make([]int, K)
+	// term adds w e^lnP (1 - e^(eps + lnQ - lnP))^+ for each eps
+	term := func(dst []float64, lnP, lnQ float64, scale float64) {
+		for i, e := range eps {
+			x := e + lnQ - lnP
+			if x < 0 {
+				dst[i] += math.Exp(lnP) * -math.Expm1(x) * scale
+			}
+		}
+	}
+	var rec func(k, left int, lw, sa0, sa1, sb0, sb1 float64)
+	rec = func(k, left int, lw, sa0, sa1, sb0, sb1 float64) {
+		if left == 0 {
+			w := lf(r) - lw
+			// rounding of the logarithms' sums: relative 1e-12 each way
+			term(abLo, w+sa0, w+sb1, 1-1e-12)
+			term(abHi, w+sa1, w+sb0, 1+1e-12)
+			term(baLo, w+sb0, w+sa1, 1-1e-12)
+			term(baHi, w+sb1, w+sa0, 1+1e-12)
+			return
+		}
+		if k == K {
+			return
+		}
+		for c := left; c >= 0; c-- {
+			counts[k] = c
+			fc := float64(c)
+			rec(k+1, left-c, lw+lf(c), sa0+fc*la0[k], sa1+fc*la1[k], sb0+fc*lb0[k], sb1+fc*lb1[k])
+		}
+		counts[k] = 0
+	}
+	rec(0, r, 0, 0, 0, 0, 0)
+	for i := range eps {
+		abHi[i] += float64(r) * restA
+		baHi[i] += float64(r) * restB
+	}
+	return abLo, abHi, baLo, baHi
+}
+
+// TestFarTailCountPairsEnumerated composes small dialing and conversation
+// pairs (Gauss and Laplace noise, small scales) r = 1..6 times and checks
+// delta_up and delta_low in each direction against exact enumeration of
+// the r-fold product (multisets of the events, from the mechanism's own
+// mass enclosures), at eps out to where delta is about 1e-300.
+func TestFarTailCountPairsEnumerated(t *testing.T) {
+	eps := []float64{0, 0.1, 0.5, 1, 2, 3, 5, 8, 12, 20, 30, 45, 70, 100, 150, 250, 400, 690}
+	for _, c := range []struct {
+		name      string
+		conv      bool
+		noise     Noise
+		mu, scale float64
+		rMax      int
+		drop      float64 // events below this A- and B-mass are dropped
+	}{
+		{"dialing-gauss", false, NoiseGauss, 3, 0.8, 6, 1e-60},
+		{"dialing-laplace", false, NoiseLaplace, 3, 1, 4, 1e-22},
+		{"conv-gauss", true, NoiseGauss, 4, 1, 4, 1e-40},
+		{"conv-laplace", true, NoiseLaplace, 4, 1.2, 3, 1e-20},
+	} {
+		var m Mechanism
+		var err error
+		if c.conv {
+			m, err = VuvuzelaConversation(c.noise, c.mu, c.scale)
+		} else {
+			m, err = VuvuzelaDialing(c.noise, c.mu, c.scale)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm := m.(*countMech)
+		if err := cm.prepare(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var aLo, aHi, bLo, bHi []float64
+		restA, restB := cm.unknownA[1], cm.unknownB[1]
+		for k := range cm.pa {
+			if cm.pa[k] <= cm.ea[k] || cm.pb[k] <= cm.eb[k] || (cm.pa[k] < c.drop && cm.pb[k] < c.drop) {
+				restA += cm.pa[k] + cm.ea[k]
+				restB += cm.pb[k] + cm.eb[k]
+				continue
+			}
+			aLo, aHi = append(aLo, cm.pa[k]-cm.ea[k]), append(aHi, cm.pa[k]+cm.ea[k])
+			bLo, bHi = append(bLo, cm.pb[k]-cm.eb[k]), append(bHi, cm.pb[k]+cm.eb[k])
+		}
+		rs := make([]int, c.rMax)
+		for i := range rs {
+			rs[i] = i + 1
+		}
+		res, err := ComposeMany(context.Background(), m, rs, Options{Buckets: 4000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ri, r := range rs {
+			abLo, abHi, baLo, baHi := multisetDelta(aLo, aHi, bLo, bHi, restA, restB, r, eps)
+			for i, e := range eps {
+				d := res[ri].Delta(e)
+				if d.UpperAB < abLo[i] || d.UpperBA < baLo[i] {
+					t.Errorf("%s r=%d eps=%v: upper bounds %v, %v below the exact %v, %v", c.name, r, e, d.UpperAB, d.UpperBA, abLo[i], baLo[i])
+				}
+				if testing.Verbose() && r == c.rMax {
+					t.Logf("%s r=%d eps=%v: AB [%.3g, %.3g] exact [%.3g, %.3g]; BA [%.3g, %.3g] exact [%.3g, %.3g]", c.name, r, e, d.LowerAB, d.UpperAB, abLo[i], abHi[i], d.LowerBA, d.UpperBA, baLo[i], baHi[i])
+				}
+				if d.LowerAB > abHi[i] || d.LowerBA > baHi[i] {
+					t.Errorf("%s r=%d eps=%v: lower bounds %v, %v above the exact %v, %v", c.name, r, e, d.LowerAB, d.LowerBA, abHi[i], baHi[i])
+				}
+			}
+		}
+	}
+}
+
+// TestFarTailConversationNoFloor: the conversation pair GS(15k, 2.5k) at
+// r = 1,024 had a flat delta_up of 5.9e-20 from e^eps = 1.5 on (the corners'
+// FFT error bounds, counted in full). The continuous Gaussian model
+// (sensitivity 3, variance 1.25 scale^2) bounds the exact delta from above:
+// 6.4e-35 at e^eps = 1.5, 1.7e-93 at 2.
+func TestFarTailConversationNoFloor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a paper-scale conversation pair")
+	}
+	m, err := VuvuzelaConversation(NoiseGauss, 15000, 2500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compose(context.Background(), m, 1024, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := math.Sqrt(1024) * 3 / (2500 * math.Sqrt(1.25))
+	for _, c := range []struct{ eEps, max float64 }{{1.5, 1e-32}, {2, 1e-35}} {
+		d := res.Delta(math.Log(c.eEps))
+		cont := exactGaussLarge(mu, math.Log(c.eEps))
+		if d.Upper > c.max {
+			t.Errorf("e^eps %v: delta_up %v above %v (continuous model %v)", c.eEps, d.Upper, c.max, cont)
+		}
+	}
+	// the bulk is the buckets' (the moment bound is far above it there)
+	if d := res.Delta(math.Log(1.1)); !(d.Upper < 2.99e-5 && d.Lower > 2.97e-5) {
+		t.Errorf("e^eps 1.1: [%v, %v], want within [2.97e-5, 2.99e-5]", d.Lower, d.Upper)
+	}
+}
+
+// TestFarTailGaussCorners: the corners of Gauss sigma 200 sqrt 2 at r = 512
+// held 1.4e-20 of FFT error bounds (delta_up flat from e^eps 2.5 on, exact
+// below 1e-30); the Chernoff caps of the overflow leave about 2e-22.
+func TestFarTailGaussCorners(t *testing.T) {
+	sigma := 200 * math.Sqrt2
+	m, err := Gauss(sigma, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compose(context.Background(), m, 512, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := math.Sqrt(512) / sigma
+	for _, ee := range []float64{1.5, 2, 2.5, 3, 10} {
+		eps := math.Log(ee)
+		ex := exactGaussLarge(mu, eps)
+		d := res.Delta(eps)
+		if d.Upper < ex || d.Lower > ex {
+			t.Errorf("e^eps %v: [%v, %v] does not contain %v", ee, d.Lower, d.Upper, ex)
+		}
+		if ee >= 2.5 && d.Upper > 1e-21 {
+			t.Errorf("e^eps %v: delta_up %v above 1e-21 (exact %v)", ee, d.Upper, ex)
+		}
+	}
+}
