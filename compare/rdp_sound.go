@@ -1,0 +1,440 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sync"
+)
+
+// Certified Renyi curves: upper bounds on max(D_alpha(A||B), D_alpha(B||A))
+// whose floating-point evaluation error is bounded and added, so that they
+// are upper bounds on the true divergence, not approximations of it. They
+// feed RDP with RDPOptions.Outward (the buckets method's RDP cap).
+//
+// Rounding model. Every basic operation (+, -, *, /) rounds to nearest
+// (relative error <= 2^-53), and math.Exp, Log, Log1p, Expm1 have a
+// relative error below 1 ulp (2^-52) as documented in the FreeBSD msun
+// sources that Go's implementations follow. The error bounds below charge
+// certEps = 2^-50 (four times that) per operation and per library call,
+// which also absorbs the rounding of the error bounds' own evaluation.
+// Values are then moved up by certUp.
+
+// certEps is the relative error charged per operation (above).
+const certEps = 0x1p-50
+
+// certUp returns a float64 >= x + err (err >= 0 an absolute error bound):
+// x + err + certEps*|x + err| rounds to nearest at worst 1/2 ulp down, far
+// less than the added certEps*|x+err| (4 ulps), and the smallest subnormal
+// covers x + err = 0.
+func certUp(x, err float64) float64 {
+	if math.IsNaN(x) || math.IsNaN(err) {
+		return math.NaN()
+	}
+	if math.IsInf(x, 0) || math.IsInf(err, 1) {
+		return x + err
+	}
+	y := x + err
+	return y + certEps*math.Abs(y) + math.SmallestNonzeroFloat64
+}
+
+// certMaxIntOrder is the largest integer order at which
+// SampledGaussianRenyiUpper sums the binomial series (alpha + 1 terms);
+// above it, and for orders between it and the next integer, it returns the
+// closed-form upper bound max(alpha/(2 sigma^2), ln(1/(1-q))).
+const certMaxIntOrder = 1 << 14
+
+// SampledGaussianRenyiUpper returns a certified upper bound on the Renyi
+// divergence of the sampled Gaussian mechanism of SampledGaussianRenyi
+// (Poisson sampling, add/remove: P = (1-q) N(0, s^2) + q N(1, s^2),
+// Q = N(0, s^2), s = sigma), maximised over both directions, for every
+// order alpha > 1.
+//
+// At integer orders 2 <= alpha <= certMaxIntOrder:
+//
+//   - D_alpha(P||Q) = ln(A_alpha)/(alpha-1) with Mironov, Talwar and Zhang's
+//     finite sum (2019, Section 3.3) A_alpha = sum_k C(alpha,k) (1-q)^(alpha-k)
+//     q^k exp((k^2-k)/(2 s^2)) (E_Q[Y^k] = exp((k^2-k)/(2 s^2)) for the ratio
+//     Y = N(1,s^2)/N(0,s^2), and P/Q = 1 - q + q Y). Its positive terms are
+//     summed in log space; each term's exponent carries a bound on its
+//     absolute error (the log-binomials are built as sums of logs of
+//     integers, no lgamma), and the sum and logarithm are rounded up.
+//   - D_alpha(Q||P) = ln(B_alpha)/(alpha-1), B_alpha = E_Q[(1+qX)^-(alpha-1)]
+//     with X = Y - 1, is bounded by the smallest of three rigorous bounds
+//     (sgmLogBUpper): Taylor's theorem with Lagrange remainder,
+//     (1-q)^-(alpha-1) (P/Q >= 1-q) and the convexity bound
+//     q alpha (alpha-1)/(2 s^2).
+//
+// Between integer orders, and for 1 < alpha < 2, it returns the chord of
+// (alpha-1) D_alpha through the bounds at the neighbouring integers (at
+// alpha = 1 the value is 0): alpha -> (alpha-1) D_alpha = ln E[(P/Q)^alpha]
+// is convex in each direction (Hoelder), so the chord of upper bounds is an
+// upper bound. Above certMaxIntOrder it returns max(alpha/(2 sigma^2),
+// ln(1/(1-q))), rounded up: D_alpha(P||Q) <= alpha/(2 sigma^2) by
+// convexity of exp((alpha-1) D_alpha) in the first argument and
+// D_alpha(Q||P) <= ln(1/(1-q)) since Q/P <= 1/(1-q).
+//
+// The values at integer orders are kept (safe for concurrent use).
+func SampledGaussianRenyiUpper(sigma, q float64) (RenyiFunc, error) {
+	if err := positive("SampledGaussianRenyiUpper", "sigma", sigma); err != nil {
+		return nil, err
+	}
+	if !(q >= 0 && q <= 1) {
+		return nil, fmt.Errorf("compare: SampledGaussianRenyiUpper: sampling rate q must be in [0, 1], got %v", q)
+	}
+	// cLo <= 1/(2 sigma^2) <= inv2s2: three roundings.
+	c0 := 1 / (2 * sigma * sigma)
+	inv2s2, cLo := certUp(c0, 0), c0*(1-certEps)
+	var mu sync.Mutex
+	memo := map[int]float64{}
+	atInt := func(a int) float64 {
+		mu.Lock()
+		v, ok := memo[a]
+		mu.Unlock()
+		if ok {
+			return v
+		}
+		la := sgmLogAUpper(a, inv2s2, q)
+		lb := sgmLogBUpper(a, cLo, inv2s2, q)
+		v = certUp(math.Max(la, lb)/float64(a-1), 0)
+		mu.Lock()
+		memo[a] = v
+		mu.Unlock()
+		return v
+	}
+	return func(a float64) float64 {
+		if !(a > 1) {
+			return math.NaN()
+		}
+		if q == 0 {
+			return 0
+		}
+		if math.IsInf(a, 1) {
+			return math.Inf(1)
+		}
+		if q == 1 {
+			return certUp(a*inv2s2, 0)
+		}
+		if a > certMaxIntOrder {
+			return math.Max(certUp(a*inv2s2, 0), certUp(-math.Log1p(-q), 0))
+		}
+		if a == math.Trunc(a) {
+			return atInt(int(a))
+		}
+		hi := int(math.Ceil(a))
+		if hi > certMaxIntOrder {
+			return math.Max(certUp(a*inv2s2, 0), certUp(-math.Log1p(-q), 0))
+		}
+		uh := atInt(hi)
+		if hi == 2 {
+			return uh // chord through (1, 0) and (2, U_2): D_alpha <= U_2
+		}
+		lo := hi - 1
+		ul := atInt(lo)
+		// ((hi-a)(lo-1) U_lo + (a-lo)(hi-1) U_hi) / (a-1), all terms >= 0:
+		// a few roundings, relative error below 8 certEps.
+		t := a - float64(lo) // exact: a and lo within a factor 2 (Sterbenz) or a < 2^52
+		c := ((1-t)*float64(lo-1)*ul + t*float64(hi-1)*uh) / (a - 1)
+		return math.Min(uh, certUp(c, 8*certEps*c))
+	}, nil
+}
+
+// sgmLogAUpper returns an upper bound on ln A_a (above) for integer a >= 2,
+// 0 < q < 1, given c >= 1/(2 sigma^2) (A_a is nondecreasing in it).
+// Since sum_k C(a,k) (1-q)^(a-k) q^k = 1, A_a - 1 = sum_{k>=2} C(a,k)
+// (1-q)^(a-k) q^k expm1(c (k^2-k)), a sum of positive terms: it is summed
+// in log space (each term's exponent with a bound on its absolute error)
+// and ln A_a = log1p(A_a - 1), so that ln A_a keeps its relative precision
+// when it is tiny (large sigma, small q), where summing A_a itself would
+// leave an absolute error of a few ulps of 1.
+func sgmLogAUpper(a int, c, q float64) float64 {
+	lq, l1q := math.Log(q), math.Log1p(-q)
+	// |error| of lq, l1q <= certEps |.| (one library call each).
+	af := float64(a)
+	ys := make([]float64, 0, a-1)
+	lc, elc := 0.0, 0.0 // ln C(a, k) and a bound on its absolute error
+	for k := 1; k <= a; k++ {
+		kf := float64(k)
+		// C(a,k) = C(a,k-1) (a-k+1)/k; logs of exact integers.
+		l1, l2 := math.Log(af-kf+1), math.Log(kf)
+		lc = lc + l1 - l2
+		elc += certEps * (math.Abs(l1) + math.Abs(l2) + 2*math.Abs(lc) + math.Abs(l1-l2))
+		if k < 2 {
+			continue
+		}
+		t1 := (af - kf) * l1q // af-kf exact; one library call, one product
+		t2 := kf * lq
+		x := (kf*kf - kf) * c // kf*kf exact for a <= 2^26; one rounding
+		// t3 = ln expm1(x) with its absolute error: expm1 <= 1 ulp and the
+		// rounding of x (relative 2^-53, so expm1 relative (1+x) 2^-53).
+		var t3, e3 float64
+		if x < 1 {
+			t3 = math.Log(math.Expm1(x))
+			e3 = certEps * (2 + x + math.Abs(t3))
+		} else {
+			t3 = x + math.Log1p(-math.Exp(-x))
+			e3 = certEps * (2 + 2*x)
+		}
+		y := lc + t1 + t2 + t3
+		err := elc + e3 + 2*certEps*(math.Abs(t1)+math.Abs(t2)) +
+			3*certEps*(math.Abs(lc)+math.Abs(t1)+math.Abs(t2)+math.Abs(t3))
+		ys = append(ys, certUp(y, err))
+	}
+	l := logSumExpUpper(ys) // >= ln(A_a - 1)
+	if l > 700 {
+		// ln A_a = l + log1p(exp(-l)) <= l + exp(-l)
+		return certUp(l, math.Exp(-l))
+	}
+	y := math.Exp(l) * (1 + 2*certEps)
+	return certUp(math.Log1p(y), 2*certEps*math.Log1p(y))
+}
+
+// logSumExpUpper returns an upper bound on ln(sum_i exp(y_i)) (the y_i
+// exact): each exp(y_i - m) is bounded above including the rounding of the
+// difference, the sum of the positive terms and the logarithm are rounded
+// up.
+func logSumExpUpper(ys []float64) float64 {
+	m := math.Inf(-1)
+	for _, y := range ys {
+		m = math.Max(m, y)
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for _, y := range ys {
+		d := y - m
+		d = certUp(d, certEps*math.Abs(d)) // >= the exact difference
+		s += math.Exp(d) * (1 + 2*certEps)
+	}
+	n := float64(len(ys))
+	s *= 1 + (n+2)*certEps // the n additions (positive terms)
+	l := math.Log(s)
+	return certUp(m+l, certEps*(math.Abs(m)+2*math.Abs(l)))
+}
+
+// sgmLogBUpper returns an upper bound on ln B_a, B_a = E_Q[(Q/P)^(a-1)] =
+// E_Q[(1 + qX)^-b] (b = a-1, X = Y - 1 >= -1, Y as above), for integer
+// a >= 2 and 0 < q < 1, given cLo <= c = 1/(2 s^2) <= cHi. The smallest of:
+//
+//  1. Taylor's theorem for h(x) = x^-b at x = 1 with Lagrange remainder, for
+//     x = 1 + qX >= 1-q: h(x) = sum_{j<2n} (-1)^j C(b+j-1,j) (x-1)^j +
+//     C(b+2n-1,2n) xi^(-b-2n) (x-1)^(2n) with xi between 1 and x, so
+//     xi^(-b-2n) <= (1-q)^(-b-2n). Taking E_Q (E[X] = 0):
+//     B_a <= 1 + sum_{2<=j<2n} (-1)^j C(b+j-1,j) q^j E[X^j]
+//     + C(b+2n-1,2n) (1-q)^(-b-2n) q^(2n) E[X^(2n)], for n = 1..4, with
+//     upper bounds on the even moments and lower bounds on the odd ones.
+//     E[X^j] = sum_i C(j,i) (-1)^(j-i) E[Y^i] = Delta^j g(0), the j-th
+//     forward difference of g(i) = exp(c i(i-1)); expanding g in powers of
+//     c, each (i(i-1))^m = (i^(2 falling))^m is a sum of falling factorials
+//     with nonnegative coefficients, whose forward differences at 0 are
+//     >= 0; so E[X^j] = sum_m c^m D_m/m! with D_m >= 0: E[X^j] >= 0 and it
+//     is nondecreasing in c (momentXBounds).
+//  2. (1-q)^-b: Q/P <= 1/(1-q).
+//  3. q a b c: ln E_Q[(Q/P)^b] = ln int Q^a P^-b is convex in P (by
+//     AM-GM, ((1-q)Q + qR)^-b <= Q^(-b(1-q)) R^(-bq), then Hoelder), so
+//     with P = (1-q) Q + q N(1, s^2) it is at most (1-q) ln 1 + q ln
+//     int Q^a N(1,s^2)^-b = q a b c.
+func sgmLogBUpper(a int, cLo, cHi, q float64) float64 {
+	b := float64(a - 1)
+	l1q := math.Log1p(-q)
+	best := certUp(-b*l1q, 3*certEps*math.Abs(b*l1q))    // 2.
+	best = math.Min(best, certUp(q*float64(a)*b*cHi, 0)) // 3. (4 roundings < certEps)
+	var lo, hi [9]float64                                // bounds on E[X^j]
+	for j := 2; j <= 8; j++ {
+		lo[j], hi[j] = momentXBounds(j, cLo, cHi)
+	}
+	for n := 1; n <= 4; n++ {
+		pos, neg := 0.0, 0.0
+		for j := 2; j < 2*n; j++ {
+			if j%2 == 0 {
+				pos += binomRealUpper(b+float64(j)-1, j) * powUpper(q, j) * hi[j]
+			} else {
+				neg += binomRealLower(b+float64(j)-1, j) * powLower(q, j) * lo[j]
+			}
+		}
+		// remainder: (1-q)^(-b-2n) = exp(-(b+2n) l1q)
+		e := -(b + float64(2*n)) * l1q
+		rem := math.Exp(certUp(e, 3*certEps*math.Abs(e))) * (1 + 2*certEps)
+		pos += binomRealUpper(b+float64(2*n)-1, 2*n) * rem * powUpper(q, 2*n) * hi[2*n]
+		pos *= 1 + 16*certEps // products and sums of positive terms
+		neg *= 1 - 16*certEps
+		if math.IsNaN(pos) || math.IsInf(pos, 0) || math.IsNaN(neg) {
+			continue
+		}
+		s := math.Max(0, certUp(pos-neg, certEps*(pos+neg))) // B_a - 1 <= s
+		best = math.Min(best, certUp(math.Log1p(s), 2*certEps*math.Log1p(s)))
+	}
+	return best
+}
+
+// momentXBounds returns lower and upper bounds on E_Q[X^j] = sum_i C(j,i)
+// (-1)^(j-i) exp(c i(i-1)) (j >= 2) given cLo <= c <= cHi (E[X^j] >= 0 is
+// nondecreasing in c, sgmLogBUpper): the alternating sum evaluated in
+// floating point at cLo and cHi, minus and plus a bound on its absolute
+// error; for j = 2 it is expm1(2c), bounded relatively.
+func momentXBounds(j int, cLo, cHi float64) (lo, hi float64) {
+	if j == 2 {
+		// expm1 <= 1 ulp; 2c exact.
+		return math.Expm1(2*cLo) * (1 - 2*certEps), certUp(math.Expm1(2*cHi), 2*certEps*math.Expm1(2*cHi))
+	}
+	sum := func(c float64) (s, mag float64) {
+		coef := 1.0
+		for i := 0; i <= j; i++ {
+			if i > 0 {
+				coef = coef * float64(j-i+1) / float64(i) // exact: small integers
+			}
+			arg := c * float64(i*(i-1))
+			t := coef * math.Exp(arg)
+			if (j-i)%2 == 1 {
+				s -= t
+			} else {
+				s += t
+			}
+			mag += t * (1 + arg)
+		}
+		return s, mag
+	}
+	// Each exp carries relative error <= certEps (1 + arg) (its argument's
+	// rounding and the call), the product one rounding; the j+1 additions
+	// at most (j+1) 2^-53 of the magnitudes.
+	s, mag := sum(cHi)
+	if math.IsInf(mag, 0) || math.IsNaN(s) {
+		hi = math.Inf(1)
+	} else {
+		hi = certUp(math.Max(s, 0), float64(j+4)*certEps*mag)
+	}
+	s, mag = sum(cLo)
+	if math.IsInf(mag, 0) || math.IsNaN(s) {
+		return 0, hi
+	}
+	lo = math.Max(0, s-float64(j+4)*certEps*mag*(1+certEps))
+	return lo, hi
+}
+
+// binomRealUpper returns an upper bound on C(x, j) = x (x-1) ... (x-j+1)/j!
+// for real x >= j-1 >= 0 (all factors >= 0).
+func binomRealUpper(x float64, j int) float64 {
+	v := 1.0
+	for i := 0; i < j; i++ {
+		v = v * (x - float64(i)) / float64(i+1)
+	}
+	return v * (1 + float64(3*j+1)*certEps)
+}
+
+// binomRealLower returns a lower bound on C(x, j) for real x >= j-1 >= 0.
+func binomRealLower(x float64, j int) float64 {
+	v := 1.0
+	for i := 0; i < j; i++ {
+		v = v * (x - float64(i)) / float64(i+1)
+	}
+	return v * (1 - float64(3*j+1)*certEps)
+}
+
+// powLower returns a lower bound on q^j (q in (0, 1), small j).
+func powLower(q float64, j int) float64 {
+	v := 1.0
+	for i := 0; i < j; i++ {
+		v *= q
+	}
+	return v * (1 - float64(j+1)*certEps)
+}
+
+// powUpper returns an upper bound on q^j (q in (0, 1), small j).
+func powUpper(q float64, j int) float64 {
+	v := 1.0
+	for i := 0; i < j; i++ {
+		v *= q
+	}
+	return v*(1+float64(j+1)*certEps) + math.SmallestNonzeroFloat64
+}
+
+// GaussRenyiUpper returns GaussRenyi rounded up: alpha sens^2/(2 sigma^2)
+// (Mironov 2017, Prop. 7) with its five roundings bounded.
+func GaussRenyiUpper(sigma, sens float64) (RenyiFunc, error) {
+	if _, err := GaussRenyi(sigma, sens); err != nil {
+		return nil, err
+	}
+	c := certUp(sens*sens/(2*sigma*sigma), 0)
+	return func(a float64) float64 {
+		if !(a > 1) {
+			return math.NaN()
+		}
+		return certUp(a*c, 0)
+	}, nil
+}
+
+// LaplaceRenyiUpper returns LaplaceRenyi (Mironov 2017, Prop. 6) with a
+// bound on its absolute error added: l = ln(a/(2a-1) e^((a-1) e0) +
+// (a-1)/(2a-1) e^(-a e0)) may cancel to near 0, so its error is bounded by
+// the magnitudes of the exponents, not relatively; the result is also at
+// most e0 (pure DP, D_alpha <= D_infinity = e0).
+func LaplaceRenyiUpper(scale, sens float64) (RenyiFunc, error) {
+	if _, err := LaplaceRenyi(scale, sens); err != nil {
+		return nil, err
+	}
+	e0 := certUp(sens/scale, 0)
+	return func(a float64) float64 {
+		if !(a > 1) {
+			return math.NaN()
+		}
+		if math.IsInf(a, 1) {
+			return e0
+		}
+		x1 := math.Log(a/(2*a-1)) + (a-1)*e0
+		x2 := math.Log((a-1)/(2*a-1)) - a*e0
+		l := logAddExp(x1, x2)
+		err := 16 * certEps * (math.Abs(x1) + math.Abs(x2) + math.Abs(l) + math.Log(2*a) + a*e0 + 1)
+		u := certUp(l, err)
+		return math.Min(e0, math.Max(0, certUp(u/(a-1), 0)))
+	}, nil
+}
+
+// RRRenyiUpper returns RRRenyi with a bound on its absolute error added
+// (as LaplaceRenyiUpper: the logarithm may cancel to near 0), capped by
+// eps0 = ln(p/(1-p)) rounded up.
+func RRRenyiUpper(p float64) (RenyiFunc, error) {
+	hi, lo, e0, err := rrEps0("RRRenyiUpper", p)
+	if err != nil {
+		return nil, err
+	}
+	lh, ll := math.Log(hi), math.Log(lo)
+	// Absolute error of lh and ll: the call, and for p < 1/2 the rounding
+	// of hi = 1-p (relative 2^-53, so at most 2^-52 in its log); lo is
+	// exact (p itself, or 1-p for p >= 1/2 by Sterbenz's lemma).
+	el := certEps*(math.Abs(lh)+math.Abs(ll)) + 0x1p-52
+	e0u := certUp(e0, certEps*math.Abs(e0)+2*el)
+	return func(a float64) float64 {
+		if !(a > 1) {
+			return math.NaN()
+		}
+		if math.IsInf(a, 1) {
+			return e0u
+		}
+		x1 := a*lh + (1-a)*ll
+		x2 := a*ll + (1-a)*lh
+		l := logAddExp(x1, x2)
+		e := 16*certEps*(a*(math.Abs(lh)+math.Abs(ll))+math.Abs(l)+1) + 2*a*el
+		u := certUp(l, e)
+		return math.Min(e0u, math.Max(0, certUp(u/(a-1), 0)))
+	}, nil
+}
+
+// ComposeRenyiUpper is ComposeRenyi rounded up: alpha -> sum_j counts[j]
+// curves[j](alpha), each product and partial sum moved up (Renyi
+// divergences add under composition; Mironov 2017, Prop. 1).
+func ComposeRenyiUpper(curves []RenyiFunc, counts []int) (RenyiFunc, error) {
+	if _, err := ComposeRenyi(curves, counts); err != nil {
+		return nil, err
+	}
+	cs := append([]RenyiFunc(nil), curves...)
+	ns := append([]int(nil), counts...)
+	return func(a float64) float64 {
+		s := 0.0
+		for j, c := range cs {
+			if ns[j] > 0 {
+				s = certUp(s+certUp(float64(ns[j])*c(a), 0), 0)
+			}
+		}
+		return s
+	}, nil
+}
