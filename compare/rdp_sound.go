@@ -94,7 +94,7 @@ func SampledGaussianRenyiUpper(sigma, q float64) (RenyiFunc, error) {
 			return v
 		}
 		la := sgmLogAUpper(a, inv2s2, q)
-		lb := sgmLogBUpper(a, cLo, inv2s2, q)
+		lb := sgmLogBUpper(float64(a), cLo, inv2s2, q)
 		v = certUp(math.Max(la, lb)/float64(a-1), 0)
 		mu.Lock()
 		memo[a] = v
@@ -125,17 +125,91 @@ func SampledGaussianRenyiUpper(sigma, q float64) (RenyiFunc, error) {
 			return math.Max(certUp(a*inv2s2, 0), certUp(-math.Log1p(-q), 0))
 		}
 		uh := atInt(hi)
-		if hi == 2 {
-			return uh // chord through (1, 0) and (2, U_2): D_alpha <= U_2
+		chord := uh // hi == 2: chord through (1, 0) and (2, U_2), D_alpha <= U_2
+		if hi > 2 {
+			lo := hi - 1
+			ul := atInt(lo)
+			// ((hi-a)(lo-1) U_lo + (a-lo)(hi-1) U_hi) / (a-1), all terms
+			// >= 0: a few roundings, relative error below 8 certEps.
+			t := a - float64(lo) // exact (Sterbenz: lo <= a <= 2 lo)
+			c := ((1-t)*float64(lo-1)*ul + t*float64(hi-1)*uh) / (a - 1)
+			chord = math.Min(uh, certUp(c, 8*certEps*c))
 		}
-		lo := hi - 1
-		ul := atInt(lo)
-		// ((hi-a)(lo-1) U_lo + (a-lo)(hi-1) U_hi) / (a-1), all terms >= 0:
-		// a few roundings, relative error below 8 certEps.
-		t := a - float64(lo) // exact: a and lo within a factor 2 (Sterbenz) or a < 2^52
-		c := ((1-t)*float64(lo-1)*ul + t*float64(hi-1)*uh) / (a - 1)
-		return math.Min(uh, certUp(c, 8*certEps*c))
+		if a < certMaxTaylorOrder {
+			// direct bounds at a (Taylor-Lagrange, both directions)
+			la := sgmLogAFracUpper(a, cLo, inv2s2, q)
+			lb := sgmLogBUpper(a, cLo, inv2s2, q)
+			if d := certUp(math.Max(la, lb)/(a-1), 0); d < chord {
+				return d
+			}
+		}
+		return chord
 	}, nil
+}
+
+// certMaxTaylorOrder bounds the fractional orders at which
+// SampledGaussianRenyiUpper tries sgmLogAFracUpper (which needs 2n > alpha
+// for n <= 4).
+const certMaxTaylorOrder = 7.5
+
+// sgmLogAFracUpper returns an upper bound on ln A_a = ln E_Q[(1 + qX)^a]
+// for real 1 < a < 8 (X as in sgmLogBUpper), 0 < q < 1, given cLo <= c =
+// 1/(2 s^2) <= cHi, or +Inf where it has none. Taylor's theorem for
+// h(x) = x^a at x = 1 with Lagrange remainder, for x = 1 + qX >= 1-q and
+// 2n > a: h(x) = sum_{j<2n} C(a,j) (x-1)^j + C(a,2n) xi^(a-2n) (x-1)^(2n),
+// xi between 1 and x, so xi^(a-2n) <= (1-q)^(a-2n); the remainder is
+// dropped where C(a,2n) < 0. Taking E_Q (E[X] = 0, E[X^j] >= 0 bounded by
+// momentXBounds): A_a <= 1 + sum_{2<=j<2n} C(a,j) q^j E[X^j]
+// + max(0, C(a,2n)) (1-q)^(a-2n) q^(2n) E[X^(2n)], with upper bounds on
+// the moments where C(a,j) > 0 and lower bounds where it is negative; the
+// smallest over n = floor(a/2)+1 .. 4.
+func sgmLogAFracUpper(a, cLo, cHi, q float64) float64 {
+	l1q := math.Log1p(-q)
+	var lo, hi [9]float64
+	for j := 2; j <= 8; j++ {
+		lo[j], hi[j] = momentXBounds(j, cLo, cHi)
+	}
+	// binomUp returns an upper bound on C(a, j) (factors a-i with at most
+	// one rounding each, products and quotients: relative (3j+1) 2^-53;
+	// the sign is exact).
+	binomUp := func(j int) float64 {
+		v := 1.0
+		for i := 0; i < j; i++ {
+			v = v * (a - float64(i)) / float64(i+1)
+		}
+		g := float64(3*j+1) * certEps
+		if v >= 0 {
+			return v * (1 + g)
+		}
+		return v * (1 - g)
+	}
+	best := math.Inf(1)
+	for n := int(a/2) + 1; n <= 4; n++ {
+		pos, neg := 0.0, 0.0
+		for j := 2; j <= 2*n; j++ {
+			ch := binomUp(j)
+			var t float64
+			switch {
+			case ch > 0 && j < 2*n:
+				t = ch * powUpper(q, j) * hi[j]
+			case ch > 0: // the remainder
+				e := (float64(2*n) - a) * -l1q // (1-q)^(a-2n) = exp(-(2n-a) l1q)
+				rem := math.Exp(certUp(e, 3*certEps*math.Abs(e))) * (1 + 2*certEps)
+				t = ch * rem * powUpper(q, j) * hi[j]
+			case j < 2*n: // C(a,j) <= ch < 0: its term is at most ch q^j E[X^j]_lo
+				neg += -ch * powLower(q, j) * lo[j]
+			}
+			pos += t
+		}
+		pos *= 1 + 16*certEps
+		neg *= 1 - 16*certEps
+		if math.IsNaN(pos) || math.IsInf(pos, 0) || math.IsNaN(neg) {
+			continue
+		}
+		s := math.Max(0, certUp(pos-neg, certEps*(pos+neg))) // A_a - 1 <= s
+		best = math.Min(best, certUp(math.Log1p(s), 2*certEps*math.Log1p(s)))
+	}
+	return best
 }
 
 // sgmLogAUpper returns an upper bound on ln A_a (above) for integer a >= 2,
@@ -213,8 +287,8 @@ func logSumExpUpper(ys []float64) float64 {
 }
 
 // sgmLogBUpper returns an upper bound on ln B_a, B_a = E_Q[(Q/P)^(a-1)] =
-// E_Q[(1 + qX)^-b] (b = a-1, X = Y - 1 >= -1, Y as above), for integer
-// a >= 2 and 0 < q < 1, given cLo <= c = 1/(2 s^2) <= cHi. The smallest of:
+// E_Q[(1 + qX)^-b] (b = a-1, X = Y - 1 >= -1, Y as above), for real
+// a > 1 and 0 < q < 1, given cLo <= c = 1/(2 s^2) <= cHi. The smallest of:
 //
 //  1. Taylor's theorem for h(x) = x^-b at x = 1 with Lagrange remainder, for
 //     x = 1 + qX >= 1-q: h(x) = sum_{j<2n} (-1)^j C(b+j-1,j) (x-1)^j +
@@ -234,12 +308,12 @@ func logSumExpUpper(ys []float64) float64 {
 //     AM-GM, ((1-q)Q + qR)^-b <= Q^(-b(1-q)) R^(-bq), then Hoelder), so
 //     with P = (1-q) Q + q N(1, s^2) it is at most (1-q) ln 1 + q ln
 //     int Q^a N(1,s^2)^-b = q a b c.
-func sgmLogBUpper(a int, cLo, cHi, q float64) float64 {
-	b := float64(a - 1)
+func sgmLogBUpper(a, cLo, cHi, q float64) float64 {
+	b := a - 1
 	l1q := math.Log1p(-q)
-	best := certUp(-b*l1q, 3*certEps*math.Abs(b*l1q))    // 2.
-	best = math.Min(best, certUp(q*float64(a)*b*cHi, 0)) // 3. (4 roundings < certEps)
-	var lo, hi [9]float64                                // bounds on E[X^j]
+	best := certUp(-b*l1q, 3*certEps*math.Abs(b*l1q)) // 2.
+	best = math.Min(best, certUp(q*a*b*cHi, 0))       // 3. (4 roundings < certEps)
+	var lo, hi [9]float64                             // bounds on E[X^j]
 	for j := 2; j <= 8; j++ {
 		lo[j], hi[j] = momentXBounds(j, cLo, cHi)
 	}
