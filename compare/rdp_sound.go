@@ -68,7 +68,12 @@ const certMaxIntOrder = 1 << 14
 // (alpha-1) D_alpha through the bounds at the neighbouring integers (at
 // alpha = 1 the value is 0): alpha -> (alpha-1) D_alpha = ln E[(P/Q)^alpha]
 // is convex in each direction (Hoelder), so the chord of upper bounds is an
-// upper bound. Above certMaxIntOrder it returns max(alpha/(2 sigma^2),
+// upper bound. Below alpha = 7.5 it takes the smaller of the chord and
+// direct Taylor-Lagrange bounds at alpha for both directions
+// (sgmLogAFracUpper, sgmLogBUpper), tight for small q and sigma >= 1;
+// above, where the sampled Gaussian's D_alpha can rise steeply between two
+// integers, the chord can exceed the fractional-order value by a few
+// percent. Above certMaxIntOrder it returns max(alpha/(2 sigma^2),
 // ln(1/(1-q))), rounded up: D_alpha(P||Q) <= alpha/(2 sigma^2) by
 // convexity of exp((alpha-1) D_alpha) in the first argument and
 // D_alpha(Q||P) <= ln(1/(1-q)) since Q/P <= 1/(1-q).
@@ -94,7 +99,7 @@ func SampledGaussianRenyiUpper(sigma, q float64) (RenyiFunc, error) {
 			return v
 		}
 		la := sgmLogAUpper(a, inv2s2, q)
-		lb := sgmLogBUpper(float64(a), cLo, inv2s2, q)
+		lb := sgmLogBUpper(float64(a), sigma, cLo, inv2s2, q)
 		v = certUp(math.Max(la, lb)/float64(a-1), 0)
 		mu.Lock()
 		memo[a] = v
@@ -138,7 +143,7 @@ func SampledGaussianRenyiUpper(sigma, q float64) (RenyiFunc, error) {
 		if a < certMaxTaylorOrder {
 			// direct bounds at a (Taylor-Lagrange, both directions)
 			la := sgmLogAFracUpper(a, cLo, inv2s2, q)
-			lb := sgmLogBUpper(a, cLo, inv2s2, q)
+			lb := sgmLogBUpper(a, sigma, cLo, inv2s2, q)
 			if d := certUp(math.Max(la, lb)/(a-1), 0); d < chord {
 				return d
 			}
@@ -295,8 +300,14 @@ func logSumExpUpper(ys []float64) float64 {
 //     C(b+2n-1,2n) xi^(-b-2n) (x-1)^(2n) with xi between 1 and x, so
 //     xi^(-b-2n) <= (1-q)^(-b-2n). Taking E_Q (E[X] = 0):
 //     B_a <= 1 + sum_{2<=j<2n} (-1)^j C(b+j-1,j) q^j E[X^j]
-//     + C(b+2n-1,2n) (1-q)^(-b-2n) q^(2n) E[X^(2n)], for n = 1..4, with
-//     upper bounds on the even moments and lower bounds on the odd ones.
+//     + C(b+2n-1,2n) q^(2n) R, for n = 1..4, with upper bounds on the even
+//     moments and lower bounds on the odd ones. R bounds
+//     E[xi^(-b-2n) X^(2n)]: for t in (0, 1], where X >= -t, xi >= 1-qt;
+//     where X < -t, |X| <= 1 and xi >= 1-q; so R = (1-qt)^(-b-2n)
+//     E[X^(2n)] + (1-q)^(-b-2n) P(X < -t), the smallest over a few t
+//     (t = 1: the second term is 0). P(X < -t) = P(z < s^2 (ln(1-t) + c))
+//     = Phi(x0), x0 = s ln(1-t) + 1/(2s), is bounded by min(1/2,
+//     1/(|x0| sqrt(2 pi))) exp(-x0^2/2) for x0 < 0 (Chernoff; Mills ratio).
 //     E[X^j] = sum_i C(j,i) (-1)^(j-i) E[Y^i] = Delta^j g(0), the j-th
 //     forward difference of g(i) = exp(c i(i-1)); expanding g in powers of
 //     c, each (i(i-1))^m = (i^(2 falling))^m is a sum of falling factorials
@@ -308,7 +319,7 @@ func logSumExpUpper(ys []float64) float64 {
 //     AM-GM, ((1-q)Q + qR)^-b <= Q^(-b(1-q)) R^(-bq), then Hoelder), so
 //     with P = (1-q) Q + q N(1, s^2) it is at most (1-q) ln 1 + q ln
 //     int Q^a N(1,s^2)^-b = q a b c.
-func sgmLogBUpper(a, cLo, cHi, q float64) float64 {
+func sgmLogBUpper(a, sigma, cLo, cHi, q float64) float64 {
 	b := a - 1
 	l1q := math.Log1p(-q)
 	best := certUp(-b*l1q, 3*certEps*math.Abs(b*l1q)) // 2.
@@ -326,10 +337,17 @@ func sgmLogBUpper(a, cLo, cHi, q float64) float64 {
 				neg += binomRealLower(b+float64(j)-1, j) * powLower(q, j) * lo[j]
 			}
 		}
-		// remainder: (1-q)^(-b-2n) = exp(-(b+2n) l1q)
-		e := -(b + float64(2*n)) * l1q
-		rem := math.Exp(certUp(e, 3*certEps*math.Abs(e))) * (1 + 2*certEps)
-		pos += binomRealUpper(b+float64(2*n)-1, 2*n) * rem * powUpper(q, 2*n) * hi[2*n]
+		// remainder: (1-qt)^(-b-2n) = exp(-(b+2n) log1p(-qt))
+		powm := func(t float64) float64 {
+			e := -(b + float64(2*n)) * math.Log1p(-q*t) // q*t: one rounding
+			return math.Exp(certUp(e, 4*certEps*math.Abs(e))) * (1 + 2*certEps)
+		}
+		full := powm(1)
+		r := full * hi[2*n]
+		for _, t := range []float64{0.5, 0.2, 0.1, 0.05, 0.02, 0.01} {
+			r = math.Min(r, powm(t)*hi[2*n]*(1+2*certEps)+full*gaussTailUpper(sigma, t)*(1+2*certEps))
+		}
+		pos += binomRealUpper(b+float64(2*n)-1, 2*n) * r * powUpper(q, 2*n)
 		pos *= 1 + 16*certEps // products and sums of positive terms
 		neg *= 1 - 16*certEps
 		if math.IsNaN(pos) || math.IsInf(pos, 0) || math.IsNaN(neg) {
@@ -339,6 +357,21 @@ func sgmLogBUpper(a, cLo, cHi, q float64) float64 {
 		best = math.Min(best, certUp(math.Log1p(s), 2*certEps*math.Log1p(s)))
 	}
 	return best
+}
+
+// gaussTailUpper returns an upper bound on P(X < -t) = Phi(x0), x0 =
+// sigma ln(1-t) + 1/(2 sigma) (sgmLogBUpper), t in (0, 1).
+func gaussTailUpper(sigma, t float64) float64 {
+	l := math.Log1p(-t)
+	x0 := sigma*l + 0.5/sigma
+	x0 = certUp(x0, 4*certEps*(math.Abs(sigma*l)+0.5/sigma)) // >= the exact x0
+	if !(x0 < 0) {
+		return 1
+	}
+	v := x0 * x0 / 2 * (1 - 4*certEps) // <= x0^2/2
+	e := math.Exp(-v) * (1 + 2*certEps)
+	m := math.Min(0.5, 1/(-x0*math.Sqrt(2*math.Pi)*(1-4*certEps)))
+	return math.Min(1, e*m*(1+2*certEps))
 }
 
 // momentXBounds returns lower and upper bounds on E_Q[X^j] = sum_i C(j,i)
