@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"math/big"
+	"math/rand"
 	"testing"
 )
 
@@ -274,6 +275,56 @@ func TestRDPOutward(t *testing.T) {
 			if b < a || b > a*(1+1e-12)+1e-300 {
 				t.Errorf("%v: Delta(%g) outward %.17g, nearest %.17g", conv, e, b, a)
 			}
+		}
+	}
+}
+
+// TestLibmErrorModel measures the rounding model of rdp_sound.go on this
+// platform: math.Exp (assembly on amd64), Log, Log1p and Expm1 against
+// math/big on random arguments, requiring at most 2 ulps (certEps charges
+// 4). A measurement, not a proof: the 1-ulp bounds are documented in the
+// Go sources of the portable implementations only.
+func TestLibmErrorModel(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	const tol = 0x1p-51 // 2 ulps
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	brackets := func(name string, arg float64, y, err float64, want *big.Float) {
+		lo := bigExp(bf(y - err))
+		hi := bigExp(bf(y + err))
+		if lo.Cmp(want) > 0 || hi.Cmp(want) < 0 {
+			t.Errorf("%s(%.17g) = %.17g: more than 2 ulps off", name, arg, y)
+		}
+	}
+	for i := 0; i < n; i++ {
+		x := (rng.Float64()*2 - 1) * 700
+		e := math.Exp(x)
+		w := bigExp(bf(x))
+		if d := new(big.Float).Sub(bf(e), w); new(big.Float).Abs(d).Cmp(new(big.Float).Mul(w, bf(tol))) > 0 {
+			t.Errorf("Exp(%.17g) = %.17g: more than 2 ulps off", x, e)
+		}
+		// Log: exp(Log(x) -+ 2 ulps of it) brackets x
+		v := math.Exp((rng.Float64()*2 - 1) * 690)
+		y := math.Log(v)
+		brackets("Log", v, y, tol*math.Abs(y)+0x1p-1074, bf(v))
+		// Log1p: 1 + u in big
+		u := math.Exp((rng.Float64()*2-1)*30) * 0.5
+		if rng.Intn(2) == 0 {
+			u = -u / (1 + u) // in (-1, 0)
+		}
+		y = math.Log1p(u)
+		brackets("Log1p", u, y, tol*math.Abs(y)+0x1p-1074, new(big.Float).Add(bf(1), bf(u)))
+		// Expm1: Expm1(x) + 1 against exp(x), relative to |Expm1(x)|
+		z := (rng.Float64()*2 - 1) * math.Exp((rng.Float64()*2-1)*20)
+		if z > 700 {
+			z = 700
+		}
+		m := math.Expm1(z)
+		wm := new(big.Float).Sub(bigExp(bf(z)), bf(1))
+		if d := new(big.Float).Sub(bf(m), wm); new(big.Float).Abs(d).Cmp(new(big.Float).Mul(new(big.Float).Abs(wm), bf(tol))) > 0 {
+			t.Errorf("Expm1(%.17g) = %.17g: more than 2 ulps off", z, m)
 		}
 	}
 }
