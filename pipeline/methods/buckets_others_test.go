@@ -2,12 +2,14 @@ package methods
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/big"
 	"strings"
 	"testing"
 
 	"github.com/pbuckets/pbuckets/compare"
+	"github.com/pbuckets/pbuckets/internal/testfig"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"golang.org/x/sync/semaphore"
@@ -185,6 +187,49 @@ func TestRDPCapAboveBucketsLower(t *testing.T) {
 			}
 		} else if u, sl := c.Delta(w.eps), st.DeltaLower(w.eps); u < w.lower || u < sl {
 			t.Errorf("sigma %g q %g r %d eps %g: RDP cap delta %.17g below the buckets' lower bound %.17g or the sum test's %.17g", w.sigma, w.q, w.r, w.eps, u, w.lower, sl)
+		}
+	}
+}
+
+// TestSoundRenyiCurveKinds checks the certified curves of the cap kind by
+// kind: at least the closed forms of renyiCurve (rounded to nearest) and
+// within rounding of them (Gauss, Laplace, randomized response, a sequence
+// of Gauss mechanisms, DP-SGD), and not applicable where renyiCurve is not
+// (truncation, fixed-size sampling).
+func TestSoundRenyiCurveKinds(t *testing.T) {
+	dir := t.TempDir()
+	sched := sequenceJob(t, dir, testfig.Sequence, "sched", 1)
+	specs := []manifest.MechanismSpec{
+		{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 3, "sensitivity": 1.5}},
+		{Kind: manifest.KindLaplace, Params: map[string]float64{"scale": 10, "sensitivity": 1}},
+		{Kind: manifest.KindLaplace, Params: map[string]float64{"scale": 1e6, "sensitivity": 1}},
+		{Kind: manifest.KindRandomizedResponse, Params: map[string]float64{"p": 0.6}},
+		{Kind: manifest.KindRandomizedResponse, Params: map[string]float64{"p": 0.5 + 1e-7}},
+		{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "q": 0.01, "sensitivity": 2}},
+		sched.Instance.Spec,
+	}
+	for _, spec := range specs {
+		want, err := renyiCurve(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := soundRenyiCurve(spec)
+		if err != nil {
+			t.Fatalf("%s %v: %v", spec.Kind, spec.Params, err)
+		}
+		for _, a := range []float64{2, 3, 8, 32, 128} {
+			g, w := got(a), want(a)
+			if g < w || g > w*(1+1e-9)+1e-13 {
+				t.Errorf("%s %v alpha %g: certified %.17g, closed form %.17g", spec.Kind, spec.Params, a, g, w)
+			}
+		}
+	}
+	for _, spec := range []manifest.MechanismSpec{
+		{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 3, "sensitivity": 1, "truncate": 50}},
+		{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "q": 0.01}, Sampling: manifest.SamplingFixedSize},
+	} {
+		if _, err := soundRenyiCurve(spec); !errors.Is(err, ErrNotApplicable) {
+			t.Errorf("%s %v: error %v, want ErrNotApplicable", spec.Kind, spec.Params, err)
 		}
 	}
 }
