@@ -71,12 +71,14 @@ const certMaxIntOrder = 1 << 14
 // (alpha-1) D_alpha through the bounds at the neighbouring integers (at
 // alpha = 1 the value is 0): alpha -> (alpha-1) D_alpha = ln E[(P/Q)^alpha]
 // is convex in each direction (Hoelder), so the chord of upper bounds is an
-// upper bound. Below alpha = 7.5 it takes the smaller of the chord and
-// direct Taylor-Lagrange bounds at alpha for both directions
-// (sgmLogAFracUpper, sgmLogBUpper), tight for small q and sigma >= 1;
-// above, where the sampled Gaussian's D_alpha can rise steeply between two
-// integers, the chord can exceed the fractional-order value by a few
-// percent. Above certMaxIntOrder it returns max(alpha/(2 sigma^2),
+// upper bound. It takes the smaller of the chord and direct bounds at
+// alpha: for D_alpha(P||Q) Taylor-Lagrange below alpha = 7.5
+// (sgmLogAFracUpper) and Newton's forward interpolation from the integer
+// orders above 2 (sgmLogANewtonUpper), for D_alpha(Q||P) sgmLogBUpper.
+// They are tight where D_alpha is smooth in alpha (small q, sigma >= 1);
+// where it rises steeply between two integers (the sampled Gaussian's
+// largest binomial terms taking over, e.g. sigma 4, q 0.01 near alpha
+// 147) the chord is used and can exceed D_alpha by a few percent. Above certMaxIntOrder it returns max(alpha/(2 sigma^2),
 // ln(1/(1-q))), rounded up: D_alpha(P||Q) <= alpha/(2 sigma^2) by
 // convexity of exp((alpha-1) D_alpha) in the first argument and
 // D_alpha(Q||P) <= ln(1/(1-q)) since Q/P <= 1/(1-q).
@@ -143,9 +145,17 @@ func SampledGaussianRenyiUpper(sigma, q float64) (RenyiFunc, error) {
 			c := ((1-t)*float64(lo-1)*ul + t*float64(hi-1)*uh) / (a - 1)
 			chord = math.Min(uh, certUp(c, 8*certEps*c))
 		}
+		// direct bounds at a: D_alpha(P||Q) by Taylor-Lagrange below
+		// alpha = 7.5 and by Newton's forward interpolation from the
+		// integer orders above 2; D_alpha(Q||P) by sgmLogBUpper.
+		la := math.Inf(1)
 		if a < certMaxTaylorOrder {
-			// direct bounds at a (Taylor-Lagrange, both directions)
-			la := sgmLogAFracUpper(a, cLo, inv2s2, q)
+			la = sgmLogAFracUpper(a, cLo, inv2s2, q)
+		}
+		if a > 2 {
+			la = math.Min(la, sgmLogANewtonUpper(a, cLo, inv2s2, q))
+		}
+		if !math.IsInf(la, 1) {
 			lb := sgmLogBUpper(a, sigma, cLo, inv2s2, q)
 			if d := certUp(math.Max(la, lb)/(a-1), 0); d < chord {
 				return d
@@ -229,10 +239,44 @@ func sgmLogAFracUpper(a, cLo, cHi, q float64) float64 {
 // when it is tiny (large sigma, small q), where summing A_a itself would
 // leave an absolute error of a few ulps of 1.
 func sgmLogAUpper(a int, c, q float64) float64 {
+	ys, errs := sgmLogATerms(a, c, q)
+	for i := range ys {
+		ys[i] = certUp(ys[i], errs[i])
+	}
+	l := logSumExpUpper(ys) // >= ln(A_a - 1)
+	if l > 700 {
+		// ln A_a = l + log1p(exp(-l)) <= l + exp(-l)
+		return certUp(l, math.Exp(-l))
+	}
+	y := math.Exp(l) * (1 + 2*certEps)
+	return certUp(math.Log1p(y), 2*certEps*math.Log1p(y))
+}
+
+// sgmLogALower is sgmLogAUpper rounded the other way: a lower bound on
+// ln A_a given c <= 1/(2 sigma^2).
+func sgmLogALower(a int, c, q float64) float64 {
+	ys, errs := sgmLogATerms(a, c, q)
+	for i := range ys {
+		ys[i] = certDown(ys[i], errs[i])
+	}
+	l := logSumExpLower(ys) // <= ln(A_a - 1)
+	if l > 700 {
+		return certDown(l, 0) // ln A_a >= ln(A_a - 1)
+	}
+	y := math.Exp(l) * (1 - 2*certEps)
+	return certDown(math.Log1p(y), 2*certEps*math.Log1p(y))
+}
+
+// certDown returns a float64 <= x - err (err >= 0).
+func certDown(x, err float64) float64 { return -certUp(-x, err) }
+
+// sgmLogATerms returns the logarithms of the terms k = 2..a of A_a - 1
+// (sgmLogAUpper) as computed and bounds on their absolute errors.
+func sgmLogATerms(a int, c, q float64) (ys, errs []float64) {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	// |error| of lq, l1q <= certEps |.| (one library call each).
 	af := float64(a)
-	ys := make([]float64, 0, a-1)
+	ys, errs = make([]float64, 0, a-1), make([]float64, 0, a-1)
 	lc, elc := 0.0, 0.0 // ln C(a, k) and a bound on its absolute error
 	for k := 1; k <= a; k++ {
 		kf := float64(k)
@@ -256,18 +300,84 @@ func sgmLogAUpper(a int, c, q float64) float64 {
 			t3 = x + math.Log1p(-math.Exp(-x))
 			e3 = certEps * (2 + 2*x)
 		}
-		y := lc + t1 + t2 + t3
-		err := elc + e3 + 2*certEps*(math.Abs(t1)+math.Abs(t2)) +
-			3*certEps*(math.Abs(lc)+math.Abs(t1)+math.Abs(t2)+math.Abs(t3))
-		ys = append(ys, certUp(y, err))
+		ys = append(ys, lc+t1+t2+t3)
+		errs = append(errs, elc+e3+2*certEps*(math.Abs(t1)+math.Abs(t2))+
+			3*certEps*(math.Abs(lc)+math.Abs(t1)+math.Abs(t2)+math.Abs(t3)))
 	}
-	l := logSumExpUpper(ys) // >= ln(A_a - 1)
-	if l > 700 {
-		// ln A_a = l + log1p(exp(-l)) <= l + exp(-l)
-		return certUp(l, math.Exp(-l))
+	return ys, errs
+}
+
+// logSumExpLower returns a lower bound on ln(sum_i exp(y_i)) (the y_i
+// exact), as logSumExpUpper rounded down.
+func logSumExpLower(ys []float64) float64 {
+	m := math.Inf(-1)
+	for _, y := range ys {
+		m = math.Max(m, y)
 	}
-	y := math.Exp(l) * (1 + 2*certEps)
-	return certUp(math.Log1p(y), 2*certEps*math.Log1p(y))
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for _, y := range ys {
+		d := y - m
+		d = certDown(d, certEps*math.Abs(d))
+		s += math.Exp(d) * (1 - 2*certEps)
+	}
+	s *= 1 - (float64(len(ys))+2)*certEps
+	l := math.Log(s)
+	return certDown(m+l, certEps*(math.Abs(m)+2*math.Abs(l)))
+}
+
+// sgmLogANewtonUpper returns an upper bound on ln A_a for real a with
+// k = floor(a) >= 2, f = a - k in (0, 1), from the integer orders
+// k..k+3: for f in (0, 1) and u > -1, (1+u)^f <= sum_{j<=3} C(f,j) u^j
+// (Taylor-Lagrange; the remainder C(f,4) xi^(f-4) u^4 is <= 0 since
+// C(f,4) < 0), so with u = qX and the factor (1+u)^k >= 0, A_a <=
+// sum_{j<=3} C(f,j) E[(1+u)^k u^j] = sum_{j<=3} C(f,j) Delta^j A_k (u =
+// (1+u) - 1): Newton's forward interpolation of A at k+f, which is thus an
+// upper bound. The weights of A_k..A_k+3 have both signs; each A_k+i is
+// taken from its interval [sgmLogALower, sgmLogAUpper].
+func sgmLogANewtonUpper(a float64, cLo, cHi, q float64) float64 {
+	k := int(math.Floor(a))
+	f := a - float64(k) // exact (Sterbenz, or a < 2^52 with k = floor(a))
+	if k < 2 || !(f > 0) || k+3 > certMaxIntOrder {
+		return math.Inf(1)
+	}
+	var lo, hi [4]float64
+	for i := 0; i < 4; i++ {
+		lo[i], hi[i] = sgmLogALower(k+i, cLo, q), sgmLogAUpper(k+i, cHi, q)
+		if math.IsInf(hi[i], 0) || math.IsNaN(hi[i]) || math.IsNaN(lo[i]) {
+			return math.Inf(1)
+		}
+	}
+	// C(f, j), j = 0..3, and the weights w_i = sum_{j>=i} C(f,j) C(j,i)
+	// (-1)^(j-i); each with absolute error below 16 certEps (|C(f,j)| <= 1).
+	cf := [4]float64{1, f, f * (f - 1) / 2, f * (f - 1) * (f - 2) / 6}
+	binom := [4][4]float64{{1}, {1, 1}, {1, 2, 1}, {1, 3, 3, 1}}
+	m := hi[0] // the scale: A_k+i / e^m
+	sum, mag := 0.0, 0.0
+	for i := 0; i < 4; i++ {
+		w := 0.0
+		for j := i; j < 4; j++ {
+			t := cf[j] * binom[j][i]
+			if (j-i)%2 == 1 {
+				t = -t
+			}
+			w += t
+		}
+		ew := 16 * certEps
+		rl := math.Exp(certDown(lo[i]-m, certEps*(math.Abs(lo[i])+math.Abs(m)))) * (1 - 2*certEps)
+		rh := math.Exp(certUp(hi[i]-m, certEps*(math.Abs(hi[i])+math.Abs(m)))) * (1 + 2*certEps)
+		t := math.Max(math.Max((w-ew)*rl, (w-ew)*rh), math.Max((w+ew)*rl, (w+ew)*rh))
+		sum += t
+		mag += math.Abs(t)
+	}
+	sum = certUp(sum, 8*certEps*mag) // A_a / e^m <= sum
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		return math.Inf(1)
+	}
+	l := math.Log(sum)
+	return certUp(m+l, certEps*(math.Abs(m)+2*math.Abs(l)))
 }
 
 // logSumExpUpper returns an upper bound on ln(sum_i exp(y_i)) (the y_i

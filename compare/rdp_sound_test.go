@@ -153,11 +153,11 @@ func quadLogA(a float64, s, q float64, h float64) float64 {
 }
 
 // TestSampledGaussianRenyiUpperFractional checks the fractional orders
-// (Taylor-Lagrange bounds below 7.5, chords between integer orders)
-// against quadratures of both directions (converged to 1e-12 at two
-// steps): never below, and within 1e-4 of them where q <= 0.01 and
-// sigma >= 1 (the Taylor bounds are tight there); never above the bound at
-// the next integer.
+// (Taylor-Lagrange bounds below 7.5, Newton's forward interpolation and
+// chords between integer orders) against quadratures of both directions
+// (converged to 1e-12 at two steps): never below, and within 1e-4 of them
+// where q <= 0.01 and sigma >= 1 below 7.5 (Taylor) and on the smooth
+// cases above (Newton); never above the bound at the next integer.
 func TestSampledGaussianRenyiUpperFractional(t *testing.T) {
 	for _, c := range [][2]float64{{5, 1e-4}, {31.48, 0.01}, {2, 0.01}, {1.1, 0.01}, {0.8, 0.1}, {5, 0.5}} {
 		s, q := c[0], c[1]
@@ -174,7 +174,8 @@ func TestSampledGaussianRenyiUpperFractional(t *testing.T) {
 			if u < want*(1-1e-10) {
 				t.Errorf("sigma %g q %g alpha %g: bound %.17g below the quadrature's %.17g", s, q, a, u, want)
 			}
-			if q <= 0.01 && s >= 1 && a < 7.5 && u > want*(1+1e-4) {
+			smooth := (s == 5 || s == 31.48 || s == 2) && a < 120 // Newton's interpolation tight (no steep rise of D)
+			if q <= 0.01 && s >= 1 && (a < 7.5 || smooth) && u > want*(1+1e-4) {
 				t.Errorf("sigma %g q %g alpha %g: bound %.17g looser than 1e-4 (quadrature %.17g)", s, q, a, u, want)
 			}
 			if hi := f(math.Ceil(a)); u > hi {
