@@ -106,6 +106,10 @@ func TestSampledGaussianRenyiUpperCertified(t *testing.T) {
 				if bigExp(x).Cmp(A) < 0 {
 					t.Errorf("sigma %g q %g alpha %d: exp((alpha-1) U) < A_alpha (U = %.17g)", s, q, a, u)
 				}
+				// the lower bound on ln A (used by sgmLogANewtonUpper)
+				if ll := sgmLogALower(a, 1/(2*s*s)*(1-certEps), q); bigExp(bf(ll)).Cmp(A) > 0 {
+					t.Errorf("sigma %g q %g alpha %d: exp(sgmLogALower) = exp(%.17g) > A_alpha", s, q, a, ll)
+				}
 				// tightness of the D(P||Q) part: within 1e-9 of ln A
 				am1, _ := new(big.Float).Sub(A, bf(1)).Float64()
 				if la, lau := math.Log1p(am1), sgmLogAUpper(a, 1/(2*s*s)*(1+certEps), q); !math.IsInf(am1, 1) && lau > la*(1+1e-9)+1e-300 {
