@@ -44,7 +44,7 @@ import (
 // They are consulted only for brackets wider than otherWidth (relative,
 // RelativeWidth): neither comes near a tight bracket of the buckets
 // method, and RDP over the sampled Gaussian's certified curve costs about
-// 4-10 ms of CPU per mechanism (its single-round values are kept across
+// 20-30 ms of CPU per mechanism (its single-round values are kept across
 // the r of a round; the former numerically integrated curve took 60-130
 // ms). Which brackets are consulted is a choice; every bound it yields
 // is sound.
