@@ -78,8 +78,10 @@ const certMaxIntOrder = 1 << 14
 // They are tight where D_alpha is smooth in alpha (small q, sigma >= 1);
 // where it rises steeply between two integers (the sampled Gaussian's
 // largest binomial terms taking over, e.g. sigma 4, q 0.01 near alpha
-// 147) the chord is used and can exceed D_alpha by a few percent. Above certMaxIntOrder it returns max(alpha/(2 sigma^2),
-// ln(1/(1-q))), rounded up: D_alpha(P||Q) <= alpha/(2 sigma^2) by
+// 147) the chord is used and can exceed D_alpha by a few percent.
+//
+// Above certMaxIntOrder it returns max(alpha/(2 sigma^2), ln(1/(1-q))),
+// rounded up: D_alpha(P||Q) <= alpha/(2 sigma^2) by
 // convexity of exp((alpha-1) D_alpha) in the first argument and
 // D_alpha(Q||P) <= ln(1/(1-q)) since Q/P <= 1/(1-q).
 //
