@@ -31,6 +31,14 @@
 // SampledGaussianRenyi (Renyi curves). Any DeltaFunc or RenyiFunc from
 // elsewhere (e.g. privacy buckets) can be used instead.
 //
+// Certified Renyi curves (rdp_sound.go): SampledGaussianRenyiUpper,
+// GaussRenyiUpper, LaplaceRenyiUpper, RRRenyiUpper and ComposeRenyiUpper
+// are upper bounds whose floating-point error is bounded and added (no
+// numerical integration); with RDPOptions.Outward, RDP's conversion is
+// rounded up too, so its Delta and Eps are certified upper bounds.
+// SampledGaussianRenyi itself integrates numerically at fractional orders
+// and in the Q||P direction (accurate, but its error is not bounded).
+//
 // Curves are immutable after construction and safe for concurrent use
 // (CDP curves call their Renyi function during queries, so this requires the
 // Renyi function to be safe too). Constructors validate their inputs and

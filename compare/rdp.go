@@ -239,6 +239,13 @@ type RDPOptions struct {
 	// Orders are the Renyi orders alpha > 1 to optimise over; default
 	// DefaultOrders() (fractional and integer orders in [1.25, 256]).
 	Orders []float64
+	// Outward rounds every step of the composition and the conversion
+	// toward the safe side: r*D_alpha and the converted delta and eps are
+	// moved up by a bound on their floating-point error, so that with a
+	// certified Renyi curve (SampledGaussianRenyiUpper, GaussRenyiUpper,
+	// ...) Delta and Eps are certified upper bounds. Without it they are
+	// rounded to nearest (a few ulps either way).
+	Outward bool
 }
 
 // RDPCurve is the Renyi-DP / moments-accountant bound (paper Section 5.7):
@@ -246,9 +253,10 @@ type RDPOptions struct {
 // (D_alpha of the r-fold product is r D_alpha) and converted to
 // (eps, delta)-ADP with the selected Conversion, optimised over the orders.
 type RDPCurve struct {
-	conv   Conversion
-	orders []float64
-	div    []float64 // r * D_alpha
+	conv    Conversion
+	orders  []float64
+	div     []float64 // r * D_alpha
+	outward bool      // RDPOptions.Outward
 }
 
 // RDP returns the RDP bound for r-fold composition of a pair with Renyi curve
@@ -275,8 +283,11 @@ func RDP(renyi RenyiFunc, r int, conv Conversion, opt RDPOptions) (*RDPCurve, er
 	}
 	for i := range div {
 		div[i] *= float64(r)
+		if opt.Outward {
+			div[i] = certUp(div[i], 0)
+		}
 	}
-	return &RDPCurve{conv: conv, orders: append([]float64(nil), orders...), div: div}, nil
+	return &RDPCurve{conv: conv, orders: append([]float64(nil), orders...), div: div, outward: opt.Outward}, nil
 }
 
 // evalRenyi evaluates and validates a Renyi curve on orders.
@@ -315,12 +326,22 @@ func (c *RDPCurve) logDeltaAt(i int, eps float64) float64 {
 	}
 	switch c.conv {
 	case Improved:
-		ld := (a-1)*(d-eps+math.Log1p(-1/a)) - math.Log(a)
+		l1 := math.Log1p(-1 / a)
+		ld := (a-1)*(d-eps+l1) - math.Log(a)
 		if d == 0 {
 			return math.Inf(-1)
 		}
-		return math.Min(ld, 0.5*math.Log(-math.Expm1(-d)))
+		bh := 0.5 * math.Log(-math.Expm1(-d))
+		if c.outward {
+			ld = certUp(ld, 8*certEps*((a-1)*(math.Abs(d)+math.Abs(eps)+math.Abs(l1))+math.Log(a)))
+			bh = certUp(bh, 4*certEps*(math.Abs(bh)+1))
+		}
+		return math.Min(ld, bh)
 	default:
+		if c.outward {
+			// d - eps and the product: two roundings.
+			return certUp((a-1)*(d-eps), 2*certEps*(a-1)*(math.Abs(d)+math.Abs(eps)))
+		}
 		return (a - 1) * (d - eps)
 	}
 }
@@ -333,12 +354,27 @@ func (c *RDPCurve) epsAt(i int, delta float64) float64 {
 	}
 	switch c.conv {
 	case Improved:
-		if delta*delta+math.Expm1(-d) > 0 {
+		if c.outward {
+			if delta*delta*(1-8*certEps) > -math.Expm1(-d)*(1+8*certEps) {
+				return 0 // as below, with the roundings of both sides bounded
+			}
+		} else if delta*delta+math.Expm1(-d) > 0 {
 			return 0 // delta >= sqrt(1 - exp(-KL)) >= TV
 		}
-		return d + math.Log1p(-1/a) - (math.Log(delta)+math.Log(a))/(a-1)
+		l1, ld, la := math.Log1p(-1/a), math.Log(delta), math.Log(a)
+		e := d + l1 - (ld+la)/(a-1)
+		if c.outward {
+			e = certUp(e, 8*certEps*(math.Abs(d)+math.Abs(l1)+(math.Abs(ld)+la)/(a-1)))
+		}
+		return e
 	default:
-		return d - math.Log(delta)/(a-1)
+		ld := math.Log(delta)
+		e := d - ld/(a-1)
+		if c.outward {
+			// the log (<= 1 ulp), the division and the difference.
+			e = certUp(e, 4*certEps*(math.Abs(d)+math.Abs(ld)/(a-1)))
+		}
+		return e
 	}
 }
 
@@ -355,6 +391,10 @@ func (c *RDPCurve) DeltaOrder(eps float64) (delta, alpha float64) {
 		if ld := c.logDeltaAt(i, eps); ld < best {
 			best, ba = ld, c.orders[i]
 		}
+	}
+	if c.outward && best < 0 {
+		// exp: <= 1 ulp (its argument is already an upper bound).
+		return math.Min(1, math.Exp(best)*(1+2*certEps)+math.SmallestNonzeroFloat64), ba
 	}
 	return math.Exp(best), ba
 }
