@@ -8,8 +8,9 @@
 // The packages:
 //
 //   - manifest: parsing and validating manifests (TOML), with file:line:key
-//     errors; the sweep's expansion into mechanism instances; the [search]
-//     and [[figure]] tables; histogram data files.
+//     errors; the table of mechanism kinds (keys, flags, checks, engine
+//     constructors); the sweep's expansion into mechanism instances; the
+//     [search] and [[figure]] tables; histogram data files.
 //   - runner: the tasks of manifests (Expand, Shard), run concurrently
 //     within a memory budget, and the result files they write.
 //   - methods: the bounding methods a manifest names: buckets and the
@@ -17,8 +18,7 @@
 //     Outcome, Func); the refinement of an accuracy target (growing
 //     bucket counts until the brackets meet it).
 //   - backend: the Backend interface through which states are composed,
-//     and Engine, its implementation with package engine (the only
-//     pipeline package that imports engine).
+//     and Engine, its implementation with package engine.
 //   - cache: composed states on disk, keyed by everything that produced
 //     them.
 //   - memory: the memory budget jobs share and the Go soft memory limit.
@@ -31,5 +31,6 @@
 //
 // Each package's documentation says what it may import; TestLayout checks
 // it. The engine knows nothing of manifests, files or Parquet; the
-// pipeline knows nothing of buckets beyond the Backend interface.
+// pipeline knows nothing of buckets beyond the Backend interface and the
+// engine constructors the table of kinds names.
 package pipeline

@@ -254,7 +254,7 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 	if engine != nil {
 		doc["engine"] = engine
 	}
-	return parseFlagManifest(doc, *mf.kind)
+	return parseFlagManifest(doc)
 }
 
 // queryAnswer is one line of the output of eps or delta: a bound on eps at

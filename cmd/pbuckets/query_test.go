@@ -179,8 +179,8 @@ func TestFlagKey(t *testing.T) {
 		{`mechanism "x"`, "gauss", ""},
 	}
 	for _, c := range cases {
-		if got := flagKey(c.key, c.kind); got != c.want {
-			t.Errorf("flagKey(%q, %q) = %q, want %q", c.key, c.kind, got, c.want)
+		if got := flagKey(c.key); got != c.want {
+			t.Errorf("flagKey(%q) [kind %s] = %q, want %q", c.key, c.kind, got, c.want)
 		}
 	}
 }

@@ -13,14 +13,6 @@ import (
 // Engine implements Backend with package engine.
 type Engine struct{}
 
-// engineNoise converts a manifest noise name.
-func engineNoise(noise string) engine.Noise {
-	if noise == manifest.NoiseGauss {
-		return engine.NoiseGauss
-	}
-	return engine.NoiseLaplace
-}
-
 // engineOptions converts manifest options to engine options.
 func engineOptions(o manifest.EngineOptions) engine.Options {
 	return engine.Options{
@@ -34,50 +26,14 @@ func engineOptions(o manifest.EngineOptions) engine.Options {
 	}
 }
 
-// Mechanism builds the engine mechanism of spec with the engine's
-// constructors, which validate the parameters again; a sequence builds
-// those of its parts.
+// Mechanism builds the engine mechanism of spec with the constructor of
+// its kind (manifest.MechanismSpec.Build); a sequence builds those of its
+// parts.
 func (e Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
-	p := spec.Params
-	noise := engineNoise(spec.Noise)
-	switch spec.Kind {
-	case manifest.KindLaplace:
-		if spec.Subsampled() {
-			return subsampled(spec, engine.SubsampledLaplace, p["scale"])
-		}
-		return engine.Laplace(p["scale"], p["sensitivity"], p["truncate"])
-	case manifest.KindGauss:
-		return engine.Gauss(p["sigma"], p["sensitivity"], p["truncate"])
-	case manifest.KindRandomizedResponse:
-		return engine.RandomizedResponse(p["p"])
-	case manifest.KindSGD:
-		return subsampled(spec, engine.SubsampledGauss, p["sigma"])
-	case manifest.KindEpsDelta:
-		return engine.EpsDelta(p["eps"], p["delta"])
-	case manifest.KindHistogram:
-		return engine.Histogram(normalized(spec.A), normalized(spec.B))
-	case manifest.KindVuvuzelaDialing:
-		return engine.VuvuzelaDialing(noise, p["mu"], p["scale"])
-	case manifest.KindVuvuzelaConversation:
-		return engine.VuvuzelaConversation(noise, p["mu"], p["scale"])
-	case manifest.KindSequence:
+	if spec.Kind == manifest.KindSequence {
 		return e.sequenceMechanism(spec)
 	}
-	return nil, fmt.Errorf("unknown mechanism kind %q", spec.Kind)
-}
-
-// normalized rescales a PMF that ReadHistogram accepted (sum within
-// histogramTolerance of 1) to sum to 1.
-func normalized(pmf []float64) []float64 {
-	total := 0.0
-	for _, v := range pmf {
-		total += v
-	}
-	out := make([]float64, len(pmf))
-	for i, v := range pmf {
-		out[i] = v / total
-	}
-	return out
+	return spec.Build()
 }
 
 // ComposeMany calls engine.ComposeMany, or for a sequence
@@ -103,9 +59,8 @@ func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manife
 	return out, nil
 }
 
-// EstimateMemory returns engine.EstimateMemory of the options plus, for the
-// Vuvuzela pairs, the memory of their one-time build (the conversation's
-// FFTs reach about 1 GiB at the engine's largest length).
+// EstimateMemory returns engine.EstimateMemory of the options plus the
+// memory of the mechanism's one-time build (manifest.MechanismSpec.BuildMemory).
 func (e Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
 	if spec.Kind == manifest.KindSequence {
 		// The parts are built once each and kept for the composition.
@@ -119,15 +74,7 @@ func (e Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
 		}
 		return n
 	}
-	n := engine.EstimateMemory(engineOptions(spec.Engine))
-	p := spec.Params
-	switch spec.Kind {
-	case manifest.KindVuvuzelaConversation:
-		n += engine.EstimateConversationMemory(engineNoise(spec.Noise), p["mu"], p["scale"])
-	case manifest.KindVuvuzelaDialing:
-		n += engine.EstimateDialingMemory(engineNoise(spec.Noise), p["mu"], p["scale"])
-	}
-	return n
+	return engine.EstimateMemory(engineOptions(spec.Engine)) + spec.BuildMemory()
 }
 
 // DecodeState restores an engine.Result.
