@@ -93,10 +93,6 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	specs := search.Specs(m)
 	be := backend.Engine{}
-	if _, err := be.Mechanism(specs[0].Mechanism); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitUsage
-	}
 	searcher := &search.Searcher{Backend: be}
 	if !*noCache {
 		var flagName string

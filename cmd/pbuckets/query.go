@@ -65,12 +65,12 @@ const (
 
 // queryFlags are the flags of eps and delta beside the mechanism's.
 type queryFlags struct {
-	rs, deltas, eps, eEps *listFlag[float64]
-	methods               *string
-	json                  *bool
-	out, cacheDir         *string
-	noCache               *bool
-	memory                *string
+	deltas, eps, eEps *listFlag[float64]
+	methods           *string
+	json              *bool
+	out, cacheDir     *string
+	noCache           *bool
+	memory            *string
 	// cache is the state cache folder (oneLinerCache) and cacheFlag the
 	// flag that chose it.
 	cache, cacheFlag string
@@ -84,10 +84,6 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 	}
 	in := m.Instances()[0]
 	be := backend.Engine{}
-	if _, err := be.Mechanism(in.Spec); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitUsage
-	}
 	if budget <= 0 {
 		if budget = memory.Available(); budget <= 0 {
 			budget = memory.Unlimited

@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pbuckets/pbuckets/engine"
 )
@@ -28,6 +30,57 @@ func (s MechanismSpec) BuildMemory() int64 {
 		return 0
 	}
 	return k.buildMemory(s)
+}
+
+// build checks the parameters of a mechanism with its engine constructor,
+// the one owner of their ranges, and reports a refusal at the key it
+// names (an *engine.ParamError's parameter is the manifest key), or else
+// at the mechanism (disp, on its line). Constructors are cheap: the Vuvuzela pairs
+// defer their work to the first composition.
+func (p *parser) build(spec MechanismSpec, at func(string) (int, string), disp string) {
+	k, _ := schemaFor(spec.Kind)
+	_, err := k.build(spec)
+	if err == nil {
+		return
+	}
+	var pe *engine.ParamError
+	if errors.As(err, &pe) {
+		if _, ok := k.param(pe.Param); ok {
+			l, d := at(pe.Param)
+			p.el.add(l, d, "%s", pe.Reason)
+			return
+		}
+	}
+	p.el.add(spec.Line, disp, "%s", engineMessage(err))
+}
+
+// sweptRange returns why the engine constructor refuses the value v of
+// the swept parameter param of spec (its other parameters at their
+// values in spec), or "" when it accepts it or refuses another parameter
+// (a combination the sweep may vary too is left to the tasks).
+func sweptRange(spec MechanismSpec, param string, v float64) string {
+	k, ok := schemaFor(spec.Kind)
+	if !ok {
+		return ""
+	}
+	s := spec
+	s.Params = make(map[string]float64, len(spec.Params)+1)
+	for key, x := range spec.Params {
+		s.Params[key] = x
+	}
+	s.Params[param] = v
+	_, err := k.build(s)
+	var pe *engine.ParamError
+	if errors.As(err, &pe) && pe.Param == param {
+		return pe.Reason
+	}
+	return ""
+}
+
+// engineMessage is the text of an engine error without the engine's
+// "invalid input: " prefix (the manifest's errors are all about input).
+func engineMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
 }
 
 // subsampled builds the engine pair of a subsampled mechanism (kind sgd,

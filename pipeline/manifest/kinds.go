@@ -55,21 +55,32 @@ type paramSpec struct {
 	// the results' params column nor the cache keys of existing manifests.
 	optional bool
 	def      float64
-	// check returns a description of the valid range when v is outside it.
-	check func(v float64) string
+	// integer parameters must be whole numbers in [1, 2^53] (counts the
+	// engine takes as int). Every other range is the engine constructor's
+	// to check (parser.build).
+	integer bool
+}
+
+// checkType returns "" when v can be a value of the parameter, and
+// otherwise what it must be (the tail of an error message).
+func (ps paramSpec) checkType(v float64) string {
+	if ps.integer {
+		return positiveInteger(v)
+	}
+	return ""
 }
 
 // kindTable lists the mechanism kinds in documentation order. Adding a kind
 // is adding a row here (and, for a new key, a row of keyFlags) beside its
 // engine constructor.
 var kindTable = func() []kindSchema {
-	sens := paramSpec{name: "sensitivity", def: 1, check: positive}
-	trunc := paramSpec{name: "truncate", def: 0, check: nonNegative}
-	rate := paramSpec{name: "q", optional: true, check: halfOpenUnit}
-	vuvuzela := []paramSpec{{name: "mu", required: true, check: positive}, {name: "scale", required: true, check: positive}}
+	sens := paramSpec{name: "sensitivity", def: 1}
+	trunc := paramSpec{name: "truncate", def: 0}
+	rate := paramSpec{name: "q", optional: true}
+	vuvuzela := []paramSpec{{name: "mu", required: true}, {name: "scale", required: true}}
 	return []kindSchema{
 		{name: KindLaplace,
-			params:  []paramSpec{{name: "scale", required: true, check: positive}, sens, trunc, rate},
+			params:  []paramSpec{{name: "scale", required: true}, sens, trunc, rate},
 			options: subsamplingKeys,
 			search:  []string{"scale", "truncate"}, tie: []string{"scale"},
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
@@ -79,27 +90,27 @@ var kindTable = func() []kindSchema {
 				return engine.Laplace(s.Params["scale"], s.Params["sensitivity"], s.Params["truncate"])
 			}},
 		{name: KindGauss,
-			params: []paramSpec{{name: "sigma", required: true, check: positive}, sens, trunc},
+			params: []paramSpec{{name: "sigma", required: true}, sens, trunc},
 			search: []string{"sigma", "truncate"}, tie: []string{"sigma"},
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
 				return engine.Gauss(s.Params["sigma"], s.Params["sensitivity"], s.Params["truncate"])
 			}},
 		{name: KindRandomizedResponse,
-			params: []paramSpec{{name: "p", required: true, check: openUnit}},
+			params: []paramSpec{{name: "p", required: true}},
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
 				return engine.RandomizedResponse(s.Params["p"])
 			}},
 		{name: KindSGD,
-			params: []paramSpec{{name: "sigma", required: true, check: positive}, rate,
-				{name: "sensitivity", optional: true, def: 1, check: positive},
-				{name: "batch", optional: true, check: positiveInteger}, {name: "dataset_size", optional: true, check: positiveInteger}},
+			params: []paramSpec{{name: "sigma", required: true}, rate,
+				{name: "sensitivity", optional: true, def: 1},
+				{name: "batch", optional: true, integer: true}, {name: "dataset_size", optional: true, integer: true}},
 			options: subsamplingKeys,
 			search:  []string{"sigma"}, tie: []string{"sigma"},
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
 				return subsampled(s, engine.SubsampledGauss, s.Params["sigma"])
 			}},
 		{name: KindEpsDelta,
-			params: []paramSpec{{name: "eps", required: true, check: nonNegative}, {name: "delta", required: true, check: closedUnit}},
+			params: []paramSpec{{name: "eps", required: true}, {name: "delta", required: true}},
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
 				return engine.EpsDelta(s.Params["eps"], s.Params["delta"])
 			}},

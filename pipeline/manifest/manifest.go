@@ -387,6 +387,7 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 			continue
 		}
 		spec.Kind = kind
+		problems := len(p.el.errs)
 		for _, k := range unknownKeys(t, schema.keys()...) {
 			l, d := at(k)
 			p.el.add(l, d, "unknown key for kind %s%s (known: %s)", kind, suggest(k, schema.keys()), quoteList(schema.keys()))
@@ -401,7 +402,7 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 				}
 				continue
 			}
-			if f, ok := tb.number(ps.name, ps.check); ok {
+			if f, ok := tb.number(ps.name, ps.checkType); ok {
 				spec.Params[ps.name] = f
 			}
 		}
@@ -427,6 +428,9 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 		}
 		if len(schema.options) > 0 {
 			p.subsampling(t, &spec, at)
+		}
+		if len(p.el.errs) == problems {
+			p.build(spec, at, disp)
 		}
 		if x, ok := t["engine"]; ok {
 			spec.Engine = p.engine(x, m.Engine, []string{"mechanism", idx, "engine"}, disp+": engine")
@@ -574,8 +578,13 @@ func (p *parser) sweep(v any, m *Manifest) {
 		}
 		bad := false
 		for _, f := range vals {
-			if msg := ps.check(f); msg != "" {
+			if msg := ps.checkType(f); msg != "" {
 				p.el.add(l, d, "%s %s, got %v", e.param, msg, f)
+				bad = true
+				break
+			}
+			if reason := sweptRange(*spec, e.param, f); reason != "" {
+				p.el.add(l, d, "%s %s", e.param, reason)
 				bad = true
 				break
 			}
