@@ -25,6 +25,9 @@
 //   - results: Frame, the Parquet result files and the layout of a
 //     manifest's results folder (shards-of-N/, the current dataset, stale
 //     sets).
+//   - query: the questions of the one-line commands asked of a parsed
+//     manifest (Ask: eps or delta brackets by the named methods;
+//     Calibrate: a search's answer rounded and checked again).
 //   - search: noise searches (the least noise meeting a target), a driver
 //     of its own beside runner.
 //   - pipelinetest: fakes and helpers for the tests of the packages above.

@@ -27,7 +27,7 @@ var keyFlags = []KeyFlag{
 	{"sigma", "sigma", "noise standard deviation of gauss; noise multiplier of sgd (standard deviation / sensitivity), > 0", true},
 	{"q", "q", "sampling rate of sgd and subsampled laplace, in (0, 1]: the probability that a record joins a batch (poisson), or batch/dataset size (fixed_size)", true},
 	{"scale", "scale", "noise scale of laplace (b of Lap(b)) and of the Vuvuzela kinds, > 0", true},
-	{"mu", "mu", "mean number of noise messages of the Vuvuzela kinds, > 0", true},
+	{"mu", "mu", "mean number of noise messages of the Vuvuzela kinds, >= 0", true},
 	{"p", "p", "probability of the true answer of randomized_response, in (0, 1)", true},
 	{"sensitivity", "sensitivity", "sensitivity of laplace, gauss and sgd, > 0 (default 1)", true},
 	{"truncate", "truncate", "truncation of the laplace or gauss noise to [-t, t] (default 0: none)", true},
