@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,15 +8,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
 // The one-line commands (eps, delta, calibrate and search without a
 // manifest) describe one mechanism with flags named like the manifest keys.
-// They build a manifest document from the flags and parse it with package
-// manifest, so that flags are checked exactly like manifests; the errors'
-// keys are then rewritten to the flags (flagKey).
+// They build a manifest's values from the flags and parse them with
+// manifest.ParseValues, so that flags are checked exactly like manifests;
+// the errors' keys are then rewritten to the flags (flagKey).
 
 // mechFlags holds the flags of one mechanism and of its engine options.
 type mechFlags struct {
@@ -129,16 +127,12 @@ func (f *mechFlags) tables(set map[string]bool, problems *flagProblems) (mech, e
 	return mech, engine
 }
 
-// parseFlagManifest encodes doc as TOML and parses it as a manifest, so
-// that the flags are checked exactly like a manifest. The errors' keys are
-// rewritten to the flags that set them (flagKey); their lines, those of the
-// generated document, are dropped.
+// parseFlagManifest parses doc, the flags' values, as a manifest
+// (manifest.ParseValues), so that the flags are checked exactly like a
+// manifest. The errors' keys are rewritten to the flags that set them
+// (flagKey).
 func parseFlagManifest(doc map[string]any) (*manifest.Manifest, error) {
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
-		return nil, fmt.Errorf("encoding the flags: %w", err)
-	}
-	m, err := manifest.Parse("flags", buf.Bytes())
+	m, err := manifest.ParseValues("flags", doc)
 	if err == nil {
 		return m, nil
 	}

@@ -3,6 +3,7 @@ package manifest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,7 +21,8 @@ import (
 type Manifest struct {
 	// File is the path the manifest was read from.
 	File string
-	// Hash is the SHA-256 of the manifest bytes (hex).
+	// Hash is the SHA-256 of the manifest bytes (hex); of their JSON
+	// encoding for a manifest given as values (ParseValues).
 	Hash string
 	// Name names the result folder <out>/<Name>/.
 	Name string
@@ -172,6 +174,30 @@ func Parse(file string, data []byte) (*Manifest, error) {
 	p := &parser{el: el, lines: scanKeyLines(string(data)), dir: filepath.Dir(file)}
 	m := &Manifest{File: file, Hash: hex.EncodeToString(sum[:])}
 	p.parse(raw, m)
+	if err := el.err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ParseValues parses and validates a manifest given as values instead of
+// TOML text: the one-line commands' flags, checked exactly like a
+// manifest file without a serialisation round trip. doc holds what a TOML
+// decoder gives (int64, float64, string, bool, []any, map[string]any,
+// []map[string]any); Go ints and slices of int64, float64 and string are
+// accepted too. name names the manifest in errors, which have no lines;
+// relative histogram paths are relative to the working directory.
+func ParseValues(name string, doc map[string]any) (*Manifest, error) {
+	el := &errorList{file: name}
+	enc, err := json.Marshal(doc)
+	if err != nil {
+		el.addErr(0, "", err)
+		return nil, el.err()
+	}
+	sum := sha256.Sum256(enc)
+	p := &parser{el: el, lines: keyLines{lines: map[string]int{}}, dir: "."}
+	m := &Manifest{File: name, Hash: hex.EncodeToString(sum[:])}
+	p.parse(decodedTable(doc), m)
 	if err := el.err(); err != nil {
 		return nil, err
 	}
