@@ -47,7 +47,7 @@ func addMechFlags(fs *flag.FlagSet) *mechFlags {
 	}
 	f.buckets = intFlag(fs, "buckets", 0, "number of buckets `N`, e.g. 200000, 200_000 or 2e5 (default 100000)")
 	f.factor = fs.Float64("factor", 0, "bucket factor (default automatic)")
-	f.tilts = intFlag(fs, "tilts", 0, "`N` exponential tilts per convolution, 1-3 (default: the engine's)")
+	f.tilts = intFlag(fs, "tilts", 0, "`N` exponential tilts per convolution, 1-5 (default: the engine's, 3)")
 	f.tailBudget = fs.Float64("tail-budget", 0, "corner mass the automatic factor may leave, in (0, 1) (default 1e-22)")
 	f.squaring = fs.Float64("squaring-threshold", 0, "corner-mass growth that triggers a squaring, > 1 (default 2.2)")
 	f.freeInftyBudget = fs.Float64("free-infty-budget", 0, "corner mass below which no squaring is triggered (default: the tail budget)")

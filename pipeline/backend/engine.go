@@ -13,19 +13,6 @@ import (
 // Engine implements Backend with package engine.
 type Engine struct{}
 
-// engineOptions converts manifest options to engine options.
-func engineOptions(o manifest.EngineOptions) engine.Options {
-	return engine.Options{
-		Buckets:                o.Buckets,
-		Factor:                 o.Factor,
-		DisableErrorCorrection: !o.ErrorCorrection,
-		SquaringThreshold:      o.SquaringThreshold,
-		FreeInftyBudget:        o.FreeInftyBudget,
-		TailBudget:             o.TailBudget,
-		Tilts:                  o.Tilts,
-	}
-}
-
 // Mechanism builds the engine mechanism of spec with the constructor of
 // its kind (manifest.MechanismSpec.Build); a sequence builds those of its
 // parts.
@@ -39,7 +26,7 @@ func (e Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
 // ComposeMany calls engine.ComposeMany, or for a sequence
 // engine.ComposeSequence once per r.
 func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manifest.EngineOptions, progress func(done, total int)) ([]State, error) {
-	o := engineOptions(opt)
+	o := opt.Engine()
 	o.Progress = progress
 	if s, ok := m.(*sequence); ok {
 		return composeSequence(ctx, s, rs, o)
@@ -64,17 +51,17 @@ func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manife
 func (e Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
 	if spec.Kind == manifest.KindSequence {
 		// The parts are built once each and kept for the composition.
-		n := engine.EstimateMemory(engineOptions(spec.Engine))
+		n := engine.EstimateMemory(spec.Engine.Engine())
 		seen := map[string]bool{}
 		for _, p := range spec.ResolvedParts() {
 			if !seen[p.Mechanism.ID] {
 				seen[p.Mechanism.ID] = true
-				n += e.EstimateMemory(p.Mechanism) - engine.EstimateMemory(engineOptions(p.Mechanism.Engine))
+				n += e.EstimateMemory(p.Mechanism) - engine.EstimateMemory(p.Mechanism.Engine.Engine())
 			}
 		}
 		return n
 	}
-	return engine.EstimateMemory(engineOptions(spec.Engine)) + spec.BuildMemory()
+	return engine.EstimateMemory(spec.Engine.Engine()) + spec.BuildMemory()
 }
 
 // DecodeState restores an engine.Result.

@@ -83,6 +83,21 @@ func engineMessage(err error) string {
 	return strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
 }
 
+// Engine returns the engine's options of o (engine.Options, the
+// composing functions' settings). Zero values select the engine's
+// defaults; Accuracy is the pipeline's, not the engine's.
+func (o EngineOptions) Engine() engine.Options {
+	return engine.Options{
+		Buckets:                o.Buckets,
+		Factor:                 o.Factor,
+		DisableErrorCorrection: !o.ErrorCorrection,
+		SquaringThreshold:      o.SquaringThreshold,
+		FreeInftyBudget:        o.FreeInftyBudget,
+		TailBudget:             o.TailBudget,
+		Tilts:                  o.Tilts,
+	}
+}
+
 // subsampled builds the engine pair of a subsampled mechanism (kind sgd,
 // or laplace with q) with the constructor build (engine.SubsampledGauss or
 // engine.SubsampledLaplace) and the noise scale (sigma or scale). The rate

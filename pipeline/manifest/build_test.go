@@ -37,3 +37,36 @@ func TestEngineRanges(t *testing.T) {
 		})
 	}
 }
+
+// TestEngineOptionRanges checks that the ranges of the engine options are
+// the engine's (engine.Options.Check), reported at their key, in [engine]
+// and in a mechanism's own engine table.
+func TestEngineOptionRanges(t *testing.T) {
+	cases := []struct {
+		name, top, own, want string
+	}{
+		{"buckets", "buckets = 7", "", `t.toml:3: engine.buckets: must be a multiple of 4`},
+		{"buckets too many", "buckets = 134217732", "", `engine.buckets: must be at most 67108864`},
+		{"tilts 5", "tilts = 5", "", ""},
+		{"tilts 6", "tilts = 6", "", `engine.tilts: must be between 1 and 5, got 6`},
+		{"factor", "factor = 0.5", "", `engine.factor: must be > 1 and finite (or 0 for automatic), got 0.5`},
+		{"tail budget", "tail_budget = 1", "", `engine.tail_budget: must be in (0, 1), got 1`},
+		{"own squaring threshold", "", "squaring_threshold = 1", `mechanism "m": engine.squaring_threshold: must be > 1, got 1`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := "name = \"t\"\n[engine]\n" + c.top + "\n[[mechanism]]\nid = \"m\"\nkind = \"gauss\"\nsigma = 1\n"
+			if c.own != "" {
+				doc += "[mechanism.engine]\n" + c.own + "\n"
+			}
+			doc += "[query]\ncompositions = [2]\ndelta = [1e-5]\n"
+			_, err := Parse("t.toml", []byte(doc))
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/pbuckets/pbuckets/engine"
 )
 
 // Manifest is a parsed and validated experiment description.
@@ -281,20 +282,14 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 	o := base
 	at := tb.at
 	num, integer := tb.number, tb.integer
-	if n, ok := integer("buckets", func(n int64) string {
-		if n < 8 || n%4 != 0 || n > 1<<26 {
-			return "must be a multiple of 4 in [8, 2^26] (n = buckets/2 must be even for squaring, Definition 3)"
-		}
-		return ""
-	}); ok {
+	// The ranges of buckets, factor, squaring_threshold, tail_budget and
+	// tilts are the engine's (engine.Options.Check, below).
+	anyInt := func(int64) string { return "" }
+	anyNum := func(float64) string { return "" }
+	if n, ok := integer("buckets", anyInt); ok {
 		o.Buckets = n
 	}
-	if f, ok := num("factor", func(f float64) string {
-		if f == 0 || f > 1 && finite(f) {
-			return ""
-		}
-		return "must be 0 (automatic) or a finite number > 1"
-	}); ok {
+	if f, ok := num("factor", anyNum); ok {
 		o.Factor = f
 	}
 	if x, present := t["error_correction"]; present {
@@ -305,12 +300,7 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 			p.el.add(l, d, "must be true or false, got %s", typeName(x))
 		}
 	}
-	if f, ok := num("squaring_threshold", func(f float64) string {
-		if f > 1 && finite(f) {
-			return ""
-		}
-		return "must be a finite number > 1"
-	}); ok {
+	if f, ok := num("squaring_threshold", anyNum); ok {
 		o.SquaringThreshold = f
 	}
 	if f, ok := num("free_infty_budget", nonNegative); ok {
@@ -319,16 +309,20 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 			o.FreeInftyBudget = -1 // the engine reads a negative budget as 0
 		}
 	}
-	if f, ok := num("tail_budget", openUnit); ok {
+	if f, ok := num("tail_budget", anyNum); ok {
 		o.TailBudget = f
 	}
-	if n, ok := integer("tilts", func(n int64) string {
-		if n >= 1 && n <= 3 {
-			return ""
-		}
-		return "must be 1, 2 or 3"
-	}); ok {
+	if n, ok := integer("tilts", anyInt); ok {
 		o.Tilts = n
+	}
+	if err := o.Engine().Check(); err != nil {
+		var pe *engine.ParamError
+		if errors.As(err, &pe) && t[pe.Param] != nil {
+			l, d := at(pe.Param)
+			p.el.add(l, d, "%s", pe.Reason)
+		} else {
+			p.el.add(p.line(path...), display, "%s", engineMessage(err))
+		}
 	}
 	if f, ok := num("accuracy", func(f float64) string {
 		if f > 0 && f < 1 {

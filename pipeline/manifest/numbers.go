@@ -2,10 +2,12 @@ package manifest
 
 import "math"
 
-// The range checks of numbers outside the mechanisms' parameters (engine
-// options, [search] keys; a mechanism's parameters are checked by its
-// engine constructor, parser.build): each returns "" for a valid value and
-// otherwise the tail of the error message ("must be positive and finite").
+// The range checks of the manifest's own numbers ([search] keys, the
+// pipeline's engine keys accuracy and free_infty_budget; a mechanism's
+// parameters are checked by its engine constructor, parser.build, and the
+// engine options by engine.Options.Check): each returns "" for a valid
+// value and otherwise the tail of the error message ("must be positive and
+// finite").
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
@@ -21,13 +23,6 @@ func nonNegative(v float64) string {
 		return ""
 	}
 	return "must be non-negative and finite"
-}
-
-func openUnit(v float64) string {
-	if v > 0 && v < 1 {
-		return ""
-	}
-	return "must be in (0, 1)"
 }
 
 // maxExactInt is 2^53: integers up to it are exact in a float64.
