@@ -2,8 +2,9 @@
 // manifests into result files, one concern each, and data flows one way
 // through them:
 //
-//	manifest -> runner (tasks) -> methods -> backend -> engine
-//	                  \-> results (Parquet) -> plots
+//	manifest -> runner (tasks)     -> methods -> backend -> engine
+//	manifest -> query (one-liners) -> methods
+//	runner   -> results (Parquet)  -> plots
 //
 // The packages:
 //
