@@ -36,7 +36,8 @@ func (s MechanismSpec) BuildMemory() int64 {
 // the one owner of their ranges, and reports a refusal at the key it
 // names (an *engine.ParamError's parameter is the manifest key), or else
 // at the mechanism (disp, on its line). Constructors are cheap: the Vuvuzela pairs
-// defer their work to the first composition.
+// defer their work to the first composition. A constructor stops at its
+// first refusal: one range problem per mechanism is reported.
 func (p *parser) build(spec MechanismSpec, at func(string) (int, string), disp string) {
 	k, _ := schemaFor(spec.Kind)
 	_, err := k.build(spec)
