@@ -46,8 +46,8 @@ func (p *parser) build(spec MechanismSpec, at func(string) (int, string), disp s
 	}
 	var pe *engine.ParamError
 	if errors.As(err, &pe) {
-		if _, ok := k.param(pe.Param); ok {
-			l, d := at(pe.Param)
+		if key := k.keyOf(pe.Param); key != "" {
+			l, d := at(key)
 			p.el.add(l, d, "%s", pe.Reason)
 			return
 		}
@@ -57,8 +57,9 @@ func (p *parser) build(spec MechanismSpec, at func(string) (int, string), disp s
 
 // sweptRange returns why the engine constructor refuses the value v of
 // the swept parameter param of spec (its other parameters at their
-// values in spec), or "" when it accepts it or refuses another parameter
-// (a combination the sweep may vary too is left to the tasks).
+// values in spec): "<key> <reason>" for the parameter it names, "" when it
+// accepts it or refuses a combination (one the sweep may vary too, such
+// as gauss's truncate and sensitivity, is left to the tasks).
 func sweptRange(spec MechanismSpec, param string, v float64) string {
 	k, ok := schemaFor(spec.Kind)
 	if !ok {
@@ -72,8 +73,10 @@ func sweptRange(spec MechanismSpec, param string, v float64) string {
 	s.Params[param] = v
 	_, err := k.build(s)
 	var pe *engine.ParamError
-	if errors.As(err, &pe) && pe.Param == param {
-		return pe.Reason
+	if errors.As(err, &pe) {
+		if key := k.keyOf(pe.Param); key != "" {
+			return key + " " + pe.Reason
+		}
 	}
 	return ""
 }

@@ -19,6 +19,7 @@ func TestEngineRanges(t *testing.T) {
 		{"vuvuzela mu zero", "kind = \"vuvuzela_dialing\"\nmu = 0\nscale = 10", "", ""},
 		{"swept sigma", "kind = \"gauss\"\nsigma = 1", "\"m.sigma\" = [1, -1]", `sweep."m.sigma": sigma must be positive and finite, got -1`},
 		{"swept q", "kind = \"sgd\"\nsigma = 1\nq = 0.1", "\"m.q\" = [0.1, 0]", `sweep."m.q": q must be in (0, 1], got 0`},
+		{"swept dataset_size below batch", "kind = \"sgd\"\nsigma = 1\nsampling = \"fixed_size\"\nbatch = 5\ndataset_size = 10", "\"m.dataset_size\" = [10, 3]", `sweep."m.dataset_size": batch must be in [1, 3] (the data set size n), got 5`},
 		{"swept batch", "kind = \"sgd\"\nsigma = 1\nsampling = \"fixed_size\"\nbatch = 2\ndataset_size = 10", "\"m.batch\" = [1.5]", `sweep."m.batch": batch must be a positive integer, got 1.5`},
 	}
 	for _, c := range cases {

@@ -55,6 +55,10 @@ type paramSpec struct {
 	// the results' params column nor the cache keys of existing manifests.
 	optional bool
 	def      float64
+	// engine is the parameter's name in the engine's errors
+	// (engine.ParamError.Param) when it is not the key ("n" for
+	// dataset_size).
+	engine string
 	// integer parameters must be whole numbers in [1, 2^53] (counts the
 	// engine takes as int). Every other range is the engine constructor's
 	// to check (parser.build).
@@ -103,7 +107,7 @@ var kindTable = func() []kindSchema {
 		{name: KindSGD,
 			params: []paramSpec{{name: "sigma", required: true}, rate,
 				{name: "sensitivity", optional: true, def: 1},
-				{name: "batch", optional: true, integer: true}, {name: "dataset_size", optional: true, integer: true}},
+				{name: "batch", optional: true, integer: true}, {name: "dataset_size", engine: "n", optional: true, integer: true}},
 			options: subsamplingKeys,
 			search:  []string{"sigma"}, tie: []string{"sigma"},
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
@@ -165,6 +169,17 @@ func (s kindSchema) keys() []string {
 	}
 	keys = append(keys, s.strings...)
 	return append(keys, s.options...)
+}
+
+// keyOf returns the key of the parameter the engine names param in its
+// errors, "" when the kind has none.
+func (s kindSchema) keyOf(param string) string {
+	for _, p := range s.params {
+		if p.engine == param || p.engine == "" && p.name == param {
+			return p.name
+		}
+	}
+	return ""
 }
 
 func (s kindSchema) param(name string) (paramSpec, bool) {

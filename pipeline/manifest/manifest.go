@@ -604,7 +604,7 @@ func (p *parser) sweep(v any, m *Manifest) {
 				break
 			}
 			if reason := sweptRange(*spec, e.param, f); reason != "" {
-				p.el.add(l, d, "%s %s", e.param, reason)
+				p.el.add(l, d, "%s", reason)
 				bad = true
 				break
 			}
