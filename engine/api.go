@@ -124,33 +124,42 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
+// Check reports the first option outside its range as a *ParamError whose
+// Param is the option's name in lower case with underscores ("buckets",
+// "squaring_threshold", "tilts"); nil when every option is valid. The
+// composing functions refuse the same options.
+func (o Options) Check() error {
+	_, err := o.withDefaults()
+	return err
+}
+
 func (o Options) withDefaults() (Options, error) {
 	if o.Buckets == 0 {
 		o.Buckets = 100000
 	}
 	if o.Buckets < 8 || o.Buckets%4 != 0 {
-		return o, invalidf("buckets must be a multiple of 4 (so that n is even, Definition 3) and at least 8, got %d", o.Buckets)
+		return o, optionError("buckets", "must be a multiple of 4 (so that n is even, Definition 3) and at least 8, got %d", o.Buckets)
 	}
 	if o.Buckets > 1<<26 {
-		return o, invalidf("buckets must be at most %d, got %d", 1<<26, o.Buckets)
+		return o, optionError("buckets", "must be at most %d, got %d", 1<<26, o.Buckets)
 	}
 	if o.Factor != 0 && !(o.Factor > 1) || math.IsInf(o.Factor, 0) || math.IsNaN(o.Factor) {
-		return o, invalidf("factor must be > 1 and finite (or 0 for automatic), got %v", o.Factor)
+		return o, optionError("factor", "must be > 1 and finite (or 0 for automatic), got %v", o.Factor)
 	}
 	if o.SquaringThreshold == 0 {
 		o.SquaringThreshold = 2.2
 	}
 	if !(o.SquaringThreshold > 1) || math.IsInf(o.SquaringThreshold, 0) {
-		return o, invalidf("squaring threshold must be > 1, got %v", o.SquaringThreshold)
+		return o, optionError("squaring_threshold", "must be > 1, got %v", o.SquaringThreshold)
 	}
 	if o.TailBudget == 0 {
 		o.TailBudget = 1e-22
 	}
 	if !(o.TailBudget > 0 && o.TailBudget < 1) {
-		return o, invalidf("tail budget must be in (0, 1), got %v", o.TailBudget)
+		return o, optionError("tail_budget", "must be in (0, 1), got %v", o.TailBudget)
 	}
 	if math.IsNaN(o.FreeInftyBudget) || math.IsInf(o.FreeInftyBudget, 0) {
-		return o, invalidf("free_infty_budget must be finite, got %v", o.FreeInftyBudget)
+		return o, optionError("free_infty_budget", "must be finite, got %v", o.FreeInftyBudget)
 	}
 	if o.FreeInftyBudget == 0 {
 		o.FreeInftyBudget = o.TailBudget
@@ -162,10 +171,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.Tilts = 3
 	}
 	if o.Lists < ListsBoth || o.Lists > ListsGrid {
-		return o, invalidf("lists must be both, grouped or grid, got %v", o.Lists)
+		return o, optionError("lists", "must be both, grouped or grid, got %v", o.Lists)
 	}
 	if o.Tilts < 1 || o.Tilts > 5 {
-		return o, invalidf("tilts must be between 1 and 5, got %d", o.Tilts)
+		return o, optionError("tilts", "must be between 1 and 5, got %d", o.Tilts)
 	}
 	return o, nil
 }

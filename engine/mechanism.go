@@ -26,14 +26,14 @@ type Mechanism interface {
 
 func checkPositive(name string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 0) {
-		return invalidf("%s must be positive and finite, got %v", name, v)
+		return paramError(name, "must be positive and finite, got %v", v)
 	}
 	return nil
 }
 
 func checkNonNegative(name string, v float64) error {
 	if !(v >= 0) || math.IsInf(v, 0) {
-		return invalidf("%s must be non-negative and finite, got %v", name, v)
+		return paramError(name, "must be non-negative and finite, got %v", v)
 	}
 	return nil
 }

@@ -343,7 +343,7 @@ func (h *histMech) atomLoss() float64 { return h.maxLoss() }
 // A = (p, 1-p), B = (1-p, p), for p in (0, 1).
 func RandomizedResponse(p float64) (Mechanism, error) {
 	if !(p > 0 && p < 1) {
-		return nil, invalidf("randomized_response: p must be in (0, 1), got %v", p)
+		return nil, paramError("randomized_response: p", "must be in (0, 1), got %v", p)
 	}
 	return &histMech{name: "randomized_response(p=" + fmtFloat(p) + ")", a: []float64{p, 1 - p}, b: []float64{1 - p, p}}, nil
 }
@@ -361,7 +361,7 @@ func EpsDelta(eps, delta float64) (Mechanism, error) {
 		return nil, err
 	}
 	if !(delta >= 0 && delta < 1) {
-		return nil, invalidf("eps_delta: delta must be in [0, 1), got %v", delta)
+		return nil, paramError("eps_delta: delta", "must be in [0, 1), got %v", delta)
 	}
 	return &epsDeltaMech{eps: eps, delta: delta}, nil
 }

@@ -91,16 +91,17 @@ func (r Relation) valid() bool { return r == AddRemove || r == ReplaceOne }
 // the quotient is inexact: every pair of this package is monotone in q, so
 // a rate rounded up still bounds the real one. Under AddRemove n may be the
 // size of either neighbour (the smaller gives the larger, safe, rate).
-// batch must be in [1, n].
+// batch must be in [1, n] and n at most 2^53; a refusal is a *ParamError
+// naming "batch" or "n".
 func FixedSizeRate(batch, n int) (float64, error) {
 	if n < 1 {
-		return 0, invalidf("fixed_size: data set size n must be >= 1, got %d", n)
+		return 0, paramError("fixed_size: n", "must be >= 1, got %d", n)
 	}
 	if batch < 1 || batch > n {
-		return 0, invalidf("fixed_size: batch size must be in [1, n = %d], got %d", n, batch)
+		return 0, paramError("fixed_size: batch", "must be in [1, %d] (the data set size n), got %d", n, batch)
 	}
 	if n > 1<<53 {
-		return 0, invalidf("fixed_size: data set size n must be at most 2^53, got %d", n)
+		return 0, paramError("fixed_size: n", "must be at most 2^53, got %d", n)
 	}
 	b, m := float64(batch), float64(n)
 	q := b / m

@@ -276,7 +276,7 @@ func checkSubsampled(kind string, scaleName string, scale, sens, q float64, s Sa
 		return err
 	}
 	if !(q > 0 && q <= 1) {
-		return invalidf("%s: q must be in (0, 1], got %v", kind, q)
+		return paramError(kind+": q", "must be in (0, 1], got %v", q)
 	}
 	if !s.valid() {
 		return invalidf("%s: unknown sampling %d", kind, int(s))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/query"
 	"github.com/pbuckets/pbuckets/pipeline/search"
 )
 
@@ -22,12 +23,12 @@ func TestCalibrationTextRoundsOutwards(t *testing.T) {
 	spec := search.Spec{Mechanism: manifest.MechanismSpec{Kind: "laplace", Params: map[string]float64{"scale": 2.48, "sensitivity": 1}},
 		Tie: []string{"scale"}, R: 1, Eps: 0.06, Delta: 1e-5}
 	spec.Mechanism.Engine.Buckets = 100000
-	c := calibration{Spec: spec,
+	c := query.Calibration{Spec: spec,
 		Meets: map[string]float64{"scale": 2.484}, MeetsProbe: &search.Probe{Upper: up, Lower: 0},
 		Insufficient: map[string]float64{"scale": 2.48}, InsufficientProbe: &search.Probe{Upper: 1e-4, Lower: low},
 		Result: &search.Result{}}
 	var buf bytes.Buffer
-	if err := writeCalibrationText(&buf, []calibration{c}); err != nil {
+	if err := writeCalibrationText(&buf, []query.Calibration{c}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/pbuckets/pbuckets/internal/outward"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/query"
 	"github.com/pbuckets/pbuckets/pipeline/results"
 	"github.com/pbuckets/pbuckets/pipeline/search"
 )
@@ -93,10 +93,6 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	specs := search.Specs(m)
 	be := backend.Engine{}
-	if _, err := be.Mechanism(specs[0].Mechanism); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitUsage
-	}
 	searcher := &search.Searcher{Backend: be}
 	if !*noCache {
 		var flagName string
@@ -149,12 +145,12 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: %v\n", e)
 		status = exitFailed
 	}
-	var answers []calibration
+	var answers []query.Calibration
 	for _, res := range found {
 		if res == nil {
 			continue
 		}
-		c, err := calibrate(ctx, searcher, res)
+		c, err := query.Calibrate(ctx, searcher, res)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "interrupted: the search was stopped before it concluded, so nothing is concluded; run again to continue (states are cached)")
 			return exitInterrupted
@@ -199,103 +195,12 @@ func joinR(specs []search.Spec) string {
 	return strings.Join(rs, ", ")
 }
 
-// calibration is the answer of calibrate for one r: the least noise found
-// meeting the target by the upper bound (rounded up and checked again) and
-// the most noise proved insufficient by the lower bound.
-type calibration struct {
-	Spec search.Spec
-	// Meets holds the tied parameters of the answer, as printed; MeetsProbe
-	// its probe (the check). Nil when no noise in the factor range meets
-	// the target.
-	Meets      map[string]float64
-	MeetsProbe *search.Probe
-	// Rounded is true when Meets holds the rounded values (their check
-	// passed), false when it holds the search's own answer.
-	Rounded bool
-	// Insufficient holds the tied parameters of the most noise the lower
-	// bound proves insufficient, rounded down (by post-processing, less
-	// noise is insufficient too); nil when none was found.
-	Insufficient      map[string]float64
-	InsufficientProbe *search.Probe
-	Result            *search.Result
-}
-
-// calibrate rounds the search's answer up to the digits its tolerance
-// justifies and checks the rounded mechanism with the upper bound (one more
-// probe, usually a new composition).
-func calibrate(ctx context.Context, s *search.Searcher, res *search.Result) (calibration, error) {
-	c := calibration{Spec: res.Spec, Result: res}
-	digits := max(3, int(math.Ceil(-math.Log10(res.Spec.RelTol)))+1)
-	if p := res.Insufficient; p != nil {
-		c.InsufficientProbe = p
-		c.Insufficient = map[string]float64{}
-		for _, k := range res.Spec.Tie {
-			c.Insufficient[k] = roundedValue(p.Params[k], digits, false)
-		}
-	}
-	p := res.Meets
-	if p == nil {
-		return c, nil
-	}
-	rounded := map[string]float64{}
-	changed := false
-	for _, k := range res.Spec.Tie {
-		rounded[k] = roundedValue(p.Params[k], digits, true)
-		changed = changed || rounded[k] != p.Params[k]
-	}
-	c.Meets, c.MeetsProbe = tiedParams(p.Params, res.Spec.Tie), p
-	if !changed {
-		c.Rounded = true
-		return c, nil
-	}
-	check := res.Spec
-	check.Mechanism = res.Spec.At(1)
-	for k, v := range rounded {
-		check.Mechanism.Params[k] = v
-	}
-	q, err := s.Probe(ctx, check, 1)
-	if err != nil {
-		return c, fmt.Errorf("checking the rounded answer %s: %w", formatTied(rounded, res.Spec.Tie), err)
-	}
-	if q.Upper <= res.Spec.Delta {
-		c.Meets, c.MeetsProbe, c.Rounded = rounded, &q, true
-	}
-	return c, nil
-}
-
-// roundedValue returns v rounded to digits significant digits, up or down.
-func roundedValue(v float64, digits int, up bool) float64 {
-	r, err := strconv.ParseFloat(roundDecimal(v, digits, up), 64)
-	if err != nil || math.IsInf(r, 0) {
-		return v
-	}
-	return r
-}
-
-func tiedParams(params map[string]float64, tie []string) map[string]float64 {
-	out := make(map[string]float64, len(tie))
-	for _, k := range tie {
-		out[k] = params[k]
-	}
-	return out
-}
-
-// formatTied renders tied parameters, "sigma 1.523" or "mu 4100, scale
-// 833", each exactly (shortest representation).
-func formatTied(params map[string]float64, tie []string) string {
-	parts := make([]string, len(tie))
-	for i, k := range tie {
-		parts[i] = k + " " + strconv.FormatFloat(params[k], 'g', -1, 64)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // writeCalibrationText prints, per r, the answer and the noise proved
 // insufficient:
 //
 //	sigma 1.523 meets eps 3, delta 1e-05 after r 10000 (delta_up 9.87e-06; sgd q=0.01; buckets, 100000 buckets)
 //	  sigma 1.498 is insufficient (delta_low 1.02e-05 > 1e-05): the least sufficient sigma lies in (1.498, 1.523]
-func writeCalibrationText(w io.Writer, cs []calibration) error {
+func writeCalibrationText(w io.Writer, cs []query.Calibration) error {
 	// bounds rounded outwards (3 digits, more where needed to keep their
 	// side of the target delta)
 	up := func(v, target float64) string { return outward.Against(v, 3, true, target) }
@@ -307,12 +212,12 @@ func writeCalibrationText(w io.Writer, cs []calibration) error {
 		what := fmt.Sprintf("%s %s; buckets, %d buckets", s.Mechanism.Kind, formatMechParams(fixed, mechWords(s.Mechanism.Noise, s.Mechanism.Sampling, s.Mechanism.Relation)...), s.Mechanism.Engine.Buckets)
 		if c.Meets == nil {
 			top := c.Result.Probes[len(c.Result.Probes)-1]
-			fmt.Fprintf(w, "no %s up to %s meets %s (%s)\n", strings.Join(s.Tie, ", "), formatTied(top.Params, s.Tie), target, what)
+			fmt.Fprintf(w, "no %s up to %s meets %s (%s)\n", strings.Join(s.Tie, ", "), query.FormatTied(top.Params, s.Tie), target, what)
 		} else {
-			fmt.Fprintf(w, "%s meets %s (delta_up %s; %s)\n", formatTied(c.Meets, s.Tie), target, up(c.MeetsProbe.Upper, s.Delta), what)
+			fmt.Fprintf(w, "%s meets %s (delta_up %s; %s)\n", query.FormatTied(c.Meets, s.Tie), target, up(c.MeetsProbe.Upper, s.Delta), what)
 		}
 		if c.Insufficient != nil {
-			fmt.Fprintf(w, "  %s is insufficient (delta_low %s > %s)", formatTied(c.Insufficient, s.Tie), low(c.InsufficientProbe.Lower, s.Delta), strconv.FormatFloat(s.Delta, 'g', -1, 64))
+			fmt.Fprintf(w, "  %s is insufficient (delta_low %s > %s)", query.FormatTied(c.Insufficient, s.Tie), low(c.InsufficientProbe.Lower, s.Delta), strconv.FormatFloat(s.Delta, 'g', -1, 64))
 			if c.Meets != nil && len(s.Tie) == 1 {
 				k := s.Tie[0]
 				fmt.Fprintf(w, ": the least sufficient %s lies in (%s, %s]", k, strconv.FormatFloat(c.Insufficient[k], 'g', -1, 64), strconv.FormatFloat(c.Meets[k], 'g', -1, 64))
@@ -339,7 +244,7 @@ func fixedParams(s search.Spec) map[string]float64 {
 }
 
 // writeCalibrationJSON prints the answers as a JSON array.
-func writeCalibrationJSON(w io.Writer, cs []calibration) error {
+func writeCalibrationJSON(w io.Writer, cs []query.Calibration) error {
 	type answer struct {
 		Kind         string             `json:"kind"`
 		Params       map[string]float64 `json:"params"`

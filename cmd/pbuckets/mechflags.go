@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,48 +8,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
 // The one-line commands (eps, delta, calibrate and search without a
 // manifest) describe one mechanism with flags named like the manifest keys.
-// They build a manifest document from the flags and parse it with package
-// manifest, so that flags are checked exactly like manifests; the errors'
-// keys are then rewritten to the flags (flagKey).
-
-// mechParam is a numeric mechanism parameter settable by a flag: the flag,
-// the manifest key and what it means (the flag's help).
-type mechParam struct {
-	flag, key, help string
-}
-
-// mechParams are the numeric parameters of every kind. The single-round
-// guarantee (eps, delta) of kind eps_delta is set with --eps0 and --delta0,
-// because --eps and --delta are the queries' targets.
-var mechParams = []mechParam{
-	{"sigma", "sigma", "noise standard deviation of gauss; noise multiplier of sgd (standard deviation / sensitivity), > 0"},
-	{"q", "q", "sampling rate of sgd and subsampled laplace, in (0, 1]: the probability that a record joins a batch (poisson), or batch/dataset size (fixed_size)"},
-	{"scale", "scale", "noise scale of laplace (b of Lap(b)) and of the Vuvuzela kinds, > 0"},
-	{"mu", "mu", "mean number of noise messages of the Vuvuzela kinds, > 0"},
-	{"p", "p", "probability of the true answer of randomized_response, in (0, 1)"},
-	{"sensitivity", "sensitivity", "sensitivity of laplace, gauss and sgd, > 0 (default 1)"},
-	{"truncate", "truncate", "truncation of the laplace or gauss noise to [-t, t] (default 0: none)"},
-	{"batch", "batch", "batch size of sgd and laplace with --sampling fixed_size (with --dataset-size, instead of --q)"},
-	{"dataset-size", "dataset_size", "number of records of sgd and laplace with --sampling fixed_size (with --batch, instead of --q)"},
-	{"eps0", "eps", "eps of kind eps_delta: its single-round guarantee (--eps is the query's)"},
-	{"delta0", "delta", "delta of kind eps_delta: its single-round guarantee (--delta is the query's)"},
-}
-
-// mechOptions are the string options of the subsampled kinds, set by the
-// flags of the same name.
-var mechOptions = []string{"sampling", "relation"}
+// They build a manifest's values from the flags and parse them with
+// manifest.ParseValues, so that flags are checked exactly like manifests;
+// the errors' keys are then rewritten to the flags (flagKey).
 
 // mechFlags holds the flags of one mechanism and of its engine options.
 type mechFlags struct {
-	kind, name, noise, file *string
-	params                  map[string]*float64
-	options                 map[string]*string
+	kind, name *string
+	// params and strings hold the flags of the mechanism keys
+	// (manifest.KeyFlags), by flag name.
+	params  map[string]*float64
+	strings map[string]*string
 	// Engine options ([engine] keys).
 	buckets, tilts                                *int
 	factor, tailBudget, squaring, freeInftyBudget *float64
@@ -62,19 +35,19 @@ type mechFlags struct {
 
 // addMechFlags registers the mechanism and engine flags on fs.
 func addMechFlags(fs *flag.FlagSet) *mechFlags {
-	f := &mechFlags{params: map[string]*float64{}, options: map[string]*string{}}
-	f.kind = fs.String("kind", "", "mechanism kind: "+strings.Join(manifest.Kinds(), ", "))
+	f := &mechFlags{params: map[string]*float64{}, strings: map[string]*string{}}
+	f.kind = fs.String("kind", "", manifest.KindHelp())
 	f.name = fs.String("name", "", "label of the mechanism in the output (default: the kind)")
-	f.noise = fs.String("noise", "", `noise of the Vuvuzela kinds: "laplace" or "gauss"`)
-	f.file = fs.String("file", "", "histogram file (kind histogram): CSV or Parquet with columns a and b")
-	f.options["sampling"] = fs.String("sampling", "", `sampling of kinds sgd and laplace (with --q): "poisson" (default) or "fixed_size"`)
-	f.options["relation"] = fs.String("relation", "", `neighbouring relation of kinds sgd and laplace (with --q): "add_remove" (default) or "replace_one"`)
-	for _, p := range mechParams {
-		f.params[p.flag] = fs.Float64(p.flag, 0, p.help+" (manifest key "+p.key+")")
+	for _, k := range manifest.KeyFlags() {
+		if k.Numeric {
+			f.params[k.Flag] = fs.Float64(k.Flag, 0, k.Help+" (manifest key "+k.Key+")")
+		} else {
+			f.strings[k.Flag] = fs.String(k.Flag, "", k.Help)
+		}
 	}
 	f.buckets = intFlag(fs, "buckets", 0, "number of buckets `N`, e.g. 200000, 200_000 or 2e5 (default 100000)")
 	f.factor = fs.Float64("factor", 0, "bucket factor (default automatic)")
-	f.tilts = intFlag(fs, "tilts", 0, "`N` exponential tilts per convolution, 1-3 (default: the engine's)")
+	f.tilts = intFlag(fs, "tilts", 0, "`N` exponential tilts per convolution, 1-5 (default: the engine's, 3)")
 	f.tailBudget = fs.Float64("tail-budget", 0, "corner mass the automatic factor may leave, in (0, 1) (default 1e-22)")
 	f.squaring = fs.Float64("squaring-threshold", 0, "corner-mass growth that triggers a squaring, > 1 (default 2.2)")
 	f.freeInftyBudget = fs.Float64("free-infty-budget", 0, "corner mass below which no squaring is triggered (default: the tail budget)")
@@ -85,11 +58,11 @@ func addMechFlags(fs *flag.FlagSet) *mechFlags {
 
 // mechFlagNames lists the flags of addMechFlags other than --kind.
 func mechFlagNames() []string {
-	names := []string{"name", "noise", "file", "buckets", "factor", "tilts", "tail-budget", "squaring-threshold", "free-infty-budget", "no-error-correction", "accuracy"}
-	for _, p := range mechParams {
-		names = append(names, p.flag)
+	names := []string{"name", "buckets", "factor", "tilts", "tail-budget", "squaring-threshold", "free-infty-budget", "no-error-correction", "accuracy"}
+	for _, k := range manifest.KeyFlags() {
+		names = append(names, k.Flag)
 	}
-	return append(names, mechOptions...)
+	return names
 }
 
 // flagProblems collects the problems of flag values found before the
@@ -116,22 +89,15 @@ func (f *mechFlags) tables(set map[string]bool, problems *flagProblems) (mech, e
 		name = *f.kind
 	}
 	mech = map[string]any{"id": name, "kind": *f.kind}
-	if set["noise"] {
-		mech["noise"] = *f.noise
-	}
-	if set["file"] {
-		mech["file"] = *f.file
-	}
-	for _, k := range mechOptions {
-		if set[k] {
-			mech[k] = *f.options[k]
-		}
-	}
-	for _, p := range mechParams {
-		if set[p.flag] {
-			v := *f.params[p.flag]
-			problems.finite(p.flag, v)
-			mech[p.key] = v
+	for _, k := range manifest.KeyFlags() {
+		switch {
+		case !set[k.Flag]:
+		case k.Numeric:
+			v := *f.params[k.Flag]
+			problems.finite(k.Flag, v)
+			mech[k.Key] = v
+		default:
+			mech[k.Key] = *f.strings[k.Flag]
 		}
 	}
 	engine = map[string]any{}
@@ -161,16 +127,12 @@ func (f *mechFlags) tables(set map[string]bool, problems *flagProblems) (mech, e
 	return mech, engine
 }
 
-// parseFlagManifest encodes doc as TOML and parses it as a manifest, so
-// that the flags are checked exactly like a manifest. The errors' keys are
-// rewritten to the flags that set them (flagKey); their lines, those of the
-// generated document, are dropped. kind is the --kind given.
-func parseFlagManifest(doc map[string]any, kind string) (*manifest.Manifest, error) {
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
-		return nil, fmt.Errorf("encoding the flags: %w", err)
-	}
-	m, err := manifest.Parse("flags", buf.Bytes())
+// parseFlagManifest parses doc, the flags' values, as a manifest
+// (manifest.ParseValues), so that the flags are checked exactly like a
+// manifest. The errors' keys are rewritten to the flags that set them
+// (flagKey).
+func parseFlagManifest(doc map[string]any) (*manifest.Manifest, error) {
+	m, err := manifest.ParseValues("flags", doc)
 	if err == nil {
 		return m, nil
 	}
@@ -186,7 +148,7 @@ func parseFlagManifest(doc map[string]any, kind string) (*manifest.Manifest, err
 			out = append(out, e)
 			continue
 		}
-		if k := flagKey(me.Key, kind); k != "" {
+		if k := flagKey(me.Key); k != "" {
 			out = append(out, fmt.Errorf("%s: %w", k, me.Err))
 		} else {
 			out = append(out, me.Err)
@@ -198,7 +160,7 @@ func parseFlagManifest(doc map[string]any, kind string) (*manifest.Manifest, err
 // flagKey returns the flag ("--sigma") that sets the manifest key named in
 // an error (`mechanism "sgd": sigma`, "query.delta", "engine.buckets"), or
 // "" when no single flag does ("query", "name").
-func flagKey(key, kind string) string {
+func flagKey(key string) string {
 	k := key
 	switch {
 	case strings.HasPrefix(k, "mechanism"):
@@ -207,11 +169,11 @@ func flagKey(key, kind string) string {
 			return ""
 		}
 		k = after
-		switch {
-		case k == "id":
-			k = "name"
-		case kind == manifest.KindEpsDelta && (k == "eps" || k == "delta"):
-			k += "0"
+		if k == "id" {
+			return "--name"
+		}
+		if f := manifest.FlagOfKey(k); f != "" {
+			return "--" + f
 		}
 	case strings.HasPrefix(k, "query."), strings.HasPrefix(k, "search."), strings.HasPrefix(k, "engine."):
 		_, k, _ = strings.Cut(k, ".")

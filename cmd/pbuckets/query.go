@@ -10,19 +10,14 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
-	"github.com/pbuckets/pbuckets/pipeline/backend"
-	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
-	"github.com/pbuckets/pbuckets/pipeline/memory"
 	"github.com/pbuckets/pbuckets/pipeline/methods"
-	"github.com/pbuckets/pbuckets/pipeline/results"
-	"golang.org/x/sync/semaphore"
+	"github.com/pbuckets/pbuckets/pipeline/query"
 )
 
 const epsSynopsis = `--kind KIND [PARAMS] --r R[,R...] --delta D[,D...] [options]
@@ -65,92 +60,67 @@ const (
 
 // queryFlags are the flags of eps and delta beside the mechanism's.
 type queryFlags struct {
-	rs, deltas, eps, eEps *listFlag[float64]
-	methods               *string
-	json                  *bool
-	out, cacheDir         *string
-	noCache               *bool
-	memory                *string
+	deltas, eps, eEps *listFlag[float64]
+	methods           *string
+	json              *bool
+	out, cacheDir     *string
+	noCache           *bool
+	memory            *string
 	// cache is the state cache folder (oneLinerCache) and cacheFlag the
 	// flag that chose it.
 	cache, cacheFlag string
 }
 
-// cmdQuery runs pbuckets eps (what = queryEps) or pbuckets delta.
+// cmdQuery runs pbuckets eps (what = queryEps) or pbuckets delta: the
+// flags' manifest asked with query.Ask, its answer printed.
 func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 	m, qf, budget, status, ok := parseQuery(what, args, stderr)
 	if !ok {
 		return status
 	}
-	in := m.Instances()[0]
-	be := backend.Engine{}
-	if _, err := be.Mechanism(in.Spec); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitUsage
-	}
-	if budget <= 0 {
-		if budget = memory.Available(); budget <= 0 {
-			budget = memory.Unlimited
-		}
-	}
-	bm := &methods.Buckets{Backend: be, Mem: semaphore.NewWeighted(budget), Budget: budget}
+	opt := query.Options{Budget: budget}
 	if !*qf.noCache {
-		bm.Cache = cache.States{Dir: qf.cache}
-		// The cache must be writable before any work.
-		if err := results.CheckWritable(bm.Cache.Dir); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %v\n", qf.cacheFlag, err)
-			return exitUsage
+		opt.CacheDir = qf.cache
+	}
+	if acc := m.Mechanisms[0].Engine.Accuracy; acc > 0 && isTerminal(os.Stderr) && stderr == io.Writer(os.Stderr) {
+		opt.Round = func(round, buckets int) {
+			fmt.Fprintf(stderr, "accuracy %g: round %d, %d buckets\n", acc, round, buckets)
 		}
 	}
-	if slices.Contains(m.Query.Methods, manifest.MethodBuckets) {
-		if need := bm.MemoryNeed(in.Spec); need > budget {
-			fmt.Fprintf(stderr, "error: the buckets need about %s with %d buckets, more than the %s available; lower --buckets or raise --memory\n",
-				memory.FormatBytes(need), in.Spec.Engine.Buckets, memory.FormatBytes(budget))
-			return exitUsage
-		}
-	}
-	registry := methods.Compare()
-	registry[manifest.MethodBuckets] = bm.Run
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	defer memory.LimitRuntime(budget)()
-
-	job := methods.Job{Manifest: m, Instance: &in, Compositions: m.Query.Compositions, Eps: m.Query.Eps, Delta: m.Query.Delta}
-	if in.Spec.Engine.Accuracy > 0 && isTerminal(os.Stderr) && stderr == io.Writer(os.Stderr) {
-		job.Round = func(round, buckets int) {
-			fmt.Fprintf(stderr, "accuracy %g: round %d, %d buckets\n", in.Spec.Engine.Accuracy, round, buckets)
+	ans, err := query.Ask(ctx, m, opt)
+	var qe *query.Error
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "interrupted")
+		return exitInterrupted
+	case errors.As(err, &qe) && qe.Key == "cache":
+		fmt.Fprintf(stderr, "error: %s: %v\n", qf.cacheFlag, qe.Err)
+		return exitUsage
+	case errors.As(err, &qe) && qe.Key == "memory":
+		fmt.Fprintf(stderr, "error: %v; lower --buckets or raise --memory\n", qe.Err)
+		return exitUsage
+	case err != nil:
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitFailed
+	}
+	status = exitOK
+	for _, p := range ans.Problems {
+		word := "note"
+		if p.Failed {
+			word, status = "error", exitFailed
+		}
+		if p.R > 0 {
+			fmt.Fprintf(stderr, "%s: %s r=%d: %v\n", word, p.Method, p.R, p.Err)
+		} else {
+			fmt.Fprintf(stderr, "%s: %s: %v\n", word, p.Method, p.Err)
 		}
 	}
 	var answers []queryAnswer
-	status = exitOK
-	for _, meth := range m.Query.Methods {
-		outs, err := registry[meth](ctx, job)
-		switch {
-		case ctx.Err() != nil:
-			fmt.Fprintln(stderr, "interrupted")
-			return exitInterrupted
-		case errors.Is(err, methods.ErrNotApplicable) || errors.Is(err, methods.ErrNotAvailable):
-			fmt.Fprintf(stderr, "note: %s: %v\n", meth, err)
-			continue
-		case err != nil:
-			fmt.Fprintf(stderr, "error: %s: %v\n", meth, err)
-			status = exitFailed
-			continue
-		}
-		for _, o := range outs {
-			if errors.Is(o.Err, methods.ErrNotApplicable) {
-				fmt.Fprintf(stderr, "note: %s r=%d: %v\n", meth, o.R, o.Err)
-				continue
-			}
-			if o.Err != nil {
-				fmt.Fprintf(stderr, "error: %s r=%d: %v\n", meth, o.R, o.Err)
-				status = exitFailed
-				continue
-			}
-			answers = append(answers, queryAnswers(what, meth, in, o, job, len(qf.eEps.vals) > 0)...)
-		}
+	for _, o := range ans.Outcomes {
+		answers = append(answers, queryAnswers(what, o.Method, ans.Instance, o.Outcome, ans.Job, len(qf.eEps.vals) > 0)...)
 	}
-	var err error
 	if *qf.json {
 		err = writeQueryJSON(stdout, answers)
 	} else {
@@ -254,7 +224,7 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 	if engine != nil {
 		doc["engine"] = engine
 	}
-	return parseFlagManifest(doc, *mf.kind)
+	return parseFlagManifest(doc)
 }
 
 // queryAnswer is one line of the output of eps or delta: a bound on eps at

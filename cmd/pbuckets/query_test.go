@@ -145,8 +145,8 @@ func TestEpsDeltaUsageErrors(t *testing.T) {
 		{[]string{"eps", "--kind", "vuvuzela_dialing", "--noise", "cauchy", "--mu", "1", "--scale", "1", "--r", "8", "--delta", "1e-5"}, `noise must be "laplace" or "gauss", got "cauchy"`},
 		{[]string{"eps", "--kind", "histogram", "--file", "missing.csv", "--r", "8", "--delta", "1e-5"}, "--file: "},
 		{append([]string{"eps", "--delta", "1e-5", "--buckets", "7"}, gauss...), "--buckets: must be a multiple of 4"},
-		{append([]string{"eps", "--delta", "1e-5", "--tilts", "4"}, gauss...), "--tilts: must be 1, 2 or 3, got 4"},
-		{append([]string{"eps", "--delta", "1e-5", "--factor", "0.5"}, gauss...), "--factor: must be 0 (automatic) or a finite number > 1"},
+		{append([]string{"eps", "--delta", "1e-5", "--tilts", "6"}, gauss...), "--tilts: must be between 1 and 5, got 6"},
+		{append([]string{"eps", "--delta", "1e-5", "--factor", "0.5"}, gauss...), "--factor: must be > 1 and finite (or 0 for automatic), got 0.5"},
 		{append([]string{"eps", "--delta", "1e-5", "--methods", "bukets"}, gauss...), `--methods: unknown method "bukets" (did you mean "buckets"?)`},
 		{append([]string{"eps", "--delta", "1e-5", "--memory", "lots"}, gauss...), "--memory:"},
 		{append([]string{"eps", "--delta", "1e-5", "--memory", "1KiB"}, gauss...), "lower --buckets or raise --memory"},
@@ -179,8 +179,8 @@ func TestFlagKey(t *testing.T) {
 		{`mechanism "x"`, "gauss", ""},
 	}
 	for _, c := range cases {
-		if got := flagKey(c.key, c.kind); got != c.want {
-			t.Errorf("flagKey(%q, %q) = %q, want %q", c.key, c.kind, got, c.want)
+		if got := flagKey(c.key); got != c.want {
+			t.Errorf("flagKey(%q) [kind %s] = %q, want %q", c.key, c.kind, got, c.want)
 		}
 	}
 }

@@ -96,5 +96,5 @@ func searchFlagManifest(set map[string]bool, mf *mechFlags, sf *searchFlags, sta
 	if engine != nil {
 		doc["engine"] = engine
 	}
-	return parseFlagManifest(doc, *mf.kind)
+	return parseFlagManifest(doc)
 }

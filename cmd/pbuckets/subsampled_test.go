@@ -61,7 +61,7 @@ func TestSubsamplingFlagErrors(t *testing.T) {
 		{append(sgd, "--q", "0.1", "--relation", "replace"), `--relation: unknown relation "replace"`},
 		{append(sgd, "--q", "0.1", "--sampling", "fixed_size", "--batch", "4", "--dataset-size", "8"), "--batch: give either the rate q or batch and dataset_size, not both"},
 		{append(sgd, "--batch", "4", "--dataset-size", "8"), `--batch: batch and dataset_size need sampling = "fixed_size"`},
-		{append(sgd, "--sampling", "fixed_size", "--batch", "9", "--dataset-size", "8"), "--batch: must be in [1, dataset_size = 8], got 9"},
+		{append(sgd, "--sampling", "fixed_size", "--batch", "9", "--dataset-size", "8"), "--batch: must be in [1, 8] (the data set size n), got 9"},
 		{append(sgd, "--sampling", "fixed_size", "--batch", "2.5", "--dataset-size", "8"), "--batch: must be a positive integer, got 2.5"},
 		{append(sgd, "--sampling", "fixed_size", "--dataset-size", "8"), "--dataset-size: give batch too"},
 		{sgd, "--q: missing required key for kind sgd"},

@@ -13,77 +13,20 @@ import (
 // Engine implements Backend with package engine.
 type Engine struct{}
 
-// engineNoise converts a manifest noise name.
-func engineNoise(noise string) engine.Noise {
-	if noise == manifest.NoiseGauss {
-		return engine.NoiseGauss
-	}
-	return engine.NoiseLaplace
-}
-
-// engineOptions converts manifest options to engine options.
-func engineOptions(o manifest.EngineOptions) engine.Options {
-	return engine.Options{
-		Buckets:                o.Buckets,
-		Factor:                 o.Factor,
-		DisableErrorCorrection: !o.ErrorCorrection,
-		SquaringThreshold:      o.SquaringThreshold,
-		FreeInftyBudget:        o.FreeInftyBudget,
-		TailBudget:             o.TailBudget,
-		Tilts:                  o.Tilts,
-	}
-}
-
-// Mechanism builds the engine mechanism of spec with the engine's
-// constructors, which validate the parameters again; a sequence builds
-// those of its parts.
+// Mechanism builds the engine mechanism of spec with the constructor of
+// its kind (manifest.MechanismSpec.Build); a sequence builds those of its
+// parts.
 func (e Engine) Mechanism(spec manifest.MechanismSpec) (Mechanism, error) {
-	p := spec.Params
-	noise := engineNoise(spec.Noise)
-	switch spec.Kind {
-	case manifest.KindLaplace:
-		if spec.Subsampled() {
-			return subsampled(spec, engine.SubsampledLaplace, p["scale"])
-		}
-		return engine.Laplace(p["scale"], p["sensitivity"], p["truncate"])
-	case manifest.KindGauss:
-		return engine.Gauss(p["sigma"], p["sensitivity"], p["truncate"])
-	case manifest.KindRandomizedResponse:
-		return engine.RandomizedResponse(p["p"])
-	case manifest.KindSGD:
-		return subsampled(spec, engine.SubsampledGauss, p["sigma"])
-	case manifest.KindEpsDelta:
-		return engine.EpsDelta(p["eps"], p["delta"])
-	case manifest.KindHistogram:
-		return engine.Histogram(normalized(spec.A), normalized(spec.B))
-	case manifest.KindVuvuzelaDialing:
-		return engine.VuvuzelaDialing(noise, p["mu"], p["scale"])
-	case manifest.KindVuvuzelaConversation:
-		return engine.VuvuzelaConversation(noise, p["mu"], p["scale"])
-	case manifest.KindSequence:
+	if spec.Kind == manifest.KindSequence {
 		return e.sequenceMechanism(spec)
 	}
-	return nil, fmt.Errorf("unknown mechanism kind %q", spec.Kind)
-}
-
-// normalized rescales a PMF that ReadHistogram accepted (sum within
-// histogramTolerance of 1) to sum to 1.
-func normalized(pmf []float64) []float64 {
-	total := 0.0
-	for _, v := range pmf {
-		total += v
-	}
-	out := make([]float64, len(pmf))
-	for i, v := range pmf {
-		out[i] = v / total
-	}
-	return out
+	return spec.Build()
 }
 
 // ComposeMany calls engine.ComposeMany, or for a sequence
 // engine.ComposeSequence once per r.
 func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manifest.EngineOptions, progress func(done, total int)) ([]State, error) {
-	o := engineOptions(opt)
+	o := opt.Engine()
 	o.Progress = progress
 	if s, ok := m.(*sequence); ok {
 		return composeSequence(ctx, s, rs, o)
@@ -103,31 +46,22 @@ func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manife
 	return out, nil
 }
 
-// EstimateMemory returns engine.EstimateMemory of the options plus, for the
-// Vuvuzela pairs, the memory of their one-time build (the conversation's
-// FFTs reach about 1 GiB at the engine's largest length).
+// EstimateMemory returns engine.EstimateMemory of the options plus the
+// memory of the mechanism's one-time build (manifest.MechanismSpec.BuildMemory).
 func (e Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {
 	if spec.Kind == manifest.KindSequence {
 		// The parts are built once each and kept for the composition.
-		n := engine.EstimateMemory(engineOptions(spec.Engine))
+		n := engine.EstimateMemory(spec.Engine.Engine())
 		seen := map[string]bool{}
 		for _, p := range spec.ResolvedParts() {
 			if !seen[p.Mechanism.ID] {
 				seen[p.Mechanism.ID] = true
-				n += e.EstimateMemory(p.Mechanism) - engine.EstimateMemory(engineOptions(p.Mechanism.Engine))
+				n += e.EstimateMemory(p.Mechanism) - engine.EstimateMemory(p.Mechanism.Engine.Engine())
 			}
 		}
 		return n
 	}
-	n := engine.EstimateMemory(engineOptions(spec.Engine))
-	p := spec.Params
-	switch spec.Kind {
-	case manifest.KindVuvuzelaConversation:
-		n += engine.EstimateConversationMemory(engineNoise(spec.Noise), p["mu"], p["scale"])
-	case manifest.KindVuvuzelaDialing:
-		n += engine.EstimateDialingMemory(engineNoise(spec.Noise), p["mu"], p["scale"])
-	}
-	return n
+	return engine.EstimateMemory(spec.Engine.Engine()) + spec.BuildMemory()
 }
 
 // DecodeState restores an engine.Result.

@@ -83,7 +83,7 @@ relation = "replace_one"`, engine.SubsampledLaplace, 2, 1, 0.1, engine.FixedSize
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := engine.ComposeMany(context.Background(), want, []int{3}, engineOptions(spec.Engine))
+			res, err := engine.ComposeMany(context.Background(), want, []int{3}, spec.Engine.Engine())
 			if err != nil {
 				t.Fatal(err)
 			}

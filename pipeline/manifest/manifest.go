@@ -3,6 +3,7 @@ package manifest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,13 +15,15 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/pbuckets/pbuckets/engine"
 )
 
 // Manifest is a parsed and validated experiment description.
 type Manifest struct {
 	// File is the path the manifest was read from.
 	File string
-	// Hash is the SHA-256 of the manifest bytes (hex).
+	// Hash is the SHA-256 of the manifest bytes (hex); of their JSON
+	// encoding for a manifest given as values (ParseValues).
 	Hash string
 	// Name names the result folder <out>/<Name>/.
 	Name string
@@ -178,6 +181,30 @@ func Parse(file string, data []byte) (*Manifest, error) {
 	return m, nil
 }
 
+// ParseValues parses and validates a manifest given as values instead of
+// TOML text: the one-line commands' flags, checked exactly like a
+// manifest file without a serialisation round trip. doc holds what a TOML
+// decoder gives (int64, float64, string, bool, []any, map[string]any,
+// []map[string]any); Go ints and slices of int64, float64 and string are
+// accepted too. name names the manifest in errors, which have no lines;
+// relative histogram paths are relative to the working directory.
+func ParseValues(name string, doc map[string]any) (*Manifest, error) {
+	el := &errorList{file: name}
+	enc, err := json.Marshal(doc)
+	if err != nil {
+		el.addErr(0, "", err)
+		return nil, el.err()
+	}
+	sum := sha256.Sum256(enc)
+	p := &parser{el: el, lines: keyLines{lines: map[string]int{}}, dir: "."}
+	m := &Manifest{File: name, Hash: hex.EncodeToString(sum[:])}
+	p.parse(decodedTable(doc), m)
+	if err := el.err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 type parser struct {
 	el    *errorList
 	lines keyLines
@@ -255,20 +282,14 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 	o := base
 	at := tb.at
 	num, integer := tb.number, tb.integer
-	if n, ok := integer("buckets", func(n int64) string {
-		if n < 8 || n%4 != 0 || n > 1<<26 {
-			return "must be a multiple of 4 in [8, 2^26] (n = buckets/2 must be even for squaring, Definition 3)"
-		}
-		return ""
-	}); ok {
+	// The ranges of buckets, factor, squaring_threshold, tail_budget and
+	// tilts are the engine's (engine.Options.Check, below).
+	anyInt := func(int64) string { return "" }
+	anyNum := func(float64) string { return "" }
+	if n, ok := integer("buckets", anyInt); ok {
 		o.Buckets = n
 	}
-	if f, ok := num("factor", func(f float64) string {
-		if f == 0 || f > 1 && finite(f) {
-			return ""
-		}
-		return "must be 0 (automatic) or a finite number > 1"
-	}); ok {
+	if f, ok := num("factor", anyNum); ok {
 		o.Factor = f
 	}
 	if x, present := t["error_correction"]; present {
@@ -279,12 +300,7 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 			p.el.add(l, d, "must be true or false, got %s", typeName(x))
 		}
 	}
-	if f, ok := num("squaring_threshold", func(f float64) string {
-		if f > 1 && finite(f) {
-			return ""
-		}
-		return "must be a finite number > 1"
-	}); ok {
+	if f, ok := num("squaring_threshold", anyNum); ok {
 		o.SquaringThreshold = f
 	}
 	if f, ok := num("free_infty_budget", nonNegative); ok {
@@ -293,16 +309,20 @@ func (p *parser) engine(v any, base EngineOptions, path []string, display string
 			o.FreeInftyBudget = -1 // the engine reads a negative budget as 0
 		}
 	}
-	if f, ok := num("tail_budget", openUnit); ok {
+	if f, ok := num("tail_budget", anyNum); ok {
 		o.TailBudget = f
 	}
-	if n, ok := integer("tilts", func(n int64) string {
-		if n >= 1 && n <= 3 {
-			return ""
-		}
-		return "must be 1, 2 or 3"
-	}); ok {
+	if n, ok := integer("tilts", anyInt); ok {
 		o.Tilts = n
+	}
+	if err := o.Engine().Check(); err != nil {
+		var pe *engine.ParamError
+		if errors.As(err, &pe) && t[pe.Param] != nil {
+			l, d := at(pe.Param)
+			p.el.add(l, d, "%s", pe.Reason)
+		} else {
+			p.el.add(p.line(path...), display, "%s", engineMessage(err))
+		}
 	}
 	if f, ok := num("accuracy", func(f float64) string {
 		if f > 0 && f < 1 {
@@ -387,6 +407,7 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 			continue
 		}
 		spec.Kind = kind
+		problems := len(p.el.errs)
 		for _, k := range unknownKeys(t, schema.keys()...) {
 			l, d := at(k)
 			p.el.add(l, d, "unknown key for kind %s%s (known: %s)", kind, suggest(k, schema.keys()), quoteList(schema.keys()))
@@ -401,7 +422,7 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 				}
 				continue
 			}
-			if f, ok := tb.number(ps.name, ps.check); ok {
+			if f, ok := tb.number(ps.name, ps.checkType); ok {
 				spec.Params[ps.name] = f
 			}
 		}
@@ -427,6 +448,9 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 		}
 		if len(schema.options) > 0 {
 			p.subsampling(t, &spec, at)
+		}
+		if len(p.el.errs) == problems {
+			p.build(spec, at, disp)
 		}
 		if x, ok := t["engine"]; ok {
 			spec.Engine = p.engine(x, m.Engine, []string{"mechanism", idx, "engine"}, disp+": engine")
@@ -574,8 +598,13 @@ func (p *parser) sweep(v any, m *Manifest) {
 		}
 		bad := false
 		for _, f := range vals {
-			if msg := ps.check(f); msg != "" {
+			if msg := ps.checkType(f); msg != "" {
 				p.el.add(l, d, "%s %s, got %v", e.param, msg, f)
+				bad = true
+				break
+			}
+			if reason := sweptRange(*spec, e.param, f); reason != "" {
+				p.el.add(l, d, "%s", reason)
 				bad = true
 				break
 			}

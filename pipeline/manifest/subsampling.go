@@ -1,9 +1,6 @@
 package manifest
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // Sampling schemes and neighbouring relations of the subsampled kinds (sgd,
 // and laplace with q): the keys sampling and relation, their values, and
@@ -59,8 +56,10 @@ func (s MechanismSpec) Subsampled() bool {
 }
 
 // subsampling reads the keys sampling and relation of a [[mechanism]]
-// table t of kind sgd or laplace into spec, and checks them together with
-// q, batch, dataset_size and truncate. Defaults are stored as "" so that a
+// table t of kind sgd or laplace into spec, and checks which of them go
+// together with q, batch, dataset_size and truncate (their ranges, batch
+// <= dataset_size included, are engine.FixedSizeRate's and the
+// constructors'). Defaults are stored as "" so that a
 // manifest naming them has the cache keys of one that does not.
 func (p *parser) subsampling(t map[string]any, spec *MechanismSpec, at func(string) (int, string)) {
 	read := func(k string, names []string) string {
@@ -131,21 +130,14 @@ func (p *parser) subsampling(t map[string]any, spec *MechanismSpec, at func(stri
 					other = "batch"
 				}
 				p.el.add(l, d, "give %s too (or the rate q instead)", other)
-				return
-			}
-			b, okB := spec.Params["batch"]
-			n, okN := spec.Params["dataset_size"]
-			if okB && okN && b > n {
-				lb, db := at("batch")
-				p.el.add(lb, db, "must be in [1, dataset_size = %v], got %v", n, b)
 			}
 		}
 	}
 }
 
 // checkSweptSubsampling refuses a sweep axis that would give a subsampled
-// mechanism an invalid combination of q, batch and dataset_size (one
-// that subsampling refuses in the mechanism table itself).
+// mechanism an invalid combination of the keys q, batch, dataset_size and
+// truncate (one that subsampling refuses in the mechanism table itself).
 func checkSweptSubsampling(spec *MechanismSpec, param string, vals []float64) string {
 	p := spec.Params
 	_, hasQ := p["q"]
@@ -165,14 +157,6 @@ func checkSweptSubsampling(spec *MechanismSpec, param string, vals []float64) st
 		}
 	case spec.Kind == KindLaplace && param == "q" && p["truncate"] > 0:
 		return "a truncated Laplace mechanism cannot be subsampled"
-	}
-	for _, v := range vals {
-		switch {
-		case param == "batch" && v > p["dataset_size"]:
-			return fmt.Sprintf("batch must be in [1, dataset_size = %v], got %v", p["dataset_size"], v)
-		case param == "dataset_size" && v < p["batch"]:
-			return fmt.Sprintf("dataset_size must be at least batch = %v, got %v", p["batch"], v)
-		}
 	}
 	return ""
 }

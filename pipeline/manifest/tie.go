@@ -3,22 +3,26 @@ package manifest
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
-// searchableParams lists, for each kind that has a noise parameter, the
-// parameters a search may multiply, and the default tie.
+// searchableParams returns the parameters a search may multiply for a
+// kind and its default tie (the table of kinds' search and tie).
 func searchableParams(kind string) (allowed, def []string) {
-	switch kind {
-	case KindLaplace:
-		return []string{"scale", "truncate"}, []string{"scale"}
-	case KindGauss:
-		return []string{"sigma", "truncate"}, []string{"sigma"}
-	case KindSGD:
-		return []string{"sigma"}, []string{"sigma"}
-	case KindVuvuzelaDialing, KindVuvuzelaConversation:
-		return []string{"mu", "scale"}, []string{"mu", "scale"}
+	k, _ := schemaFor(kind)
+	return k.search, k.tie
+}
+
+// searchableKinds lists the kinds with a noise parameter to search, in
+// documentation order.
+func searchableKinds() []string {
+	var out []string
+	for _, k := range kindTable {
+		if k.search != nil {
+			out = append(out, k.name)
+		}
 	}
-	return nil, nil
+	return out
 }
 
 // DefaultTie returns the parameters a search multiplies when none are
@@ -34,9 +38,9 @@ func DefaultTie(kind string) []string {
 func checkTie(kind string, allowed, tie []string) string {
 	if allowed == nil {
 		if kind == KindSequence {
-			return "no part of the sequence has a noise parameter to search (searchable kinds: laplace, gauss, sgd, vuvuzela_dialing, vuvuzela_conversation)"
+			return fmt.Sprintf("no part of the sequence has a noise parameter to search (searchable kinds: %s)", strings.Join(searchableKinds(), ", "))
 		}
-		return fmt.Sprintf("kind %s has no noise parameter to search (searchable kinds: laplace, gauss, sgd, vuvuzela_dialing, vuvuzela_conversation)", kind)
+		return fmt.Sprintf("kind %s has no noise parameter to search (searchable kinds: %s)", kind, strings.Join(searchableKinds(), ", "))
 	}
 	if len(tie) == 0 {
 		return "tie must name at least one parameter"

@@ -7,6 +7,49 @@ import (
 	"strings"
 )
 
+// decodedTable returns t with its values in the shapes a TOML decoder
+// gives (decodedValue).
+func decodedTable(t map[string]any) map[string]any {
+	out := make(map[string]any, len(t))
+	for k, v := range t {
+		out[k] = decodedValue(v)
+	}
+	return out
+}
+
+// decodedValue returns v in the shape a TOML decoder gives it: int64 for
+// a Go int, []any for a slice of int64, float64 or string, tables with
+// their values converted; other values as they are.
+func decodedValue(v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case []int64:
+		return anySlice(x)
+	case []float64:
+		return anySlice(x)
+	case []string:
+		return anySlice(x)
+	case map[string]any:
+		return decodedTable(x)
+	case []map[string]any:
+		out := make([]map[string]any, len(x))
+		for i, t := range x {
+			out[i] = decodedTable(t)
+		}
+		return out
+	}
+	return v
+}
+
+func anySlice[T any](x []T) []any {
+	out := make([]any, len(x))
+	for i, v := range x {
+		out[i] = v
+	}
+	return out
+}
+
 // typeName describes a decoded TOML value for error messages.
 func typeName(v any) string {
 	switch v.(type) {

@@ -126,15 +126,14 @@ func TestRunSequenceSweepShards(t *testing.T) {
 	pipelinetest.FramesEqual(t, pipelinetest.ReadFrame(t, filepath.Join(full, "schedule", "delta.parquet")), delta)
 }
 
-// TestRunSequenceRejectsBadPart checks that a part the backend refuses is
-// reported before anything is computed, with the sequence's line.
+// TestRunSequenceRejectsBadPart checks that a part its engine constructor
+// refuses is reported when the manifest is read, before anything is
+// computed, with the part's line.
 func TestRunSequenceRejectsBadPart(t *testing.T) {
-	dir := t.TempDir()
-	// The manifest accepts any positive mu; the engine refuses counts
-	// beyond 2^23.
-	m := pipelinetest.LoadManifest(t, dir, "seq.toml", strings.Replace(testfig.Sequence, "kind = \"gauss\"\nsigma = 4.0", "kind = \"vuvuzela_conversation\"\nmu = 1e7\nscale = 1.0", 1))
-	_, err := (&Runner{Backend: backend.Engine{}, Out: filepath.Join(dir, "out")}).Run(context.Background(), []*manifest.Manifest{m})
-	if err == nil || !strings.Contains(err.Error(), `seq.toml:13: sequence "sched"`) || !strings.Contains(err.Error(), `part 0 ("warmup")`) {
+	// The engine refuses counts beyond 2^23.
+	doc := strings.Replace(testfig.Sequence, "kind = \"gauss\"\nsigma = 4.0", "kind = \"vuvuzela_conversation\"\nmu = 1e7\nscale = 1.0", 1)
+	_, err := manifest.Parse("seq.toml", []byte(doc))
+	if err == nil || !strings.Contains(err.Error(), `seq.toml:4: mechanism "warmup"`) || !strings.Contains(err.Error(), "FFT of more than") {
 		t.Errorf("error %v", err)
 	}
 }

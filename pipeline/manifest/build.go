@@ -1,0 +1,164 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pbuckets/pbuckets/engine"
+)
+
+// Build returns the engine mechanism of a spec of a base kind (not a
+// sequence: package backend builds those from their parts), with the
+// constructor its row of the table of kinds names. The engine's
+// constructors check the parameters again.
+func (s MechanismSpec) Build() (engine.Mechanism, error) {
+	k, ok := schemaFor(s.Kind)
+	if !ok {
+		return nil, fmt.Errorf("unknown mechanism kind %q", s.Kind)
+	}
+	return k.build(s)
+}
+
+// BuildMemory returns the memory in bytes that building the engine
+// mechanism of a spec of a base kind takes beyond its composition: for the
+// Vuvuzela pairs the counts' one-time build (the conversation's FFTs reach
+// about 1 GiB at the engine's largest length), 0 for the other kinds.
+func (s MechanismSpec) BuildMemory() int64 {
+	k, ok := schemaFor(s.Kind)
+	if !ok || k.buildMemory == nil {
+		return 0
+	}
+	return k.buildMemory(s)
+}
+
+// build checks the parameters of a mechanism with its engine constructor,
+// the one owner of their ranges, and reports a refusal at the key it
+// names (an *engine.ParamError's parameter is the manifest key), or else
+// at the mechanism (disp, on its line). Constructors are cheap: the Vuvuzela pairs
+// defer their work to the first composition. A constructor stops at its
+// first refusal: one range problem per mechanism is reported.
+func (p *parser) build(spec MechanismSpec, at func(string) (int, string), disp string) {
+	k, _ := schemaFor(spec.Kind)
+	_, err := k.build(spec)
+	if err == nil {
+		return
+	}
+	var pe *engine.ParamError
+	if errors.As(err, &pe) {
+		if key := k.keyOf(pe.Param); key != "" {
+			l, d := at(key)
+			p.el.add(l, d, "%s", pe.Reason)
+			return
+		}
+	}
+	p.el.add(spec.Line, disp, "%s", engineMessage(err))
+}
+
+// sweptRange returns why the engine constructor refuses the value v of
+// the swept parameter param of spec (its other parameters at their
+// values in spec): "<key> <reason>" for the parameter it names, "" when it
+// accepts it or refuses a combination (one the sweep may vary too, such
+// as gauss's truncate and sensitivity, is left to the tasks).
+func sweptRange(spec MechanismSpec, param string, v float64) string {
+	k, ok := schemaFor(spec.Kind)
+	if !ok {
+		return ""
+	}
+	s := spec
+	s.Params = make(map[string]float64, len(spec.Params)+1)
+	for key, x := range spec.Params {
+		s.Params[key] = x
+	}
+	s.Params[param] = v
+	_, err := k.build(s)
+	var pe *engine.ParamError
+	if errors.As(err, &pe) {
+		if key := k.keyOf(pe.Param); key != "" {
+			return key + " " + pe.Reason
+		}
+	}
+	return ""
+}
+
+// engineMessage is the text of an engine error without the engine's
+// "invalid input: " prefix (the manifest's errors are all about input).
+func engineMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), engine.ErrInvalid.Error()+": ")
+}
+
+// Engine returns the engine's options of o (engine.Options, the
+// composing functions' settings). Zero values select the engine's
+// defaults; Accuracy is the pipeline's, not the engine's.
+func (o EngineOptions) Engine() engine.Options {
+	return engine.Options{
+		Buckets:                o.Buckets,
+		Factor:                 o.Factor,
+		DisableErrorCorrection: !o.ErrorCorrection,
+		SquaringThreshold:      o.SquaringThreshold,
+		FreeInftyBudget:        o.FreeInftyBudget,
+		TailBudget:             o.TailBudget,
+		Tilts:                  o.Tilts,
+	}
+}
+
+// subsampled builds the engine pair of a subsampled mechanism (kind sgd,
+// or laplace with q) with the constructor build (engine.SubsampledGauss or
+// engine.SubsampledLaplace) and the noise scale (sigma or scale). The rate
+// is q, or for fixed-size sampling batch/dataset_size rounded up
+// (engine.FixedSizeRate); sensitivity defaults to 1. The combination of
+// keys was checked by the parser (parser.subsampling).
+func subsampled(spec MechanismSpec, build func(scale, sensitivity, q float64, s engine.Sampling, r engine.Relation) (engine.Mechanism, error), scale float64) (engine.Mechanism, error) {
+	s, err := engine.ParseSampling(spec.EffectiveSampling())
+	if err != nil {
+		return nil, err
+	}
+	r, err := engine.ParseRelation(spec.EffectiveRelation())
+	if err != nil {
+		return nil, err
+	}
+	q, err := rate(spec)
+	if err != nil {
+		return nil, err
+	}
+	sens, ok := spec.Params["sensitivity"]
+	if !ok {
+		sens = 1
+	}
+	if spec.Kind == KindLaplace && spec.Params["truncate"] != 0 {
+		return nil, fmt.Errorf("a subsampled Laplace mechanism (q = %v) cannot be truncated (truncate = %v)", q, spec.Params["truncate"])
+	}
+	return build(scale, sens, q, s, r)
+}
+
+// rate returns the sampling rate of a subsampled mechanism: q, or
+// engine.FixedSizeRate(batch, dataset_size), which checks their range.
+func rate(spec MechanismSpec) (float64, error) {
+	p := spec.Params
+	if q, hasQ := p["q"]; hasQ {
+		return q, nil
+	}
+	b, hasB := p["batch"]
+	n, hasN := p["dataset_size"]
+	if !hasB || !hasN {
+		return 0, fmt.Errorf("missing the sampling rate q (or batch and dataset_size)")
+	}
+	if !(positiveInteger(b) == "" && positiveInteger(n) == "") {
+		return 0, fmt.Errorf("batch %v and dataset_size %v must be integers in [1, 2^53]", b, n)
+	}
+	return engine.FixedSizeRate(int(b), int(n))
+}
+
+// normalized rescales a PMF that ReadHistogram accepted (sum within
+// histogramTolerance of 1) to sum to 1.
+func normalized(pmf []float64) []float64 {
+	total := 0.0
+	for _, v := range pmf {
+		total += v
+	}
+	out := make([]float64, len(pmf))
+	for i, v := range pmf {
+		out[i] = v / total
+	}
+	return out
+}
