@@ -474,26 +474,26 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 		return nil, err
 	}
 	if stepsPerEpoch < 1 || stepsPerEpoch > 1<<20 {
-		return nil, invalidf("%s: steps per epoch must be in [1, 2^20], got %d", kind, stepsPerEpoch)
+		return nil, paramError(kind+": steps_per_epoch", "must be in [1, 2^20], got %d", stepsPerEpoch)
 	}
 	if participations < 1 || participations > stepsPerEpoch {
-		return nil, invalidf("%s: participations must be in [1, steps per epoch], got %d", kind, participations)
+		return nil, paramError(kind+": participations", "must be in [1, steps_per_epoch = %d], got %d", stepsPerEpoch, participations)
 	}
 	if participations != 1 {
-		return nil, invalidf("%s: participations %d > 1 is not supported: the privacy-loss ratio of k-of-t allocation is the k-th elementary symmetric polynomial of the steps' ratios over C(t, k), not a function of their sum, which this pair's construction needs", kind, participations)
+		return nil, paramError(kind+": participations", "%d > 1 is not supported: the privacy-loss ratio of k-of-t allocation is the k-th elementary symmetric polynomial of the steps' ratios over C(t, k), not a function of their sum, which this pair's construction needs", participations)
 	}
 	if !rel.valid() {
 		return nil, invalidf("%s: unknown relation %d", kind, int(rel))
 	}
 	if rel != AddRemove {
-		return nil, invalidf("%s: relation %s is not supported: under replace-one the ratio is sum_i e^(-m y_i) / sum_i e^(m y_i), not a function of one sum, which this pair's construction needs", kind, rel)
+		return nil, paramError(kind+": relation", "%s is not supported: under replace-one the ratio is sum_i e^(-m y_i) / sum_i e^(m y_i), not a function of one sum, which this pair's construction needs", rel)
 	}
 	m := sensitivity / sigma
 	if err := checkRatio(kind+": sensitivity/sigma", m); err != nil {
 		return nil, err
 	}
 	if m > 20 || m < 1e-3 {
-		return nil, invalidf("%s: sensitivity/sigma = %v is outside [1e-3, 20], where the construction's grid is sized", kind, m)
+		return nil, paramError(kind+": sigma", "gives sensitivity/sigma = %v, outside [1e-3, 20], where the construction's grid is sized", m)
 	}
 	name := fmt.Sprintf("random_allocation_gauss(sigma=%s, steps_per_epoch=%d", fmtFloat(sigma), stepsPerEpoch)
 	if sensitivity != 1 {

@@ -252,7 +252,7 @@ func TestAllocRefusals(t *testing.T) {
 	}{
 		{2, AddRemove, 10, "elementary symmetric"},
 		{1, ReplaceOne, 10, "replace"},
-		{1, AddRemove, 0, "steps per epoch"},
+		{1, AddRemove, 0, "steps_per_epoch"},
 		{11, AddRemove, 10, "participations"},
 	} {
 		_, err := RandomAllocationGauss(1, 1, c.t, c.k, c.rel)

@@ -278,6 +278,7 @@ func TestEpsEveryKind(t *testing.T) {
 		manifest.KindHistogram:            {"--file", hist},
 		manifest.KindVuvuzelaDialing:      {"--mu", "200", "--scale", "20"},
 		manifest.KindVuvuzelaConversation: {"--noise", "gauss", "--mu", "200", "--scale", "20"},
+		manifest.KindRandomAllocation:     {"--sigma", "1", "--steps-per-epoch", "10"},
 	}
 	for _, kind := range manifest.Kinds() {
 		params, ok := cases[kind]

@@ -18,6 +18,7 @@ const (
 	KindHistogram            = "histogram"
 	KindVuvuzelaDialing      = "vuvuzela_dialing"
 	KindVuvuzelaConversation = "vuvuzela_conversation"
+	KindRandomAllocation     = "random_allocation"
 )
 
 // kindSchema is one row of the table of mechanism kinds: the keys of a
@@ -112,6 +113,15 @@ var kindTable = func() []kindSchema {
 			search:  []string{"sigma"}, tie: []string{"sigma"},
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
 				return subsampled(s, engine.SubsampledGauss, s.Params["sigma"])
+			}},
+		{name: KindRandomAllocation, // one observation is one epoch
+			params: []paramSpec{{name: "sigma", required: true}, {name: "sensitivity", def: 1},
+				{name: "steps_per_epoch", required: true, integer: true},
+				{name: "participations", def: 1, integer: true}},
+			search: []string{"sigma"}, tie: []string{"sigma"},
+			build: func(s MechanismSpec) (engine.Mechanism, error) {
+				return engine.RandomAllocationGauss(s.Params["sigma"], s.Params["sensitivity"],
+					int(s.Params["steps_per_epoch"]), int(s.Params["participations"]), engine.AddRemove)
 			}},
 		{name: KindEpsDelta,
 			params: []paramSpec{{name: "eps", required: true}, {name: "delta", required: true}},
