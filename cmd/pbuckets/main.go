@@ -14,6 +14,7 @@
 //	pbuckets eps --kind KIND [PARAMS] --r R[,R...] --delta D[,D...] [OPTIONS]
 //	pbuckets delta --kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [OPTIONS]
 //	pbuckets calibrate --kind KIND [PARAMS] --r R (--eps E | --e-eps X) --delta D [OPTIONS]
+//	pbuckets tpr --kind KIND [PARAMS] --r R[,R...] --fpr F[,F...] [OPTIONS]
 //	pbuckets version
 //
 // Exit status: 0 when everything succeeded, 1 when a task failed, 2 for
@@ -51,6 +52,7 @@ Usage:
   pbuckets eps --kind KIND [PARAMS] --r R[,R...] --delta D[,D...] [OPTIONS]
   pbuckets delta --kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [OPTIONS]
   pbuckets calibrate --kind KIND [PARAMS] --r R (--eps E | --e-eps X) --delta D [OPTIONS]
+  pbuckets tpr --kind KIND [PARAMS] --r R[,R...] --fpr F[,F...] [OPTIONS]
   pbuckets version
 
 Manifests are described in experiments/README.md.
@@ -98,6 +100,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdEps(args[1:], stdout, stderr)
 	case "delta":
 		return cmdDelta(args[1:], stdout, stderr)
+	case "tpr":
+		return cmdTPR(args[1:], stdout, stderr)
 	case "calibrate":
 		return cmdCalibrate(args[1:], stdout, stderr)
 	case "version", "--version":

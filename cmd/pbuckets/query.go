@@ -44,6 +44,25 @@ one line per method, r and eps:
 
 The flags are those of pbuckets eps (see pbuckets eps -h).`
 
+const tprSynopsis = `--kind KIND [PARAMS] --r R[,R...] --fpr F[,F...] [options]
+
+Prints sound bounds on membership-inference risk after r observations of
+one mechanism: the largest true-positive rate any test reaches at each
+false-positive rate, over both neighbouring directions (the trade-off
+function, certified from the buckets' delta bounds), one line per r and
+fpr, with the mu of the Gaussian-DP curve through the upper bound (a
+summary of the curve, not a bound):
+
+  pbuckets tpr --kind gauss --sigma 20 --r 100 --fpr 1e-3
+  tpr in [0.0047955588, 0.0047955596] (fpr 0.001, r 100, gauss sensitivity=1 sigma=20 truncate=0, buckets, 100000 buckets; mu-GDP 0.5)
+
+The mechanism and engine flags are those of pbuckets eps (see pbuckets eps
+-h); only the buckets method answers.`
+
+func cmdTPR(args []string, stdout, stderr io.Writer) int {
+	return cmdQuery(queryTPR, args, stdout, stderr)
+}
+
 func cmdEps(args []string, stdout, stderr io.Writer) int {
 	return cmdQuery(queryEps, args, stdout, stderr)
 }
@@ -56,11 +75,13 @@ func cmdDelta(args []string, stdout, stderr io.Writer) int {
 const (
 	queryEps   = "eps"   // eps(delta)
 	queryDelta = "delta" // delta(eps)
+	queryTPR   = "tpr"   // the largest TPR at a false-positive rate
 )
 
 // queryFlags are the flags of eps and delta beside the mechanism's.
 type queryFlags struct {
 	deltas, eps, eEps *listFlag[float64]
+	fpr               *listFlag[float64]
 	methods           *string
 	json              *bool
 	out, cacheDir     *string
@@ -138,17 +159,23 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 // stderr and the command returns status. Nothing is computed.
 func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manifest, qf queryFlags, budget int64, status int, ok bool) {
 	synopsis := epsSynopsis
-	if what == queryDelta {
+	switch what {
+	case queryDelta:
 		synopsis = deltaSynopsis
+	case queryTPR:
+		synopsis = tprSynopsis
 	}
 	fs := newFlagSet(what, synopsis, stderr)
 	mf := addMechFlags(fs)
 	rs := intList()
 	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated; 10000, 10_000 or 1e4")
-	qf = queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList()}
-	if what == queryEps {
+	qf = queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList(), fpr: floatList()}
+	switch what {
+	case queryEps:
 		fs.Var(qf.deltas, "delta", "delta value(s), in (0, 1): comma-separated or repeated")
-	} else {
+	case queryTPR:
+		fs.Var(qf.fpr, "fpr", "false-positive rate(s), in (0, 1): comma-separated or repeated")
+	default:
 		fs.Var(qf.eps, "eps", "eps value(s) (natural log, >= 0): comma-separated or repeated")
 		fs.Var(qf.eEps, "e-eps", "e^eps value(s) (>= 1), instead of --eps")
 	}
@@ -205,6 +232,12 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 		} else {
 			query["delta"] = qf.deltas.vals
 		}
+	case queryTPR:
+		if len(qf.fpr.vals) == 0 {
+			problems.add("--fpr is required (the true-positive rate is bounded at each false-positive rate, e.g. --fpr 1e-3,1e-2)")
+		} else {
+			query["fpr"] = qf.fpr.vals
+		}
 	default:
 		switch {
 		case len(qf.eps.vals) > 0 && len(qf.eEps.vals) > 0:
@@ -243,7 +276,10 @@ type queryAnswer struct {
 	// Query is "eps" (eps at Delta) or "delta" (delta at Eps).
 	Query string `json:"query"`
 	// Eps (natural log) and Delta: the query point and the bounds.
-	Eps, Delta   jsonFloat `json:"-"`
+	Eps, Delta jsonFloat `json:"-"`
+	// FPR is the query point of a tpr query and Mu the mu of the
+	// Gaussian-DP curve through the upper bound (a summary).
+	FPR, Mu      jsonFloat `json:"-"`
 	Upper, Lower jsonFloat `json:"-"`
 	EEps         bool      `json:"-"`
 	Buckets      int       `json:"buckets,omitempty"`
@@ -277,9 +313,12 @@ func (a queryAnswer) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	var extra map[string]jsonFloat
-	if a.Query == queryEps {
+	switch a.Query {
+	case queryEps:
 		extra = map[string]jsonFloat{"delta": a.Delta, "eps_upper": a.Upper, "eps_lower": a.Lower}
-	} else {
+	case queryTPR:
+		extra = map[string]jsonFloat{"fpr": a.FPR, "tpr_upper": a.Upper, "tpr_lower": a.Lower, "gdp_mu": a.Mu}
+	default:
 		extra = map[string]jsonFloat{"eps": a.Eps, "e_eps": jsonFloat(math.Exp(float64(a.Eps))), "delta_upper": a.Upper, "delta_lower": a.Lower}
 	}
 	if a.Accuracy != nil {
@@ -299,6 +338,15 @@ func queryAnswers(what, method string, in manifest.Instance, o methods.Outcome, 
 		Sampling: in.Spec.Sampling, Relation: in.Spec.Relation,
 		R: o.R, Query: what, EEps: eEps, Buckets: o.Buckets, Factor: o.Factor, Cached: o.Cached, Note: o.Note, Accuracy: o.Accuracy}
 	var out []queryAnswer
+	if what == queryTPR {
+		for _, b := range o.TPR {
+			a := base
+			a.FPR, a.Mu, a.Eps, a.Delta = jsonFloat(b.FPR), jsonFloat(b.Mu), jsonFloat(math.NaN()), jsonFloat(math.NaN())
+			a.Upper, a.Lower = jsonFloat(b.Upper), jsonFloat(b.Lower)
+			out = append(out, a)
+		}
+		return out
+	}
 	if what == queryEps {
 		for i, d := range job.Delta {
 			a := base
@@ -342,7 +390,9 @@ func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
 func writeQueryText(w io.Writer, answers []queryAnswer) error {
 	for _, a := range answers {
 		var at string
-		if a.Query == queryEps {
+		if a.Query == queryTPR {
+			at = "fpr " + strconv.FormatFloat(float64(a.FPR), 'g', -1, 64)
+		} else if a.Query == queryEps {
 			at = "delta " + strconv.FormatFloat(float64(a.Delta), 'g', -1, 64)
 		} else if a.EEps {
 			at = "e^eps " + strconv.FormatFloat(math.Exp(float64(a.Eps)), 'g', 12, 64)
@@ -359,6 +409,10 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		}
 		if acc := a.Accuracy; acc != nil {
 			how += ", " + acc.Short()
+		}
+		if a.Query == queryTPR && !math.IsNaN(float64(a.Mu)) {
+			// a summary of the curve, not a bound: rounded to nearest
+			how += "; mu-GDP " + strconv.FormatFloat(float64(a.Mu), 'g', 4, 64)
 		}
 		if _, err := fmt.Fprintf(w, "%s %s (%s, r %d, %s, %s)\n", a.Query, formatBracket(float64(a.Lower), float64(a.Upper)), at, a.R, what, how); err != nil {
 			return err

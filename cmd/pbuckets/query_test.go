@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -307,5 +308,49 @@ func TestQueryTextNotesAbsentLowerBound(t *testing.T) {
 		"--r", "4", "--delta", "1e-5", "--buckets", "4000", "--no-cache")
 	if code != exitOK || !strings.Contains(stdout, "eps in [0, ") || !strings.Contains(stdout, "\n  note: no lower bound: fixed-size add/remove") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestTPRCommand checks pbuckets tpr against the exact trade-off curve of
+// composed Gaussian mechanisms (mu-GDP: TPR = Phi(Phi^-1(fpr) + mu), Dong,
+// Roth, Su 2022): the printed brackets (rounded outwards) and the JSON
+// bounds hold it, and a missing --fpr is refused.
+func TestTPRCommand(t *testing.T) {
+	mu := math.Sqrt(16) / 8 // r 16, sigma 8
+	exact := func(fpr float64) float64 {
+		z := -math.Sqrt2*math.Erfcinv(2*fpr) + mu
+		return 0.5 * math.Erfc(-z/math.Sqrt2)
+	}
+	args := []string{"tpr", "--kind", "gauss", "--sigma", "8", "--r", "16", "--fpr", "1e-4,0.01,0.3", "--buckets", "8000", "--no-cache"}
+	code, stdout, stderr := runCmd(t, args...)
+	if code != exitOK || strings.Count(stdout, "\n") != 3 || !strings.Contains(stdout, "(fpr 0.01, r 16, gauss") || !strings.Contains(stdout, "mu-GDP 0.5") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var lo, up float64
+		if _, err := fmt.Sscanf(line, "tpr in [%g, %g]", &lo, &up); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		fpr := []float64{1e-4, 0.01, 0.3}[i]
+		if want := exact(fpr); !(lo <= want && want <= up) || up-lo > 1e-4*want {
+			t.Errorf("fpr %g: printed [%g, %g] does not hold the exact %g tightly", fpr, lo, up, want)
+		}
+	}
+	code, stdout, stderr = runCmd(t, append(args, "--json")...)
+	var answers []map[string]any
+	if code != exitOK || json.Unmarshal([]byte(stdout), &answers) != nil || len(answers) != 3 {
+		t.Fatalf("--json: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, a := range answers {
+		fpr, lo, up := a["fpr"].(float64), a["tpr_lower"].(float64), a["tpr_upper"].(float64)
+		if want := exact(fpr); !(lo <= want && want <= up) || a["query"] != "tpr" {
+			t.Errorf("--json fpr %g: [%g, %g] misses %g (%v)", fpr, lo, up, want, a)
+		}
+	}
+	if code, _, stderr := runCmd(t, "tpr", "--kind", "gauss", "--sigma", "8", "--r", "16"); code != exitUsage || !strings.Contains(stderr, "--fpr is required") {
+		t.Errorf("without --fpr: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "tpr", "--kind", "gauss", "--sigma", "8", "--r", "16", "--fpr", "1.5"); code != exitUsage || !strings.Contains(stderr, "fpr") {
+		t.Errorf("--fpr 1.5: exit %d, %s", code, stderr)
 	}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -122,6 +124,9 @@ func checkUnion(t *testing.T, out, whole string, n int) {
 		t.Fatalf("dataset after %d shards: %v (%d parts)", n, err, st.Current.Shards)
 	}
 	for _, table := range results.Tables() {
+		if _, err := os.Stat(filepath.Join(whole, "sweep", table+".parquet")); errors.Is(err, fs.ErrNotExist) && len(st.Current.Files[table]) == 0 {
+			continue // a table the manifest does not ask for, in neither run
+		}
 		want := pipelinetest.ReadFrame(t, filepath.Join(whole, "sweep", table+".parquet"))
 		got := pipelinetest.ReadParts(t, st.Current.Files[table])
 		// seconds and cached depend on timing and on which process

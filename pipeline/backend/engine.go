@@ -137,6 +137,15 @@ func (s *engineState) RenyiUpper(alpha float64) float64 {
 	return upper + pad/(alpha-1)
 }
 
+// TPRBounds returns the bounds of engine.Result.TPR at fpr (the largest
+// true-positive rate of a membership-inference test, both directions) and
+// the mu of the Gaussian-DP curve through the upper bound
+// (engine.GaussianTradeoffMu, a summary).
+func (s *engineState) TPRBounds(fpr float64) (lower, upper, mu float64) {
+	b := s.r.TPR(fpr)
+	return b.Lower, b.Upper, engine.GaussianTradeoffMu(fpr, b.Upper)
+}
+
 // RenyiBounds returns engine.Result.Renyi and RenyiEstimate.
 func (s *engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
 	lower, upper = s.r.Renyi(alpha)

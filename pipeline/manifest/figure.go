@@ -442,6 +442,30 @@ func containsClose(list []float64, x float64) bool {
 	return false
 }
 
+// queryFPR parses query.fpr: the false-positive rates, in (0, 1), at
+// which the buckets method bounds the largest true-positive rate
+// (tradeoff.parquet).
+func (p *parser) queryFPR(t map[string]any, q *Query) {
+	x, present := t["fpr"]
+	if !present {
+		return
+	}
+	l, d := p.line("query", "fpr"), "query.fpr"
+	vals, err := floatGrid(x)
+	if err != nil {
+		p.el.addErr(l, d, err)
+		return
+	}
+	for _, a := range vals {
+		if !(a > 0 && a < 1) {
+			p.el.add(l, d, "false-positive rates must be in (0, 1), got %v", a)
+			return
+		}
+	}
+	sort.Float64s(vals)
+	q.FPR = slices.Compact(vals)
+}
+
 // queryAlpha parses query.alpha: the Renyi orders (> 1) at which the
 // buckets method reports D_alpha bounds (renyi.parquet).
 func (p *parser) queryAlpha(t map[string]any, q *Query) {

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,5 +155,37 @@ func TestPaperManifests(t *testing.T) {
 	}
 	if figures < 16 {
 		t.Errorf("found %d figure manifests, want the 15 figures of the paper plus the Figure 19 check", figures)
+	}
+}
+
+func TestQueryFPR(t *testing.T) {
+	tests := []struct {
+		query   string
+		want    []float64
+		wantErr string
+	}{
+		{"delta = [1e-5]\nfpr = [0.01, 0.001, 0.01]", []float64{0.001, 0.01}, ""},
+		{"fpr = [0.001]", []float64{0.001}, ""}, // a tpr query alone
+		{"fpr = [0.0]", nil, "false-positive rates must be in (0, 1)"},
+		{"fpr = [1.0]", nil, "false-positive rates must be in (0, 1)"},
+		{"", nil, "nothing to compute"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			src := "name = \"a\"\n[[mechanism]]\nid = \"g\"\nkind = \"gauss\"\nsigma = 1.0\n[query]\ncompositions = [1]\n" + tc.query + "\n"
+			m, err := Parse("a.toml", []byte(src))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(m.Query.FPR, tc.want) {
+				t.Fatalf("fpr %v, want %v", m.Query.FPR, tc.want)
+			}
+		})
 	}
 }

@@ -125,6 +125,10 @@ type Query struct {
 	// Alpha holds the Renyi orders of D_alpha queries (buckets only),
 	// sorted.
 	Alpha []float64
+	// FPR holds the false-positive rates in (0, 1) at which the buckets
+	// method bounds the largest true-positive rate of a membership-
+	// inference test (engine.Result.TPR; tradeoff.parquet), sorted.
+	FPR []float64
 }
 
 // Method names understood in manifests.
@@ -485,20 +489,21 @@ func (p *parser) query(v any, m *Manifest) {
 		}
 		return
 	}
-	keys := []string{"compositions", "e_eps", "eps", "delta", "methods", "alpha"}
+	keys := []string{"compositions", "e_eps", "eps", "delta", "methods", "alpha", "fpr"}
 	tb := p.table(t, []string{"query"}, "query.")
 	tb.unknown(keys, "key", false)
 	at := tb.at
 	q := &m.Query
 	p.queryAlpha(t, q)
+	p.queryFPR(t, q)
 	var hasR, hasEps, hasDelta bool
 	if q.Compositions, hasR = tb.compositions(); !hasR {
 		p.el.add(p.line("query"), "query.compositions", "missing required key")
 	}
 	q.Eps, hasEps = tb.eps()
 	q.Delta, hasDelta = tb.delta()
-	if !hasEps && !hasDelta {
-		p.el.add(p.line("query"), "query", "nothing to compute: give e_eps (or eps) and/or delta")
+	if !hasEps && !hasDelta && len(q.FPR) == 0 {
+		p.el.add(p.line("query"), "query", "nothing to compute: give e_eps (or eps), delta and/or fpr")
 	}
 	q.Methods = []string{MethodBuckets}
 	if _, present := t["methods"]; present {

@@ -146,6 +146,7 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 			o.Eps = append(o.Eps, Bound{Upper: up, Lower: lo})
 		}
 		o.Renyi = renyiBounds(st, spec, r, job.Alpha)
+		o.TPR = tprBounds(st, job.FPR)
 		var notes []string
 		if !spec.Engine.ErrorCorrection {
 			notes = append(notes, "error correction disabled: no lower bounds")

@@ -31,6 +31,9 @@ type Job struct {
 	// Alpha holds the Renyi orders of D_alpha queries (answered by the
 	// buckets method only).
 	Alpha []float64
+	// FPR holds the false-positive rates of membership-inference queries
+	// (answered by the buckets method only).
+	FPR []float64
 	// Round, if not nil, is called when the buckets method starts a round
 	// of an accuracy target (1, 2, ...) with the round's bucket count.
 	Round func(round, buckets int)
@@ -50,6 +53,9 @@ type Outcome struct {
 	Delta, Eps []Bound
 	// Renyi holds D_alpha for each of Job.Alpha (buckets method only).
 	Renyi []RenyiBound
+	// TPR holds the largest true-positive rate for each of Job.FPR
+	// (buckets method only).
+	TPR []TPRBound
 	// Buckets, Factor and InfinityMass describe a bucket computation (zero
 	// for other methods).
 	Buckets      int

@@ -106,7 +106,7 @@ func Ask(ctx context.Context, m *manifest.Manifest, opt Options) (*Answer, error
 	registry[manifest.MethodBuckets] = bm.Run
 	defer memory.LimitRuntime(budget)()
 
-	a := &Answer{Instance: in, Job: methods.Job{Manifest: m, Instance: &in, Compositions: m.Query.Compositions, Eps: m.Query.Eps, Delta: m.Query.Delta, Round: opt.Round}}
+	a := &Answer{Instance: in, Job: methods.Job{Manifest: m, Instance: &in, Compositions: m.Query.Compositions, Eps: m.Query.Eps, Delta: m.Query.Delta, FPR: m.Query.FPR, Round: opt.Round}}
 	for _, meth := range m.Query.Methods {
 		outs, err := registry[meth](ctx, a.Job)
 		switch {

@@ -8,16 +8,20 @@ import (
 )
 
 // The result tables a run writes for each manifest (renyi only when the
-// manifest asks for Renyi divergences).
+// manifest asks for Renyi divergences, tradeoff only when it asks for
+// true-positive rates at false-positive rates).
 const (
-	TableDelta   = "delta"
-	TableEpsilon = "epsilon"
-	TableRuns    = "runs"
-	TableRenyi   = "renyi"
+	TableDelta    = "delta"
+	TableEpsilon  = "epsilon"
+	TableRuns     = "runs"
+	TableRenyi    = "renyi"
+	TableTradeoff = "tradeoff"
 )
 
 // Tables lists the result tables in the order a run writes them.
-func Tables() []string { return []string{TableDelta, TableEpsilon, TableRuns, TableRenyi} }
+func Tables() []string {
+	return []string{TableDelta, TableEpsilon, TableRuns, TableRenyi, TableTradeoff}
+}
 
 // requiredTables are the tables every complete set holds.
 var requiredTables = []string{TableDelta, TableEpsilon, TableRuns}

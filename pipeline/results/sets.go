@@ -244,7 +244,8 @@ func (s *Set) check() {
 		return
 	}
 	n := max(s.Shards, 1)
-	// Missing files: every required table, and renyi in all parts or none.
+	// Missing files: every required table, and renyi and tradeoff in all
+	// parts or none.
 	missing := map[int][]string{}
 	for _, table := range Tables() {
 		files, present := s.Files[table]
@@ -344,7 +345,7 @@ func describeMissing(missing map[int][]string, shards int) string {
 	parts := keysOf(missing)
 	var all []int
 	for _, i := range parts {
-		if len(missing[i]) == len(requiredTables) || len(missing[i]) == len(Tables()) {
+		if containsAll(missing[i], requiredTables) { // the part is missing as a whole
 			all = append(all, i)
 		}
 	}
@@ -433,4 +434,14 @@ func describeGroups(m map[string][]string, width int) string {
 		out = append(out, fmt.Sprintf("%q in %s", v, strings.Join(files, ", ")))
 	}
 	return strings.Join(out, "; ")
+}
+
+// containsAll reports whether every element of want is in have.
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }

@@ -74,6 +74,8 @@ type collector struct {
 	eps   []boundRow
 	runs  []runRow
 	renyi []renyiRow
+	// tradeoff: the buckets method's true-positive rates (tradeoff.parquet)
+	tradeoff []tprRow
 }
 
 func methodIndex(m *manifest.Manifest, method string) int {
@@ -132,6 +134,11 @@ func (c *collector) addOutcome(t Task, o methods.Outcome, eps, delta []float64) 
 		row := base
 		row.key, row.key.point = key, i
 		c.renyi = append(c.renyi, renyiRow{boundRow: row, b: b})
+	}
+	for i, b := range o.TPR {
+		row := base
+		row.key, row.key.point = key, i
+		c.tradeoff = append(c.tradeoff, tprRow{boundRow: row, b: b})
 	}
 }
 
@@ -234,4 +241,34 @@ type renyiRow struct {
 
 func sortRenyi(rows []renyiRow) {
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].key.less(rows[j].key) })
+}
+
+// tradeoffFrame builds tradeoff.parquet: one row per mechanism instance x
+// r x false-positive rate of the buckets method, with sound bounds on the
+// largest true-positive rate of a membership-inference test (both
+// directions) and the mu of the Gaussian-DP curve through the upper bound
+// (a summary, not a bound).
+func tradeoffFrame(rows []tprRow) *results.Frame {
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].key.less(rows[j].key) })
+	n := len(rows)
+	str := func(name string) *results.Column {
+		return &results.Column{Name: name, Type: results.String, Strings: make([]string, n)}
+	}
+	flt := func(name string, nullable bool) *results.Column {
+		return &results.Column{Name: name, Type: results.Float64, Nullable: nullable, Floats: make([]float64, n)}
+	}
+	mech, meth, id, kind, params := str("mechanism"), str("method"), str("mechanism_id"), str("kind"), str("params")
+	comp := &results.Column{Name: "compositions", Type: results.Int64, Ints: make([]int64, n)}
+	fpr, lo, up, mu := flt("fpr", false), flt("tpr_lower", true), flt("tpr_upper", true), flt("gdp_mu", true)
+	for i, r := range rows {
+		mech.Strings[i], comp.Ints[i], meth.Strings[i] = r.mechanism, int64(r.r), r.method
+		id.Strings[i], kind.Strings[i], params.Strings[i] = r.id, r.kind, r.params
+		fpr.Floats[i], lo.Floats[i], up.Floats[i], mu.Floats[i] = r.b.FPR, r.b.Lower, r.b.Upper, r.b.Mu
+	}
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, fpr, lo, up, mu, id, kind, params}}
+}
+
+type tprRow struct {
+	boundRow
+	b methods.TPRBound
 }

@@ -261,7 +261,7 @@ func (rn *Runner) runBatch(ctx context.Context, id int, b *batch, fn methods.Fun
 	}
 	m := b.manifest
 	job := methods.Job{
-		Manifest: m, Instance: b.instance, Compositions: b.rs, Eps: m.Query.Eps, Delta: m.Query.Delta, Alpha: m.Query.Alpha,
+		Manifest: m, Instance: b.instance, Compositions: b.rs, Eps: m.Query.Eps, Delta: m.Query.Delta, Alpha: m.Query.Alpha, FPR: m.Query.FPR,
 		Progress: func(done, total int) { rn.Progress.jobStep(id, done, total) },
 		Round:    func(round, buckets int) { rn.Progress.jobRound(id, round, buckets) },
 	}
@@ -353,6 +353,12 @@ func (rn *Runner) write(out string, m *manifest.Manifest, c *collector, interrup
 			table string
 			frame *results.Frame
 		}{results.TableRenyi, renyiFrame(c.renyi)})
+	}
+	if len(m.Query.FPR) > 0 {
+		frames = append(frames, struct {
+			table string
+			frame *results.Frame
+		}{results.TableTradeoff, tradeoffFrame(c.tradeoff)})
 	}
 	for _, f := range frames {
 		path := part.Path(dir, f.table)
