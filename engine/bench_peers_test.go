@@ -162,7 +162,8 @@ func BenchmarkPeers(b *testing.B) {
 // BenchmarkAccuracyTarget: the refinement of pipeline/methods' accuracy
 // target for one row: PB_START buckets (default 4000), doubled until the
 // worst relative width is at most PB_TARGET (default 1e-4), a doubling no
-// longer narrows it by 0.9, or 6,400,000 buckets would be exceeded. The CPU
+// longer narrows it by 0.9, the rate of the last doubling would not reach the
+// target by 2^26 buckets (pipeline/methods' canReach), or 2^26 would be exceeded. The CPU
 // of every round is counted; buckets and rounds are those of the last round.
 func BenchmarkAccuracyTarget(b *testing.B) {
 	target := envFloat("PB_TARGET", 1e-4)
@@ -179,8 +180,11 @@ func BenchmarkAccuracyTarget(b *testing.B) {
 					a := row.answer(b, n)
 					cpu, wall, rounds = cpu+a.cpu, wall+a.wall, rounds+1
 					last = a
-					if a.relw <= target || rounds > 1 && !(a.relw <= 0.9*prev) || n*2 > 6400000 {
+					if a.relw <= target || rounds > 1 && !(a.relw <= 0.9*prev) || n*2 > 1<<26 {
 						break
+					}
+					if rounds > 1 && !peersCanReach(a.relw, a.relw/prev, target, n) {
+						break // pipeline/methods.canReach
 					}
 					prev = a.relw
 				}
@@ -192,4 +196,14 @@ func BenchmarkAccuracyTarget(b *testing.B) {
 			b.ReportMetric(float64(rounds), "rounds")
 		})
 	}
+}
+
+func peersCanReach(w, rate, target float64, n int) bool {
+	for b := n; b*2 <= 1<<26; b *= 2 {
+		w *= rate
+		if w <= target {
+			return true
+		}
+	}
+	return false
 }
