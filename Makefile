@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/pbuckets
 
-.PHONY: all build test test-slurm test-k8s example fuzz clean figures bench regress golden synthetic-data reproduction-images searches sgd-sweep
+.PHONY: all build test test-slurm test-k8s example fuzz clean figures bench regress golden bench-peers synthetic-data reproduction-images searches sgd-sweep
 
 all: build
 
@@ -112,3 +112,11 @@ golden:
 # Engine benchmarks of the issue 2 goals (about a minute).
 bench:
 	$(GO) test -run '^$$' -bench 'Gauss512$$|Gauss65536$$|SGD65536' -benchtime 1x ./engine
+
+# Issue 24's in-process table: pbuckets' engine (Go benchmark of Compose and
+# the queries) beside dp_accounting's PLD (../shared/peers/inproc.py), CPU
+# medians of REPS (5) interleaved runs; fetching the peer, Debian's Python
+# packages and the builds are in scripts/bench/peers.sh's header (a few
+# minutes on 2 cores).
+bench-peers:
+	scripts/bench/peers.sh

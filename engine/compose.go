@@ -898,8 +898,7 @@ func spectralProduct(s *convScratch, N int, self bool) {
 			q := 3*h - 1 - p
 			xkr, xki, xjr, xji := reX[p], imX[p], reX[q], imX[q]
 			ykr, yki, yjr, yji := reY[p], imY[p], reY[q], imY[q]
-			reX[p], imX[p] = packedProduct(xkr, xki, xjr, xji, ykr, yki, yjr, yji)
-			reX[q], imX[q] = packedProduct(xjr, xji, xkr, xki, yjr, yji, ykr, yki)
+			reX[p], imX[p], reX[q], imX[q] = packedProductPair(xkr, xki, xjr, xji, ykr, yki, yjr, yji)
 		}
 	}
 }
@@ -917,4 +916,23 @@ func packedProduct(xkr, xki, xjr, xji, ykr, yki, yjr, yji float64) (float64, flo
 	pcr, pci := cr*dr-ci*di, cr*di+ci*dr
 	// W = PA + i PC.
 	return par - pci, pai + pcr
+}
+
+// packedProductPair returns packedProduct for k and for its mirror j at
+// once: packedProduct(xk, xj, yk, yj) and packedProduct(xj, xk, yj, yk)
+// with the same values (the same real numbers; only the sign of a zero
+// may differ), so the error bound of the product is unchanged. The
+// mirror's operands are A_j = conj A_k and C_j = conj C_k computed exactly
+// so (the sums are the same sums, the differences their exact negations),
+// and rounding commutes with negation, so its products are PA_j = conj
+// PA_k and PC_j = conj PC_k bit for bit: W_j = (par + pci) + i (pcr - pai).
+// Half the arithmetic of two packedProduct calls (issue 24).
+func packedProductPair(xkr, xki, xjr, xji, ykr, yki, yjr, yji float64) (wkr, wki, wjr, wji float64) {
+	ar, ai := (xkr+xjr)*0.5, (xki-xji)*0.5
+	cr, ci := (xki+xji)*0.5, (xjr-xkr)*0.5
+	br, bi := (ykr+yjr)*0.5, (yki-yji)*0.5
+	dr, di := (yki+yji)*0.5, (yjr-ykr)*0.5
+	par, pai := ar*br-ai*bi, ar*bi+ai*br
+	pcr, pci := cr*dr-ci*di, cr*di+ci*dr
+	return par - pci, pai + pcr, par + pci, pcr - pai
 }

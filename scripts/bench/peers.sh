@@ -1,0 +1,105 @@
+#!/bin/bash
+# scripts/bench/peers.sh (make bench-peers): issue 24's in-process table,
+# pbuckets' engine (engine.Compose + the row's queries, a Go benchmark:
+# engine/bench_peers_test.go) beside dp_accounting's PLD (inproc.py of
+# ../shared/peers: the accounting call only, after the imports), CPU
+# seconds, medians of REPS interleaved repetitions (pb, dp, pb, dp, ...).
+#
+# Fresh machine:
+#   1. dp_accounting's source, never copied into the project: a git copy of
+#      google/differential-privacy (the `fetch` tool gives one under
+#      /work/.mirror/google+differential-privacy/repo; or git clone --bare),
+#      then   GDP_GIT=/path/to/that/git/dir make bench-peers
+#      which extracts python/dp_accounting into $PEERS/gdp (git archive), as
+#      ../shared/peers/README.md does. Measured: differential-privacy b5b0286.
+#   2. Debian's python3-numpy, -scipy, -absl, -attr, -mpmath are installed
+#      with apt-get when /usr/bin/python3 cannot import them (root or sudo).
+#   3. the driver scripts: PEERS_DRIVERS (default ../shared/peers beside the
+#      checkout's parent, i.e. /work/shared/peers).
+# Environment: REPS (default 5), PEERS (default /tmp/peers), GDP_GIT.
+# Output: one JSON line per run in $PEERS/bench-peers.log, then the table
+# of medians (CPU seconds and the values of one run).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+export PEERS=${PEERS:-/tmp/peers}
+DRV=${PEERS_DRIVERS:-$ROOT/../shared/peers}
+[ -f "$DRV/inproc.py" ] || DRV=/work/shared/peers
+[ -f "$DRV/inproc.py" ] || { echo "peers.sh: no inproc.py (set PEERS_DRIVERS to the shared/peers folder)" >&2; exit 2; }
+REPS=${REPS:-5}
+PY=/usr/bin/python3
+mkdir -p "$PEERS"
+
+# 1. dp_accounting's source
+if [ ! -d "$PEERS/gdp/python/dp_accounting/dp_accounting" ]; then
+	if [ -z "${GDP_GIT:-}" ]; then
+		for g in /work/.mirror/google+differential-privacy/repo; do [ -d "$g" ] && GDP_GIT=$g; done
+	fi
+	[ -n "${GDP_GIT:-}" ] || { echo "peers.sh: set GDP_GIT to a git copy of google/differential-privacy (see the header)" >&2; exit 2; }
+	mkdir -p "$PEERS/gdp"
+	git --git-dir="$GDP_GIT" archive HEAD python/dp_accounting | tar -x -C "$PEERS/gdp"
+	echo "dp_accounting: $(git --git-dir="$GDP_GIT" log -1 --format='%h %cs')"
+fi
+export PYTHONPATH=$PEERS/gdp/python/dp_accounting${PYTHONPATH:+:$PYTHONPATH}
+
+# 2. Debian's Python packages
+if ! $PY -c 'import numpy, scipy, absl, attr, mpmath' 2>/dev/null; then
+	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get install -y python3-numpy python3-scipy python3-absl python3-attr python3-mpmath >/dev/null ||
+		{ $SUDO apt-get update >/dev/null && $SUDO apt-get install -y python3-numpy python3-scipy python3-absl python3-attr python3-mpmath >/dev/null; }
+fi
+
+# 3. pbuckets: the binary and the engine's benchmark binary
+(cd "$ROOT" && go build -o bin/pbuckets ./cmd/pbuckets && go test -c -o "$PEERS/engine.test" ./engine)
+
+# 4. the cases: ROW BUCKETS (pbuckets) and inproc.py's arguments. BUCKETS:
+# the default 100,000, and the smallest of 4000 * 2^k whose relative
+# bracket width is <= 1e-4 (matched to dp_accounting's interval 1e-4, whose
+# relative error is about 1e-4 on these rows: the table shows both).
+PB=(
+	"sgd1 100000,64000"
+	"sgd4 100000,8000"
+	"sgd1k 100000,256000"
+	"gauss512 100000,16000"
+)
+DP=(
+	"gdp-sgd aor 1.1 0.01 10000 1e-4 1e-5|gdp-sgd aor 1.1 0.01 10000 1e-5 1e-5"
+	"gdp-sgd aor 4 0.01 65536 1e-4 1e-5|gdp-sgd aor 4 0.01 65536 1e-5 1e-5"
+	"gdp-sgd aor 1 0.001 250000 1e-4 1e-6|gdp-sgd aor 1 0.001 250000 1e-5 1e-6"
+	"gdp-gauss 282.842712474619 512 1e-4 1.01 1.5|gdp-gauss 282.842712474619 512 1e-5 1.01 1.5"
+)
+LOG=$PEERS/bench-peers.log
+: >"$LOG"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, REPS=$REPS" | tee -a "$LOG.load"
+for rep in $(seq "$REPS"); do
+	for i in "${!PB[@]}"; do
+		read -r row counts <<<"${PB[$i]}"
+		IFS='|' read -ra dps <<<"${DP[$i]}"
+		j=0
+		for n in ${counts//,/ }; do
+			(cd "$ROOT/engine" && PB_JSON=1 PB_BUCKETS=$n "$PEERS/engine.test" -test.run '^$' \
+				-test.bench "^BenchmarkPeers/$row\$" -test.benchtime 1x | grep '^{' >>"$LOG")
+			if [ $j -lt ${#dps[@]} ]; then
+				# shellcheck disable=SC2086
+				$PY "$DRV/inproc.py" --reps 1 ${dps[$j]} >>"$LOG"
+			fi
+			j=$((j + 1))
+		done
+	done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$LOG.load"
+$PY - "$LOG" <<'EOF'
+import json, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    runs.setdefault(d["cmd"], []).append(d)
+print("| run | CPU s (median) | wall s (median) | n | values (last run) |")
+print("| --- | --- | --- | --- | --- |")
+for cmd, ds in runs.items():
+    cpu = statistics.median(d["cpu"] for d in ds)
+    wall = statistics.median(d["wall"] for d in ds)
+    vals = "; ".join(ds[-1]["values"])
+    if "relw" in ds[-1]:
+        vals += f"; relw {ds[-1]['relw']:.2g}"
+    print(f"| {cmd} | {cpu:.3f} | {wall:.3f} | {len(ds)} | {vals} |")
+EOF
