@@ -108,9 +108,17 @@ func VuvuzelaConversation(noise Noise, mu, scale float64) (Mechanism, error) {
 		xb := newCountDist(noise, mu+2, scale, convTail)
 		ya := newCountDist(noise, mu/2, scale/2, convTail)
 		yb := newCountDist(noise, mu/2+1, scale/2, convTail)
-		s, err := sumCounts(ctx, xa, xb, ya, yb)
-		if err != nil {
-			return err
+		// Laplace noise: the sum in closed form (laplacesum.go), to about
+		// 1e-13 relative; Gauss noise: tilted FFTs (countsum.go).
+		var s *countSum
+		if noise == NoiseLaplace {
+			s = laplaceSumCounts(xa, xb, ya, yb, mu, mu+2, scale, mu/2, mu/2+1, scale/2)
+		}
+		if s == nil {
+			var err error
+			if s, err = sumCounts(ctx, xa, xb, ya, yb); err != nil {
+				return err
+			}
 		}
 		var uA, uB, lA, lB float64
 		for k := range s.a {
