@@ -106,7 +106,7 @@ func laplaceSumBulk(mu1, b1, mu2, b2 float64, lo, n int) (z, rel []float64, ok b
 		}
 		z[i] = sum
 		// Up to 9 positive terms added: 9u more.
-		rel[i] = (maxRel+10*u)*(1+1e-6)
+		rel[i] = (maxRel + 10*u) * (1 + 1e-6)
 	}
 	return z, rel, true
 }
