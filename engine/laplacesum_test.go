@@ -125,3 +125,50 @@ func TestConversationLaplaceResolved(t *testing.T) {
 		t.Errorf("unresolved mass A %.3g, B %.3g", cm.unknownA[1], cm.unknownB[1])
 	}
 }
+
+// TestFigure20Decided: LP(112.5k, 6.9k) at r = 524,288 meets e^eps <= 2 at
+// delta 1e-4 (Figure 20's claim): delta_up(ln 2) < 1e-4. With the FFT sum's
+// 3e-9 relative error per mass the bracket was [7.1e-5, 1.32e-4].
+func TestFigure20Decided(t *testing.T) {
+	if testing.Short() {
+		t.Skip("r = 2^19 composition (about 6 s)")
+	}
+	m, err := VuvuzelaConversation(NoiseLaplace, 112500, 6900)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compose(context.Background(), m, 524288, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Delta(math.Ln2)
+	t.Logf("delta(ln 2) in [%.5g, %.5g]", d.Lower, d.Upper)
+	if !(d.Upper < 1e-4) || !(d.Lower > 9e-5) {
+		t.Errorf("delta(ln 2) in [%.5g, %.5g], want the upper end below 1e-4 (lower above 9e-5)", d.Lower, d.Upper)
+	}
+}
+
+// TestFarTailLaplaceConversationLower: Figure 19a's LP-low (150k, 7.3k) at
+// r = 65,536 has lower bounds alive in the far tail (they were 0 from
+// e^eps 1.6 on), within 10x of the upper bounds down to about 1e-19, and
+// never above them.
+func TestFarTailLaplaceConversationLower(t *testing.T) {
+	if testing.Short() {
+		t.Skip("r = 2^16 composition (about 5 s)")
+	}
+	m, err := VuvuzelaConversation(NoiseLaplace, 150000, 7300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compose(context.Background(), m, 65536, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ eeps, within float64 }{{1.3, 1.01}, {1.6, 1.5}, {1.7, 3}, {1.8, 3}, {1.9, 10}, {2, 1e3}} {
+		d := res.Delta(math.Log(c.eeps))
+		t.Logf("e^eps %v: [%.4g, %.4g]", c.eeps, d.Lower, d.Upper)
+		if !(d.Lower > 0) || d.Lower > d.Upper || d.Upper > c.within*d.Lower {
+			t.Errorf("e^eps %v: [%.4g, %.4g], want a lower bound within %vx of the upper", c.eeps, d.Lower, d.Upper, c.within)
+		}
+	}
+}
