@@ -101,7 +101,9 @@
 // method's error is therefore relative where the tilts reach, and bounded
 // everywhere. The tilts are set per composition: those of the final loss
 // (+-3.5 of its standard deviations) and, while a level's own loss is
-// narrower, +-3.5 of the level's standard deviations as well; when the tilt
+// narrower, +-3.5 of the level's standard deviations as well (for pairs
+// known event by event, the Vuvuzela counts, also +-3 times the final ones,
+// about 10 standard deviations, where their far-tail deltas lie); when the tilt
 // set changes the envelopes are re-expressed for the new tilts (retilt.go),
 // which keeps the tails and the corners accurate through long compositions.
 // A composition's pointwise envelope is the smallest of three rigorous

@@ -16,7 +16,31 @@ import "math"
 // loss's and the composed loss's standard deviations).
 func (p *plan) tilts(x, y *list) []float64 {
 	t := p.target(x.compositions + y.compositions)
-	return tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), t, p.opt.Tilts, float64(x.n+1)*x.lambda, x.grid)
+	rangeL := float64(x.n+1) * x.lambda
+	tau := tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), t, p.opt.Tilts, rangeL, x.grid)
+	if p.countPair() && !x.grid && len(tau) >= 3 && tau[1] > 0 {
+		// Far tails of count pairs (issue 25): the final tilts reach 3.5
+		// standard deviations; +-3 times them (about 10.5, where the
+		// Vuvuzela pairs' deltas reach 1e-20) keep the lower ends of
+		// the buckets there alive. Capped as the final tilts.
+		c := math.Min(farTiltCap, math.Max(tiltCap, tiltCap*rangeL/swapRange))
+		F := math.Min(3*tau[1], 2*c/rangeL)
+		if F > 1.2*tau[1] && apart(tau, F) {
+			tau = append(tau, F, -F)
+		}
+	}
+	return tau
+}
+
+// countPair reports whether a leaf of the plan is a pair known event by
+// event (countMech: the Vuvuzela dialing and conversation pairs).
+func (p *plan) countPair() bool {
+	for m := range p.leaves {
+		if _, ok := m.(*countMech); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // tiltsFor returns the tilts of a composition whose operands have the
