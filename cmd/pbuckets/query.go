@@ -82,14 +82,24 @@ const (
 type queryFlags struct {
 	deltas, eps, eEps *listFlag[float64]
 	fpr               *listFlag[float64]
-	methods           *string
-	json              *bool
-	out, cacheDir     *string
-	noCache           *bool
-	memory            *string
+	// epochs, instead of --r, and what each r is in epochs and steps
+	// (manifest.MechanismSpec.Epochs)
+	epochs        *listFlag[float64]
+	byR           map[int]epochSteps
+	methods       *string
+	json          *bool
+	out, cacheDir *string
+	noCache       *bool
+	memory        *string
 	// cache is the state cache folder (oneLinerCache) and cacheFlag the
 	// flag that chose it.
 	cache, cacheFlag string
+}
+
+// epochSteps is what one r of an --epochs query is: epochs and steps.
+type epochSteps struct {
+	epochs float64
+	steps  int
 }
 
 // cmdQuery runs pbuckets eps (what = queryEps) or pbuckets delta: the
@@ -140,7 +150,13 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 	}
 	var answers []queryAnswer
 	for _, o := range ans.Outcomes {
-		answers = append(answers, queryAnswers(what, o.Method, ans.Instance, o.Outcome, ans.Job, len(qf.eEps.vals) > 0)...)
+		as := queryAnswers(what, o.Method, ans.Instance, o.Outcome, ans.Job, len(qf.eEps.vals) > 0)
+		if es, ok := qf.byR[o.R]; ok {
+			for i := range as {
+				as[i].Epochs, as[i].Steps = es.epochs, es.steps
+			}
+		}
+		answers = append(answers, as...)
 	}
 	if *qf.json {
 		err = writeQueryJSON(stdout, answers)
@@ -169,7 +185,8 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 	mf := addMechFlags(fs)
 	rs := intList()
 	fs.Var(rs, "r", "number(s) of observations r: comma-separated or repeated; 10000, 10_000 or 1e4")
-	qf = queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList(), fpr: floatList()}
+	qf = queryFlags{deltas: floatList(), eps: floatList(), eEps: floatList(), fpr: floatList(), epochs: floatList()}
+	fs.Var(qf.epochs, "epochs", "number(s) of epochs, instead of --r: r = epochs/q steps (Poisson), epochs*dataset_size/batch (fixed size), or epochs (random_allocation, whose observation is an epoch)")
 	switch what {
 	case queryEps:
 		fs.Var(qf.deltas, "delta", "delta value(s), in (0, 1): comma-separated or repeated")
@@ -206,6 +223,12 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 		printErrors(stderr, err)
 		return nil, qf, 0, exitUsage, false
 	}
+	if len(qf.epochs.vals) > 0 {
+		if qf.byR, err = epochCompositions(m, qf.epochs.vals); err != nil {
+			fmt.Fprintf(stderr, "error: --epochs: %v\n", err)
+			return nil, qf, 0, exitUsage, false
+		}
+	}
 	qf.cache, qf.cacheFlag = oneLinerCache(fs, *qf.out, *qf.cacheDir)
 	return m, qf, budget, exitOK, true
 }
@@ -220,9 +243,14 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 	}
 	mech, engine := mf.tables(set, &problems)
 	query := map[string]any{"methods": splitList(*qf.methods)}
-	if len(rs.vals) == 0 {
-		problems.add("--r is required (the number of observations, e.g. --r 1000 or --r 100,1000)")
-	} else {
+	switch {
+	case len(rs.vals) > 0 && len(qf.epochs.vals) > 0:
+		problems.add("give either --r or --epochs, not both")
+	case len(qf.epochs.vals) > 0:
+		query["compositions"] = []int64{1} // replaced by the epochs' r (epochCompositions)
+	case len(rs.vals) == 0:
+		problems.add("--r is required (the number of observations, e.g. --r 1000 or --r 100,1000; or --epochs)")
+	default:
 		query["compositions"] = rs.vals
 	}
 	switch what {
@@ -260,6 +288,27 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 	return parseFlagManifest(doc)
 }
 
+// epochCompositions sets the compositions of m's query to the r of each
+// number of epochs of its mechanism and returns what each r is.
+func epochCompositions(m *manifest.Manifest, epochs []float64) (map[int]epochSteps, error) {
+	spec := m.Instances()[0].Spec
+	byR := map[int]epochSteps{}
+	var rs []int
+	for _, e := range epochs {
+		r, steps, err := spec.Epochs(e)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := byR[r]; !dup {
+			rs = append(rs, r)
+		}
+		byR[r] = epochSteps{e, steps}
+	}
+	sort.Ints(rs)
+	m.Query.Compositions = rs
+	return byR, nil
+}
+
 // queryAnswer is one line of the output of eps or delta: a bound on eps at
 // a delta (or on delta at an eps) after R observations by one method.
 type queryAnswer struct {
@@ -273,6 +322,10 @@ type queryAnswer struct {
 	Sampling string `json:"sampling,omitempty"`
 	Relation string `json:"relation,omitempty"`
 	R        int    `json:"r"`
+	// Epochs and Steps, with --epochs: what R is (steps = R except for
+	// random_allocation, whose observation is an epoch).
+	Epochs float64 `json:"epochs,omitempty"`
+	Steps  int     `json:"steps,omitempty"`
 	// Query is "eps" (eps at Delta) or "delta" (delta at Eps).
 	Query string `json:"query"`
 	// Eps (natural log) and Delta: the query point and the bounds.
@@ -414,7 +467,18 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 			// a summary of the curve, not a bound: rounded to nearest
 			how += "; mu-GDP " + strconv.FormatFloat(float64(a.Mu), 'g', 4, 64)
 		}
-		if _, err := fmt.Fprintf(w, "%s %s (%s, r %d, %s, %s)\n", a.Query, formatBracket(float64(a.Lower), float64(a.Upper)), at, a.R, what, how); err != nil {
+		rText := "r " + strconv.Itoa(a.R)
+		word := "epochs"
+		if a.Epochs == 1 {
+			word = "epoch"
+		}
+		switch {
+		case a.Epochs > 0 && a.Steps != a.R: // an observation is an epoch
+			rText += fmt.Sprintf(" = %g %s of %d steps", a.Epochs, word, a.Steps/a.R)
+		case a.Epochs > 0:
+			rText += fmt.Sprintf(" steps = %g %s", a.Epochs, word)
+		}
+		if _, err := fmt.Fprintf(w, "%s %s (%s, %s, %s, %s)\n", a.Query, formatBracket(float64(a.Lower), float64(a.Upper)), at, rText, what, how); err != nil {
 			return err
 		}
 		// why a bound is trivial or absent (an infinite eps, a lower bound

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -352,5 +353,37 @@ func TestTPRCommand(t *testing.T) {
 	}
 	if code, _, stderr := runCmd(t, "tpr", "--kind", "gauss", "--sigma", "8", "--r", "16", "--fpr", "1.5"); code != exitUsage || !strings.Contains(stderr, "fpr") {
 		t.Errorf("--fpr 1.5: exit %d, %s", code, stderr)
+	}
+}
+
+// TestEpochsFlag checks --epochs: Poisson epochs are 1/q steps each (the
+// same bracket as --r), random allocation counts epochs as observations,
+// lines and JSON name both, and epochs that are not whole steps, or
+// --epochs with --r, are refused.
+func TestEpochsFlag(t *testing.T) {
+	base := []string{"eps", "--kind", "sgd", "--sigma", "1.1", "--q", "0.01", "--delta", "1e-5", "--buckets", "4000", "--no-cache"}
+	code, byEpochs, stderr := runCmd(t, append(base, "--epochs", "2")...)
+	if code != exitOK || !strings.Contains(byEpochs, "r 200 steps = 2 epochs") {
+		t.Fatalf("--epochs 2: exit %d\n%s%s", code, byEpochs, stderr)
+	}
+	_, byR, _ := runCmd(t, append(base, "--r", "200")...)
+	if strings.SplitN(byEpochs, " (", 2)[0] != strings.SplitN(byR, " (", 2)[0] {
+		t.Errorf("--epochs 2 %q differs from --r 200 %q", byEpochs, byR)
+	}
+	code, stdout, stderr := runCmd(t, "eps", "--kind", "random_allocation", "--sigma", "1", "--steps-per-epoch", "10",
+		"--epochs", "3", "--delta", "1e-5", "--buckets", "4000", "--no-cache", "--json")
+	var answers []map[string]any
+	if code != exitOK || json.Unmarshal([]byte(stdout), &answers) != nil || len(answers) != 1 ||
+		answers[0]["r"] != 3.0 || answers[0]["epochs"] != 3.0 || answers[0]["steps"] != 30.0 {
+		t.Errorf("random_allocation --epochs 3: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, bad := range [][]string{{"--epochs", "1", "--q", "0.03"}, {"--epochs", "1", "--r", "5"}} {
+		args := []string{"eps", "--kind", "sgd", "--sigma", "1", "--delta", "1e-5"}
+		if !slices.Contains(bad, "--q") {
+			args = append(args, "--q", "0.01")
+		}
+		if code, _, stderr := runCmd(t, append(args, bad...)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", bad, code, exitUsage, stderr)
+		}
 	}
 }
