@@ -28,6 +28,12 @@ test-slurm:
 test-k8s:
 	cd scripts/k8s/check && $(GO) test ./...
 
+# staticcheck at a pinned version (go run fetches it through the module
+# proxy; nothing is added to go.mod).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(GO) run $(STATICCHECK) ./...
+
 # Runs the small example end to end (about a second once bin/pbuckets is
 # built) and prints its delta bounds.
 example: $(BIN)

@@ -131,9 +131,8 @@ func logTailUp(z float64) float64 {
 	return x + 1e-12*(1+math.Abs(x))
 }
 
-// expUp and expLow bound e^x from above and below through rounding.
-func expUp(x float64) float64  { return math.Exp(x + 1e-12*(1+math.Abs(x))) }
-func expLow(x float64) float64 { return math.Exp(x - 1e-12*(1+math.Abs(x))) }
+// expUp bounds e^x from above through rounding.
+func expUp(x float64) float64 { return math.Exp(x + 1e-12*(1+math.Abs(x))) }
 
 // pAbove returns a lower bound on P(S > t) under P^r (K + v Z).
 func (s *SumTest) pAbove(t float64) float64 {

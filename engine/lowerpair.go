@@ -171,9 +171,6 @@ func (r *Result) slackDelta(d DeltaBound, eps float64) DeltaBound {
 	return d
 }
 
-// ownLower reports whether r's lower bounds come from its own lists.
-func (r *Result) ownLower() bool { return r.lowerFrom == nil && r.lowerAbsent == "" }
-
 // setLowerFrom makes low, the composition of the lower pair of r's
 // mechanism with the same count, the source of r's lower bounds.
 func (r *Result) setLowerFrom(low *Result) {
