@@ -96,31 +96,14 @@ func TestTPRProperty(t *testing.T) {
 			exact = func(al float64) float64 { return exactTPRDiscrete(a, b, al) }
 		default: // random histogram, composed up to 3 times
 			k := 2 + rng.IntN(4)
-			a, b := make([]float64, k), make([]float64, k)
-			sa, sb := 0.0, 0.0
-			for i := range a {
-				a[i], b[i] = rng.ExpFloat64(), rng.ExpFloat64()
-				sa, sb = sa+a[i], sb+b[i]
-			}
-			for i := range a {
-				a[i], b[i] = a[i]/sa, b[i]/sb
-			}
+			a, b := randomPMFPair(rng, k)
 			m, err2 := Histogram(a, b)
 			if err2 != nil {
 				t.Fatal(err2)
 			}
 			r := 1 + rng.IntN(3)
 			res, err = Compose(ctx, m, r, Options{Buckets: 2000})
-			pa, pb := []float64{1}, []float64{1}
-			for s := 0; s < r; s++ {
-				var na, nb []float64
-				for i := range pa {
-					for j := range a {
-						na, nb = append(na, pa[i]*a[j]), append(nb, pb[i]*b[j])
-					}
-				}
-				pa, pb = na, nb
-			}
+			pa, pb := productPMF(a, b, r)
 			name = fmt.Sprintf("histogram %d atoms r %d", k, r)
 			exact = func(al float64) float64 {
 				return math.Max(exactTPRDiscrete(pa, pb, al), exactTPRDiscrete(pb, pa, al))

@@ -194,6 +194,36 @@ func TestGaussianTradeoffMu(t *testing.T) {
 	}
 }
 
+// randomPMFPair draws a pair of distributions on k atoms (exponential
+// weights, normalised).
+func randomPMFPair(rng *rand.Rand, k int) (a, b []float64) {
+	a, b = make([]float64, k), make([]float64, k)
+	sa, sb := 0.0, 0.0
+	for i := range a {
+		a[i], b[i] = rng.ExpFloat64(), rng.ExpFloat64()
+		sa, sb = sa+a[i], sb+b[i]
+	}
+	for i := range a {
+		a[i], b[i] = a[i]/sa, b[i]/sb
+	}
+	return a, b
+}
+
+// productPMF enumerates the r-fold product of the pair (a, b).
+func productPMF(a, b []float64, r int) (pa, pb []float64) {
+	pa, pb = []float64{1}, []float64{1}
+	for s := 0; s < r; s++ {
+		var na, nb []float64
+		for i := range pa {
+			for j := range a {
+				na, nb = append(na, pa[i]*a[j]), append(nb, pb[i]*b[j])
+			}
+		}
+		pa, pb = na, nb
+	}
+	return pa, pb
+}
+
 // TestTPRHistogramEnumeration checks the bracket against the exact
 // Neyman-Pearson TPR of seeded random histogram pairs composed up to three
 // times, enumerated as product distributions (atoms at arbitrary losses,
@@ -206,15 +236,7 @@ func TestTPRHistogramEnumeration(t *testing.T) {
 	}
 	for c := 0; c < cases; c++ {
 		k := 2 + rng.IntN(5)
-		a, b := make([]float64, k), make([]float64, k)
-		sa, sb := 0.0, 0.0
-		for i := range a {
-			a[i], b[i] = rng.ExpFloat64(), rng.ExpFloat64()
-			sa, sb = sa+a[i], sb+b[i]
-		}
-		for i := range a {
-			a[i], b[i] = a[i]/sa, b[i]/sb
-		}
+		a, b := randomPMFPair(rng, k)
 		m, err := Histogram(a, b)
 		if err != nil {
 			t.Fatal(err)
@@ -224,17 +246,7 @@ func TestTPRHistogramEnumeration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pa, pb := []float64{1}, []float64{1}
-		for s := 0; s < r; s++ {
-			var na, nb []float64
-			for i := range pa {
-				for j := range a {
-					na = append(na, pa[i]*a[j])
-					nb = append(nb, pb[i]*b[j])
-				}
-			}
-			pa, pb = na, nb
-		}
+		pa, pb := productPMF(a, b, r)
 		name := fmt.Sprintf("histogram %d atoms r %d", k, r)
 		for _, fpr := range []float64{1e-9, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.8} {
 			bd := res.TPR(fpr)
