@@ -358,6 +358,10 @@ func tprDirection(g, up, low []float64, a float64) (upper, lower float64, gap tp
 				}
 			}
 		}
+		// The staircase alone is a bound too, with no rounding allowance
+		// that grows with a line's slope: the lines may only raise it
+		// (steep secants through nearby points would otherwise sink it).
+		v = math.Max(v, g0*a+low[j+1])
 		if v < lower {
 			lower, seg = v, j
 		}

@@ -279,3 +279,25 @@ func BenchmarkTPR(b *testing.B) {
 		res.TPR(1e-3)
 	}
 }
+
+// TestTPRLowerNotTrivial checks that the lower TPR stays near the upper one
+// where delta's bracket is tight: random allocation (100 epochs of 100
+// steps, sigma 1.1) once gave the trivial lower bound TPR >= FPR, because
+// steep secants through refined grid points carried rounding allowances
+// that sank the per-segment bound below the plain staircase.
+func TestTPRLowerNotTrivial(t *testing.T) {
+	m, err := RandomAllocationGauss(1.1, 1, 100, 1, AddRemove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compose(context.Background(), m, 100, Options{Buckets: 40000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fpr := range []float64{1e-6, 1e-3} {
+		b := res.TPR(fpr)
+		if !(b.Lower >= 0.98*b.Upper) {
+			t.Errorf("fpr %g: [%g, %g]: the lower bound is far below the upper", fpr, b.Lower, b.Upper)
+		}
+	}
+}
