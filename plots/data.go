@@ -16,9 +16,9 @@ import (
 )
 
 // Results holds the result tables of one manifest. Renyi is nil when the
-// manifest has no Renyi queries.
+// manifest has no Renyi queries, Tradeoff when it has no fpr queries.
 type Results struct {
-	Delta, Eps, Renyi []Row
+	Delta, Eps, Renyi, Tradeoff []Row
 	// Notes describe what Load found but did not read (stale sets).
 	Notes []string
 	// ManifestHash is the SHA-256 of the manifest the results were
@@ -81,6 +81,9 @@ func load(dir string, partial bool) (*Results, error) {
 		return nil, err
 	}
 	if res.Renyi, err = readTable(files[results.TableRenyi], "alpha", "renyi_upper", "renyi_lower"); err != nil {
+		return nil, err
+	}
+	if res.Tradeoff, err = readTable(files[results.TableTradeoff], "fpr", "tpr_upper", "tpr_lower"); err != nil {
 		return nil, err
 	}
 	return res, nil

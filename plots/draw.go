@@ -85,6 +85,8 @@ func Draw(m *manifest.Manifest, f manifest.Figure, res *Results, dir string) (fi
 		d.deltaR(p)
 	case manifest.FigureRenyi:
 		d.renyi(p)
+	case manifest.FigureTradeoff:
+		d.tradeoff(p)
 	case manifest.FigureHeatmap:
 		if err := d.heatmap(p); err != nil {
 			return nil, d.notes, err
@@ -585,6 +587,52 @@ func (d *drawer) renyi(p *plot.Plot) {
 		d.note("no renyi.parquet (the manifest needs query.alpha)")
 	}
 	d.finishAxes(p, true, true)
+}
+
+// tradeoff: the largest true-positive rate over the false-positive rate at
+// r (ROC on log-log axes): the buckets' upper and lower bounds, and the
+// line TPR = FPR of a test that guesses.
+func (d *drawer) tradeoff(p *plot.Plot) {
+	p.X.Label.Text = "false-positive rate"
+	p.Y.Label.Text = fmt.Sprintf("largest true-positive rate after r = %d", d.f.R)
+	keys, by := d.group(d.res.Tradeoff, func(r Row) bool { return r.R == d.f.R })
+	idx := mechIndex(keys)
+	var fprs plotter.XYs
+	for _, k := range keys {
+		dash := dashes[idx[k.label]%len(dashes)]
+		name := d.name(k, keys)
+		get := func(v func(Row) float64) plotter.XYs {
+			var xys plotter.XYs
+			for _, r := range by[k] {
+				xys = append(xys, plotter.XY{X: r.At, Y: v(r)})
+			}
+			return xys
+		}
+		up := bound{get(func(r Row) float64 { return r.Upper }), colorUpper, name + ": buckets upper bound"}
+		lo := bound{get(func(r Row) float64 { return r.Lower }), colorLower, name + ": buckets lower bound"}
+		d.boundPair(up, lo, true, true, dash, 1.6, name+": buckets")
+		for _, r := range by[k] {
+			fprs = append(fprs, plotter.XY{X: r.At, Y: r.At})
+		}
+	}
+	sort.Slice(fprs, func(i, j int) bool { return fprs[i].X < fprs[j].X })
+	d.addLine(p, fprs, true, true, color.Gray{Y: 120}, []vg.Length{2, 2}, 1, "TPR = FPR (guessing)")
+	if d.res.Tradeoff == nil {
+		d.note("no tradeoff.parquet (the manifest needs query.fpr)")
+	}
+	d.finishAxes(p, true, true)
+	// false-positive rates in decades (finishAxes' log x axis is in
+	// powers of 2, for r)
+	if r := d.f.XRange; !(r[0] < r[1]) && !d.empty && d.xmin > 0 {
+		lo := math.Pow(10, math.Floor(math.Log10(d.xmin)))
+		hi := math.Min(1, math.Pow(10, math.Ceil(math.Log10(d.xmax))))
+		if hi <= lo {
+			hi = 10 * lo
+		}
+		p.X.Tick.Marker = log10Ticks{}
+		p.X.Min, p.X.Max = lo, hi
+		d.lim[0], d.lim[1] = lo, hi
+	}
 }
 
 // points marks single points: given values, or e^eps_upper(delta) of a

@@ -27,11 +27,16 @@ const (
 	// FigureTable writes a Markdown and a CSV table of the mechanisms'
 	// parameters and their eps bounds at one delta.
 	FigureTable = "table"
+	// FigureTradeoff plots the largest true-positive rate of a
+	// membership-inference test over the false-positive rate at one r
+	// (ROC, log-log axes): the buckets' upper and lower bounds and the
+	// line TPR = FPR.
+	FigureTradeoff = "tradeoff"
 )
 
 // FigureKinds returns the figure kinds a manifest may declare.
 func FigureKinds() []string {
-	return []string{FigureDeltaEEps, FigureEEpsR, FigureDeltaR, FigureHeatmap, FigureRenyi, FigureTable}
+	return []string{FigureDeltaEEps, FigureEEpsR, FigureDeltaR, FigureHeatmap, FigureRenyi, FigureTable, FigureTradeoff}
 }
 
 // Heatmap values: the bound shown in each cell.
@@ -378,6 +383,11 @@ func (p *parser) checkFigure(f *Figure, m *Manifest, bad func(string, string, ..
 		}
 	}
 	switch f.Kind {
+	case FigureTradeoff:
+		need("r", f.R > 0)
+		if len(m.Query.FPR) == 0 {
+			bad("kind", "figure kind %s needs query.fpr", f.Kind)
+		}
 	case FigureDeltaEEps, FigureRenyi:
 		need("r", f.R > 0)
 		if f.Kind == FigureDeltaEEps && len(m.Query.Eps) == 0 {
