@@ -401,16 +401,23 @@ func minPosLo(lv *allocLevel) float64 {
 
 // allocSum returns the grouped law of S_t by doubling.
 func (gr allocGrid) allocSum(ctx context.Context, m, rel float64, t int) (*allocLevel, error) {
-	pow := gr.level0(m, rel)
-	var acc *allocLevel
+	return byDoubling(ctx, gr.level0(m, rel), t, gr.convolve)
+}
+
+// byDoubling returns the t-fold sum of base (t >= 1) by repeated
+// doubling: the powers base^(2^k) for the binary digits of t, added up
+// with add.
+func byDoubling[T any](ctx context.Context, base T, t int, add func(context.Context, T, T) (T, error)) (T, error) {
+	pow, acc, have := base, base, false
 	for n := t; ; {
 		if n&1 == 1 {
-			if acc == nil {
-				acc = pow
+			if !have {
+				acc, have = pow, true
 			} else {
 				var err error
-				if acc, err = gr.convolve(ctx, acc, pow); err != nil {
-					return nil, err
+				if acc, err = add(ctx, acc, pow); err != nil {
+					var zero T
+					return zero, err
 				}
 			}
 		}
@@ -419,8 +426,9 @@ func (gr allocGrid) allocSum(ctx context.Context, m, rel float64, t int) (*alloc
 			break
 		}
 		var err error
-		if pow, err = gr.convolve(ctx, pow, pow); err != nil {
-			return nil, err
+		if pow, err = add(ctx, pow, pow); err != nil {
+			var zero T
+			return zero, err
 		}
 	}
 	return acc, nil

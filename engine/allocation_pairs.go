@@ -363,29 +363,7 @@ func minPosV(a []allocGroup) float64 {
 
 // pairsSum returns the pairs of S_t by doubling.
 func (gr allocGrid) pairsSum(ctx context.Context, m, rel float64, t int) (*allocPairs, error) {
-	pow := gr.pairsLevel0(m, rel)
-	var acc *allocPairs
-	for n := t; ; {
-		if n&1 == 1 {
-			if acc == nil {
-				acc = pow
-			} else {
-				var err error
-				if acc, err = gr.convolvePairs(ctx, acc, pow); err != nil {
-					return nil, err
-				}
-			}
-		}
-		n >>= 1
-		if n == 0 {
-			break
-		}
-		var err error
-		if pow, err = gr.convolvePairs(ctx, pow, pow); err != nil {
-			return nil, err
-		}
-	}
-	return acc, nil
+	return byDoubling(ctx, gr.pairsLevel0(m, rel), t, gr.convolvePairs)
 }
 
 // pairGroups turns the pairs of S_t into leaf groups: upper atoms at loss

@@ -209,19 +209,13 @@ func randomPMFPair(rng *rand.Rand, k int) (a, b []float64) {
 	return a, b
 }
 
-// productPMF enumerates the r-fold product of the pair (a, b).
+// productPMF enumerates the r-fold product of the pair (a, b) (product).
 func productPMF(a, b []float64, r int) (pa, pb []float64) {
-	pa, pb = []float64{1}, []float64{1}
-	for s := 0; s < r; s++ {
-		var na, nb []float64
-		for i := range pa {
-			for j := range a {
-				na, nb = append(na, pa[i]*a[j]), append(nb, pb[i]*b[j])
-			}
-		}
-		pa, pb = na, nb
+	as, bs := make([][]float64, r), make([][]float64, r)
+	for i := range as {
+		as[i], bs[i] = a, b
 	}
-	return pa, pb
+	return product(as, bs)
 }
 
 // TestTPRHistogramEnumeration checks the bracket against the exact
