@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"github.com/pbuckets/pbuckets/internal/bigref"
 	"math"
 	"math/big"
 	"math/rand"
@@ -30,8 +31,8 @@ func TestSampledGaussianRenyiUpperRandom(t *testing.T) {
 		if math.IsInf(u, 1) {
 			continue
 		}
-		x := new(big.Float).Mul(bf(float64(a-1)), bf(u))
-		if bigExp(x).Cmp(bigA(a, s, q)) < 0 {
+		x := new(big.Float).Mul(bigref.F(float64(a-1)), bigref.F(u))
+		if bigref.Exp(x).Cmp(bigref.A(a, s, q)) < 0 {
 			t.Errorf("sigma %g q %g alpha %d: exp((alpha-1) U) < A_alpha (U = %g)", s, q, a, u)
 		}
 		// B via quadrature where it converges

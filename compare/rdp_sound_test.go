@@ -1,73 +1,12 @@
 package compare
 
 import (
+	"github.com/pbuckets/pbuckets/internal/bigref"
 	"math"
 	"math/big"
 	"math/rand"
 	"testing"
 )
-
-// bigPrec is the precision of the math/big references: 320 bits, so that
-// their own error (below 2^-300 relative, plus the halvings of bigExp) is
-// far below the float64 quantities they check.
-const bigPrec = 320
-
-func bf(x float64) *big.Float { return new(big.Float).SetPrec(bigPrec).SetFloat64(x) }
-
-// bigExp returns exp(x) to about bigPrec bits: x = 2^m y with |y| <= 2^-8,
-// Taylor series of exp(y) to a term below 2^-(bigPrec+8), squared m times
-// (each squaring doubles the relative error: m <= 40 here, 2^40 * 2^-320
-// is still far below 1e-60).
-func bigExp(x *big.Float) *big.Float {
-	y := new(big.Float).SetPrec(bigPrec).Set(x)
-	m := 0
-	lim := bf(0x1p-8)
-	for new(big.Float).Abs(y).Cmp(lim) > 0 {
-		y.Quo(y, bf(2))
-		m++
-	}
-	sum, term := bf(1), bf(1)
-	eps := bf(math.Ldexp(1, -(bigPrec + 8)))
-	for k := 1; k < 200; k++ {
-		term.Mul(term, y)
-		term.Quo(term, bf(float64(k)))
-		sum.Add(sum, term)
-		if new(big.Float).Abs(term).Cmp(eps) < 0 {
-			break
-		}
-	}
-	for ; m > 0; m-- {
-		sum.Mul(sum, sum)
-	}
-	return sum
-}
-
-// bigA returns A_alpha = sum_k C(a,k) (1-q)^(a-k) q^k exp((k^2-k)/(2 s^2))
-// (Mironov, Talwar, Zhang 2019) in math/big, for the float64 values s, q.
-func bigA(a int, s, q float64) *big.Float {
-	one := bf(1)
-	qb := bf(q)
-	pb := new(big.Float).Sub(one, qb) // exact at bigPrec
-	c := new(big.Float).Quo(one, new(big.Float).Mul(bf(2), new(big.Float).Mul(bf(s), bf(s))))
-	sum := bf(0)
-	binom := new(big.Int).SetInt64(1)
-	for k := 0; k <= a; k++ {
-		if k > 0 {
-			binom.Mul(binom, big.NewInt(int64(a-k+1)))
-			binom.Quo(binom, big.NewInt(int64(k)))
-		}
-		t := new(big.Float).SetPrec(bigPrec).SetInt(binom)
-		for i := 0; i < a-k; i++ {
-			t.Mul(t, pb)
-		}
-		for i := 0; i < k; i++ {
-			t.Mul(t, qb)
-		}
-		t.Mul(t, bigExp(new(big.Float).Mul(c, bf(float64(k*k-k)))))
-		sum.Add(sum, t)
-	}
-	return sum
-}
 
 // quadLogB returns ln B_a, B_a = E_Q[(Q/P)^(a-1)], by the trapezoid rule
 // with step s/h over [-40 s - a, 40 s + 1] of g(z) = (1+u)^-b - 1 + b u
@@ -101,17 +40,17 @@ func TestSampledGaussianRenyiUpperCertified(t *testing.T) {
 			for _, a := range alphas {
 				u := f(float64(a))
 				// soundness in math/big: exp((a-1) u) >= A_a
-				x := new(big.Float).Mul(bf(float64(a-1)), bf(u))
-				A := bigA(a, s, q)
-				if bigExp(x).Cmp(A) < 0 {
+				x := new(big.Float).Mul(bigref.F(float64(a-1)), bigref.F(u))
+				A := bigref.A(a, s, q)
+				if bigref.Exp(x).Cmp(A) < 0 {
 					t.Errorf("sigma %g q %g alpha %d: exp((alpha-1) U) < A_alpha (U = %.17g)", s, q, a, u)
 				}
 				// the lower bound on ln A (used by sgmLogANewtonUpper)
-				if ll := sgmLogALower(a, 1/(2*s*s)*(1-certEps), q); bigExp(bf(ll)).Cmp(A) > 0 {
+				if ll := sgmLogALower(a, 1/(2*s*s)*(1-certEps), q); bigref.Exp(bigref.F(ll)).Cmp(A) > 0 {
 					t.Errorf("sigma %g q %g alpha %d: exp(sgmLogALower) = exp(%.17g) > A_alpha", s, q, a, ll)
 				}
 				// tightness of the D(P||Q) part: within 1e-9 of ln A
-				am1, _ := new(big.Float).Sub(A, bf(1)).Float64()
+				am1, _ := new(big.Float).Sub(A, bigref.F(1)).Float64()
 				if la, lau := math.Log1p(am1), sgmLogAUpper(a, 1/(2*s*s)*(1+certEps), q); !math.IsInf(am1, 1) && lau > la*(1+1e-9)+1e-300 {
 					t.Errorf("sigma %g q %g alpha %d: bound on ln A = %.17g, ln A = %.17g: looser than 1e-9", s, q, a, lau, la)
 				}
@@ -225,37 +164,37 @@ func TestCertifiedClosedForms(t *testing.T) {
 		// Gauss: D = a sens^2/(2 sigma^2), both exact in big.
 		for _, s := range []float64{0.3, 1, 7.77, 1e3} {
 			g, _ := GaussRenyiUpper(s, 1.3)
-			want := new(big.Float).Quo(new(big.Float).Mul(bf(af), new(big.Float).Mul(bf(1.3), bf(1.3))), new(big.Float).Mul(bf(2), new(big.Float).Mul(bf(s), bf(s))))
-			if bf(g(af)).Cmp(want) < 0 {
+			want := new(big.Float).Quo(new(big.Float).Mul(bigref.F(af), new(big.Float).Mul(bigref.F(1.3), bigref.F(1.3))), new(big.Float).Mul(bigref.F(2), new(big.Float).Mul(bigref.F(s), bigref.F(s))))
+			if bigref.F(g(af)).Cmp(want) < 0 {
 				t.Errorf("Gauss sigma %g alpha %d: %.17g below the exact value", s, a, g(af))
 			}
 		}
 		// Laplace: exp((a-1) D) = a/(2a-1) e^((a-1) e0) + (a-1)/(2a-1) e^(-a e0).
 		for _, b := range []float64{1e-9, 1e-3, 1, 1e3} {
 			l, _ := LaplaceRenyiUpper(b, 1)
-			e0 := new(big.Float).Quo(bf(1), bf(b))
-			t1 := new(big.Float).Mul(new(big.Float).Quo(bf(af), bf(2*af-1)), bigExp(new(big.Float).Mul(bf(af-1), e0)))
-			t2 := new(big.Float).Mul(new(big.Float).Quo(bf(af-1), bf(2*af-1)), bigExp(new(big.Float).Mul(bf(-af), e0)))
-			x := new(big.Float).Mul(bf(af-1), bf(l(af)))
+			e0 := new(big.Float).Quo(bigref.F(1), bigref.F(b))
+			t1 := new(big.Float).Mul(new(big.Float).Quo(bigref.F(af), bigref.F(2*af-1)), bigref.Exp(new(big.Float).Mul(bigref.F(af-1), e0)))
+			t2 := new(big.Float).Mul(new(big.Float).Quo(bigref.F(af-1), bigref.F(2*af-1)), bigref.Exp(new(big.Float).Mul(bigref.F(-af), e0)))
+			x := new(big.Float).Mul(bigref.F(af-1), bigref.F(l(af)))
 			want := new(big.Float).Add(t1, t2)
-			if bigExp(x).Cmp(want) < 0 && new(big.Float).Quo(bf(l(af)), e0).Cmp(bf(1)) < 0 {
+			if bigref.Exp(x).Cmp(want) < 0 && new(big.Float).Quo(bigref.F(l(af)), e0).Cmp(bigref.F(1)) < 0 {
 				t.Errorf("Laplace scale %g alpha %d: %.17g below the exact value", b, a, l(af))
 			}
 		}
 		// RR: exp((a-1) D) = p^a (1-p)^(1-a) + (1-p)^a p^(1-a).
 		for _, p := range []float64{0.5 + 1e-9, 0.5 + 1e-4, 0.75, 1 - 1e-6, 1e-3} {
 			r, _ := RRRenyiUpper(p)
-			pb, qb := bf(p), new(big.Float).Sub(bf(1), bf(p))
+			pb, qb := bigref.F(p), new(big.Float).Sub(bigref.F(1), bigref.F(p))
 			pow := func(x *big.Float, n int) *big.Float {
-				v := bf(1)
+				v := bigref.F(1)
 				for i := 0; i < n; i++ {
 					v.Mul(v, x)
 				}
 				return v
 			}
 			want := new(big.Float).Add(new(big.Float).Quo(pow(pb, a), pow(qb, a-1)), new(big.Float).Quo(pow(qb, a), pow(pb, a-1)))
-			x := new(big.Float).Mul(bf(af-1), bf(r(af)))
-			if bigExp(x).Cmp(want) < 0 {
+			x := new(big.Float).Mul(bigref.F(af-1), bigref.F(r(af)))
+			if bigref.Exp(x).Cmp(want) < 0 {
 				t.Errorf("RR p %g alpha %d: %.17g below the exact value", p, a, r(af))
 			}
 		}
@@ -297,8 +236,8 @@ func TestLibmErrorModel(t *testing.T) {
 		n = 200
 	}
 	brackets := func(name string, arg float64, y, err float64, want *big.Float) {
-		lo := bigExp(bf(y - err))
-		hi := bigExp(bf(y + err))
+		lo := bigref.Exp(bigref.F(y - err))
+		hi := bigref.Exp(bigref.F(y + err))
 		if lo.Cmp(want) > 0 || hi.Cmp(want) < 0 {
 			t.Errorf("%s(%.17g) = %.17g: more than 2 ulps off", name, arg, y)
 		}
@@ -306,29 +245,29 @@ func TestLibmErrorModel(t *testing.T) {
 	for i := 0; i < n; i++ {
 		x := (rng.Float64()*2 - 1) * 700
 		e := math.Exp(x)
-		w := bigExp(bf(x))
-		if d := new(big.Float).Sub(bf(e), w); new(big.Float).Abs(d).Cmp(new(big.Float).Mul(w, bf(tol))) > 0 {
+		w := bigref.Exp(bigref.F(x))
+		if d := new(big.Float).Sub(bigref.F(e), w); new(big.Float).Abs(d).Cmp(new(big.Float).Mul(w, bigref.F(tol))) > 0 {
 			t.Errorf("Exp(%.17g) = %.17g: more than 2 ulps off", x, e)
 		}
 		// Log: exp(Log(x) -+ 2 ulps of it) brackets x
 		v := math.Exp((rng.Float64()*2 - 1) * 690)
 		y := math.Log(v)
-		brackets("Log", v, y, tol*math.Abs(y)+0x1p-1074, bf(v))
+		brackets("Log", v, y, tol*math.Abs(y)+0x1p-1074, bigref.F(v))
 		// Log1p: 1 + u in big
 		u := math.Exp((rng.Float64()*2-1)*30) * 0.5
 		if rng.Intn(2) == 0 {
 			u = -u / (1 + u) // in (-1, 0)
 		}
 		y = math.Log1p(u)
-		brackets("Log1p", u, y, tol*math.Abs(y)+0x1p-1074, new(big.Float).Add(bf(1), bf(u)))
+		brackets("Log1p", u, y, tol*math.Abs(y)+0x1p-1074, new(big.Float).Add(bigref.F(1), bigref.F(u)))
 		// Expm1: Expm1(x) + 1 against exp(x), relative to |Expm1(x)|
 		z := (rng.Float64()*2 - 1) * math.Exp((rng.Float64()*2-1)*20)
 		if z > 700 {
 			z = 700
 		}
 		m := math.Expm1(z)
-		wm := new(big.Float).Sub(bigExp(bf(z)), bf(1))
-		if d := new(big.Float).Sub(bf(m), wm); new(big.Float).Abs(d).Cmp(new(big.Float).Mul(new(big.Float).Abs(wm), bf(tol))) > 0 {
+		wm := new(big.Float).Sub(bigref.Exp(bigref.F(z)), bigref.F(1))
+		if d := new(big.Float).Sub(bigref.F(m), wm); new(big.Float).Abs(d).Cmp(new(big.Float).Mul(new(big.Float).Abs(wm), bigref.F(tol))) > 0 {
 			t.Errorf("Expm1(%.17g) = %.17g: more than 2 ulps off", z, m)
 		}
 	}

@@ -3,7 +3,7 @@ package methods
 import (
 	"context"
 	"errors"
-	"math"
+	"github.com/pbuckets/pbuckets/internal/bigref"
 	"math/big"
 	"strings"
 	"testing"
@@ -59,61 +59,6 @@ func TestBucketsTakesOtherBounds(t *testing.T) {
 	}
 }
 
-// bigPrec is the precision of the math/big references (320 bits).
-const bigPrec = 320
-
-func bf(x float64) *big.Float { return new(big.Float).SetPrec(bigPrec).SetFloat64(x) }
-
-// bigExp returns exp(x) to about bigPrec bits (halvings to |y| <= 2^-8, a
-// Taylor series to a term below 2^-(bigPrec+8), squarings).
-func bigExp(x *big.Float) *big.Float {
-	y := new(big.Float).SetPrec(bigPrec).Set(x)
-	m := 0
-	for new(big.Float).Abs(y).Cmp(bf(0x1p-8)) > 0 {
-		y.Quo(y, bf(2))
-		m++
-	}
-	sum, term := bf(1), bf(1)
-	eps := bf(math.Ldexp(1, -(bigPrec + 8)))
-	for k := 1; k < 200; k++ {
-		term.Mul(term, y)
-		term.Quo(term, bf(float64(k)))
-		sum.Add(sum, term)
-		if new(big.Float).Abs(term).Cmp(eps) < 0 {
-			break
-		}
-	}
-	for ; m > 0; m-- {
-		sum.Mul(sum, sum)
-	}
-	return sum
-}
-
-// bigA returns Mironov, Talwar and Zhang's A_alpha = E_Q[(P/Q)^alpha] =
-// sum_k C(a,k) (1-q)^(a-k) q^k exp((k^2-k)/(2 s^2)) in math/big.
-func bigA(a int, s, q float64) *big.Float {
-	qb := bf(q)
-	pb := new(big.Float).Sub(bf(1), qb)
-	c := new(big.Float).Quo(bf(1), new(big.Float).Mul(bf(2), new(big.Float).Mul(bf(s), bf(s))))
-	sum := bf(0)
-	binom := big.NewInt(1)
-	for k := 0; k <= a; k++ {
-		if k > 0 {
-			binom.Mul(binom, big.NewInt(int64(a-k+1)))
-			binom.Quo(binom, big.NewInt(int64(k)))
-		}
-		t := new(big.Float).SetPrec(bigPrec).SetInt(binom)
-		for i := 0; i < a-k; i++ {
-			t.Mul(t, pb)
-		}
-		for i := 0; i < k; i++ {
-			t.Mul(t, qb)
-		}
-		sum.Add(sum, t.Mul(t, bigExp(new(big.Float).Mul(c, bf(float64(k*k-k))))))
-	}
-	return sum
-}
-
 // TestOtherBoundsRenyiCertified checks that the Renyi curve behind the
 // buckets method's RDP cap is a certified upper bound: at every integer
 // order, (alpha-1) times it is at least ln A_alpha computed in math/big
@@ -130,8 +75,8 @@ func TestOtherBoundsRenyiCertified(t *testing.T) {
 		}
 		below := 0
 		for a := 2; a <= 40; a++ {
-			x := new(big.Float).Mul(bf(float64(a-1)), bf(ob.renyi(float64(a))))
-			if bigExp(x).Cmp(bigA(a, c[0], c[1])) < 0 {
+			x := new(big.Float).Mul(bigref.F(float64(a-1)), bigref.F(ob.renyi(float64(a))))
+			if bigref.Exp(x).Cmp(bigref.A(a, c[0], c[1])) < 0 {
 				below++
 			}
 		}
