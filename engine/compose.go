@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
 )
 
 // composer holds what the compositions of one computation share: FFT plans,
@@ -31,7 +33,7 @@ type composer struct {
 }
 
 func newComposer(n int) *composer {
-	return &composer{n: n, plans: &planCache{m: map[int]*fftPlan{}}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
+	return &composer{n: n, plans: &planCache{m: map[int]*fft.Plan{}}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
 }
 
 // planCache holds FFT plans by length. Plans are read-only once built,
@@ -39,15 +41,15 @@ func newComposer(n int) *composer {
 // composed at once) share one cache.
 type planCache struct {
 	mu sync.Mutex
-	m  map[int]*fftPlan
+	m  map[int]*fft.Plan
 }
 
-func (cp *composer) plan(N int) *fftPlan {
+func (cp *composer) plan(N int) *fft.Plan {
 	cp.plans.mu.Lock()
 	defer cp.plans.mu.Unlock()
 	p := cp.plans.m[N]
 	if p == nil {
-		p = newFFTPlan(N)
+		p = fft.NewPlan(N)
 		cp.plans.m[N] = p
 	}
 	return p
@@ -599,7 +601,7 @@ type tiltJob struct {
 	m                int
 	mxA, mxC         float64 // moments of x and y for tilt m (composer.moments)
 	myA, myC         float64
-	fp               *fftPlan
+	fp               *fft.Plan
 	N                int
 	w0, w1, shift    int
 	relA, relC, wrel float64
@@ -637,14 +639,14 @@ func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
 	finishNorms(&nx)
 	finishNorms(&ny)
 	out.ffts = 2
-	j.fp.forwardBR(s.reX, s.imX)
+	j.fp.ForwardBitReversed(s.reX, s.imX)
 	if y != x {
-		j.fp.forwardBR(s.reY, s.imY)
+		j.fp.ForwardBitReversed(s.reY, s.imY)
 		out.ffts++
 	}
 	spectralProduct(s, j.N, y == x)
-	j.fp.inverseBR(s.reX, s.imX)
-	epsFFT := convErrBound(j.fp.kappa, j.N, nx, ny) // per entry, tilted+scaled domain
+	j.fp.InverseBitReversed(s.reX, s.imX)
+	epsFFT := convErrBound(j.fp.Kappa(), j.N, nx, ny) // per entry, tilted+scaled domain
 	if nx.l1a+nx.l1c > 0 && ny.l1a+ny.l1c > 0 {
 		// Underflow (Higham's bound assumes none): inputs and the
 		// transforms' intermediate results below 2^-1022 are off by up to

@@ -143,4 +143,6 @@
 // free_infty_budget (Section 4.6), decided in O(n) without a trial
 // composition: the corners of the composition are computed first, with the
 // tilts it will use, and reused by it when no squaring is needed.
+//
+// May import: engine/internal/fft.
 package engine

@@ -83,14 +83,6 @@ func (l *list) tl1Sum() (ea, ec []float64) {
 	return ea, ec
 }
 
-// upInf returns v, or +Inf for NaN (an unknown bound).
-func upInf(v float64) float64 {
-	if math.IsNaN(v) {
-		return math.Inf(1)
-	}
-	return v
-}
-
 // absTilted returns an upper bound on abs * sum_{o=0}^{2n-1} e^(tau L(o)):
 // the tilted total of an absolute allowance abs at every offset (at most
 // 2n abs e^(|tau| n lambda), formed in log space).

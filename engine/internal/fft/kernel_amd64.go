@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package engine
+package fft
 
 import "golang.org/x/sys/cpu"
 
