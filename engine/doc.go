@@ -83,12 +83,12 @@
 // Binning a density into a histogram first would be post-processing and
 // could only lower delta.
 //
-// Convolutions use an FFT (our radix-2 transform, whose rounding is bounded
-// by Higham's Theorem 24.2: decimation in frequency into bit-reversed order,
-// the spectral product in that order and decimation in time back, so no
-// permutation is ever done; on amd64 with AVX2 the butterfly loops run in
-// assembly that performs the same IEEE operations as the Go loops, bitwise
-// identical, see fftkernel.go). A plain FFT convolution has an absolute error of
+// Convolutions use an FFT (the radix-2 transforms of engine/internal/fft,
+// whose rounding is bounded by Higham's Theorem 24.2: decimation in
+// frequency into bit-reversed order, the spectral product in that order and
+// decimation in time back, so no permutation is ever done; on amd64 with
+// AVX2 the butterfly loops run in assembly that performs the same IEEE
+// operations as the Go loops, bitwise identical). A plain FFT convolution has an absolute error of
 // about 1e-16 of the total mass in every bucket, far above the tail buckets
 // that decide small deltas, so each convolution is done on exponentially
 // tilted sequences a_j exp(tau L_j) for a few tilts tau (Options.Tilts):
