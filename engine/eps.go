@@ -27,20 +27,6 @@ type EpsBound struct {
 	Note string
 }
 
-// EpsUpper returns EpsBound.Upper: a sound upper bound on the tight eps for
-// delta (the mechanism is (EpsUpper(delta), delta)-DP).
-func (r *Result) EpsUpper(delta float64) float64 {
-	up, _ := r.epsUpper(delta)
-	return up
-}
-
-// EpsLower returns EpsBound.Lower: a lower bound on the tight eps for
-// delta. NaN when error correction is disabled.
-func (r *Result) EpsLower(delta float64) float64 {
-	lo, _ := r.epsLower(delta)
-	return lo
-}
-
 // Eps returns both bounds on the tight eps for delta, with a note when one
 // of them is infinite.
 //

@@ -213,15 +213,6 @@ func (r *Result) Info() Info {
 // Corners returns the corner masses of the composed list.
 func (r *Result) Corners() Corners { return r.cornerList().corners() }
 
-// DeltaUpper returns delta_up(eps), a sound upper bound on the tight delta of
-// Lemma 1 for both directions (Theorem 2). eps may be any value >= 0 (or
-// +Inf, where only distinguishing events remain).
-func (r *Result) DeltaUpper(eps float64) float64 { return r.Delta(eps).Upper }
-
-// DeltaLower returns delta_low(eps), a sound lower bound on the tight delta
-// (Theorem 2). NaN when error correction is disabled.
-func (r *Result) DeltaLower(eps float64) float64 { return r.Delta(eps).Lower }
-
 // Delta returns both bounds at eps with their per-direction parts and the
 // corner masses. Negative or NaN eps is treated as 0 and NaN respectively.
 func (r *Result) Delta(eps float64) DeltaBound {

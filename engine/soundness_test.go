@@ -249,38 +249,6 @@ func TestLemma8BucketsAreSumsOverEvents(t *testing.T) {
 
 func lambdaOf(p *plan) float64 { return p.lambda }
 
-// TestRetiltDominates checks that re-tilted envelopes bound the old error
-// model at every offset, for random envelopes and tilts.
-func TestRetiltDominates(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 4))
-	for trial := 0; trial < 200; trial++ {
-		n := 2 * (1 + rng.IntN(50))
-		lambda := math.Exp(-8 * rng.Float64())
-		rangeL := float64(n+1) * lambda
-		from, to := randTilts(rng, 5, rangeL), randTilts(rng, 5, rangeL)
-		env := make([]float64, len(from))
-		for m := range env {
-			if rng.IntN(5) > 0 {
-				env[m] = math.Exp(-60 * rng.Float64())
-			}
-		}
-		out := retiltEnv(env, from, to, n, lambda)
-		for o := 0; o < 2*n; o++ {
-			L := float64(o-n+1) * lambda
-			old, nw := math.Inf(1), math.Inf(1)
-			for m := range from {
-				old = math.Min(old, env[m]*math.Exp(-from[m]*L))
-			}
-			for k := range to {
-				nw = math.Min(nw, out[k]*math.Exp(-to[k]*L))
-			}
-			if nw < old*(1-1e-13) {
-				t.Fatalf("trial %d offset %d: re-tilted bound %v < old %v", trial, o, nw, old)
-			}
-		}
-	}
-}
-
 // TestAtomsAndFFTSound composes histograms with more outcomes than are
 // convolved directly, with a few heavy atoms among them, so that the direct
 // part (atoms) and the tilted FFT (the rest) both contribute, and checks

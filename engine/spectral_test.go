@@ -119,7 +119,7 @@ func TestConvolutionBitReversed(t *testing.T) {
 }
 
 // TestPackedProductPair: the pair gives both mirrors' products of two
-// packedProduct calls, value for value (issue 24), also with zeros,
+// packedProduct calls, value for value, also with zeros,
 // signed zeros, infinities and subnormals among the inputs.
 func TestPackedProductPair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 1))
