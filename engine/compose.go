@@ -300,8 +300,7 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// squaring) while the totals grow 2x per composition only, so after
 	// many levels the totals are far below them: without this cap the
 	// envelopes of DP-SGD at r = 2^25 exceeded the bulk's values, which
-	// were then zeroed as noise and delta_up became trivial (engine
-	// README, "Large r"). Capping keeps the model |err_o| <= rel v_o +
+	// were then zeroed as noise and delta_up became trivial. Capping keeps the model |err_o| <= rel v_o +
 	// min_m env_m e^(-tau_m L_o) + abs valid: each term of the min bounds
 	// the chosen value's error on its own.
 	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
@@ -349,9 +348,9 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// a zeroed entry's true mass differs from its new value 0 by at most
 	// its value (1 + rel) plus its error bound before, so every envelope
 	// grows by the largest zeroed value in its tilted measure (not by
-	// 1/32 of itself, as the comment above allows: before issue 20 that
-	// enlargement was written 1 + 2/noiseRatio, the untyped integer 0, and
-	// not applied at all; TestPropTiltedPointwise)
+	// 1/32 of itself, as the comment above allows; an enlargement written
+	// 1 + 2/noiseRatio, the untyped integer 0, would not be applied at all;
+	// TestZeroedEntryBound, TestPropTiltedPointwise)
 	vmA, vmC := make([]float64, K), make([]float64, K)
 	if zeroed {
 		for k := 0; k < K; k++ {
@@ -439,8 +438,7 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 // pointwise envelopes by tilted 1-norms instead, and after many levels
 // its envelopes grow about 4x per level (2x per composition, 2x per
 // squaring) while the values per bucket of a large list are small: DP-SGD
-// at r = 2^25 with 10^6 buckets had its whole bulk zeroed as noise (engine
-// README, "Large r"). The FFT's own rounding (fftA) is added unchanged.
+// at r = 2^25 with 10^6 buckets had its whole bulk zeroed as noise. The FFT's own rounding (fftA) is added unchanged.
 func propTilted(cp *composer, x, y *list, tw *tiltWeights, exA, eyA, exC, eyC []float64, outs []tiltOut) {
 	K := len(outs)
 	xmA, xmC := make([]float64, K), make([]float64, K)

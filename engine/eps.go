@@ -19,7 +19,8 @@ type EpsBound struct {
 	// mechanism is not (eps, Delta)-DP. +Inf when delta_low(+Inf), the
 	// lower bound on the distinguishing mass, exceeds Delta. It comes from
 	// the lower pair where the composed pair only dominates the mechanism
-	// (lowerpair.go), and is 0 with a note when none is known. NaN when
+	// (see Lower pairs in the package documentation), and is 0 with a note
+	// when none is known. NaN when
 	// error correction is disabled.
 	Lower float64
 	// Note says why Upper (or Lower) is +Inf, or why Lower is absent;

@@ -46,8 +46,8 @@ func EstimateMemory(opt Options) int64 {
 // to EstimateMemory: everything its one-time build allocates (the four
 // count PMFs and their logs; the ten arrays of the sum's enclosures; the
 // FFT plan (twiddles, bit reversal, stage twiddles: 28 bytes per entry) and
-// the four FFT buffers (32 bytes per entry) of length N = nextPow2 of the
-// sum's length, at most 2^23, so about 0.5 GiB for these two alone; the
+// the four FFT buffers (32 bytes per entry) of length N, the power of two
+// at or above the sum's length, at most 2^23, so about 0.5 GiB for these two alone; the
 // events, bounded as one entry per sum entry and with every capacity the
 // appends go through) and the loss ranges the plan derives from the events.
 // It is an upper bound on the heap the build reaches even if the collector

@@ -5,11 +5,13 @@ import "math"
 // Renyi returns lower and upper bounds on the Renyi divergence D_alpha of
 // the composed pair, maximised over both directions, for alpha > 1 (Section
 // 5.7: D_alpha = 1/(alpha-1) ln sum_x P_A(x)^alpha P_B(x)^(1-alpha)): the
-// tighter of the grouped list's bounds (renyiGrouped) and the grid list's
-// (gridRenyi); the lower bound comes from the lower pair where the composed
-// pair only dominates the mechanism (lowerpair.go; 0 when none is known).
-// The upper bound is +Inf when a corner with unbounded ratios
-// holds mass; RenyiEstimate gives the paper's approximation in that case.
+// tighter of the grouped list's bounds (Jensen's inequality within a bucket
+// below, the chord over its ratio interval above) and the grid lists'; the
+// lower bound comes from the lower pair where the composed pair only
+// dominates the mechanism (see Lower pairs in the package documentation; 0
+// when none is known). The upper bound is +Inf when a corner with unbounded
+// ratios holds mass; RenyiEstimate gives the paper's approximation in that
+// case.
 func (r *Result) Renyi(alpha float64) (lower, upper float64) {
 	if !(alpha > 1) || math.IsInf(alpha, 1) {
 		return math.NaN(), math.NaN()

@@ -122,7 +122,7 @@ func TestSaddleTilt(t *testing.T) {
 }
 
 // TestSmallDeltaSGD guards the tightness at small delta of subsampled
-// Gaussians at few observations (session 7): with the final tilts from
+// Gaussians at few observations: with the final tilts from
 // the standard deviation alone (3.5/sd, capped at 60/range) the tilted
 // FFT errors of the right tail were relative to moments that the tail
 // far beyond 3.5 standard deviations makes astronomically large, and the

@@ -56,7 +56,7 @@ func packedProduct(xkr, xki, xjr, xji, ykr, yki, yjr, yji float64) (float64, flo
 // so (the sums are the same sums, the differences their exact negations),
 // and rounding commutes with negation, so its products are PA_j = conj
 // PA_k and PC_j = conj PC_k bit for bit: W_j = (par + pci) + i (pcr - pai).
-// Half the arithmetic of two packedProduct calls (issue 24).
+// Half the arithmetic of two packedProduct calls.
 func packedProductPair(xkr, xki, xjr, xji, ykr, yki, yjr, yji float64) (wkr, wki, wjr, wji float64) {
 	ar, ai := (xkr+xjr)*0.5, (xki-xji)*0.5
 	cr, ci := (xki+xji)*0.5, (xjr-xkr)*0.5

@@ -2,7 +2,7 @@ package engine
 
 import "math"
 
-// Tilted total-error bounds (issue 12, step 6).
+// Tilted total-error bounds.
 //
 // Beside the pointwise model (rel*value + min_m env_m e^(-tau_m L(o))) and
 // the untilted total error l1 (list.l1A), every list carries, per tilt
