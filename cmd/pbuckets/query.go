@@ -224,10 +224,7 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 		return nil, qf, 0, exitUsage, false
 	}
 	if len(qf.epochs.vals) > 0 {
-		if qf.byR, err = epochCompositions(m, qf.epochs.vals); err != nil {
-			fmt.Fprintf(stderr, "error: --epochs: %v\n", err)
-			return nil, qf, 0, exitUsage, false
-		}
+		qf.byR = epochCompositions(m)
 	}
 	qf.cache, qf.cacheFlag = oneLinerCache(fs, *qf.out, *qf.cacheDir)
 	return m, qf, budget, exitOK, true
@@ -247,7 +244,7 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 	case len(rs.vals) > 0 && len(qf.epochs.vals) > 0:
 		problems.add("give either --r or --epochs, not both")
 	case len(qf.epochs.vals) > 0:
-		query["compositions"] = []int64{1} // replaced by the epochs' r (epochCompositions)
+		query["epochs"] = qf.epochs.vals
 	case len(rs.vals) == 0:
 		problems.add("--r is required (the number of observations, e.g. --r 1000 or --r 100,1000; or --epochs)")
 	default:
@@ -288,25 +285,17 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 	return parseFlagManifest(doc)
 }
 
-// epochCompositions sets the compositions of m's query to the r of each
-// number of epochs of its mechanism and returns what each r is.
-func epochCompositions(m *manifest.Manifest, epochs []float64) (map[int]epochSteps, error) {
-	spec := m.Instances()[0].Spec
+// epochCompositions sets the compositions of m's query (of one mechanism
+// instance, with query.epochs) to the r its epochs make
+// (manifest.Manifest.Compositions) and returns what each r is.
+func epochCompositions(m *manifest.Manifest) map[int]epochSteps {
+	in := &m.Instances()[0]
 	byR := map[int]epochSteps{}
-	var rs []int
-	for _, e := range epochs {
-		r, steps, err := spec.Epochs(e)
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := byR[r]; !dup {
-			rs = append(rs, r)
-		}
-		byR[r] = epochSteps{e, steps}
+	for _, p := range m.EpochPoints(in) {
+		byR[p.R] = epochSteps{p.Epochs, p.Steps}
 	}
-	sort.Ints(rs)
-	m.Query.Compositions = rs
-	return byR, nil
+	m.Query.Compositions = m.Compositions(in)
+	return byR
 }
 
 // queryAnswer is one line of the output of eps or delta: a bound on eps at
