@@ -456,17 +456,7 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 			// a summary of the curve, not a bound: rounded to nearest
 			how += "; mu-GDP " + strconv.FormatFloat(float64(a.Mu), 'g', 4, 64)
 		}
-		rText := "r " + strconv.Itoa(a.R)
-		word := "epochs"
-		if a.Epochs == 1 {
-			word = "epoch"
-		}
-		switch {
-		case a.Epochs > 0 && a.Steps != a.R: // an observation is an epoch
-			rText += fmt.Sprintf(" = %g %s of %d steps", a.Epochs, word, a.Steps/a.R)
-		case a.Epochs > 0:
-			rText += fmt.Sprintf(" steps = %g %s", a.Epochs, word)
-		}
+		rText := observationsText(a.R, manifest.EpochPoint{R: a.R, Epochs: a.Epochs, Steps: a.Steps})
 		if _, err := fmt.Fprintf(w, "%s %s (%s, %s, %s, %s)\n", a.Query, formatBracket(float64(a.Lower), float64(a.Upper)), at, rText, what, how); err != nil {
 			return err
 		}
@@ -482,6 +472,25 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		}
 	}
 	return nil
+}
+
+// observationsText renders r and, when p has epochs (p.Epochs > 0), what
+// r is in epochs and steps: "r 200", "r 200 steps = 2 epochs" (one
+// observation a step), "r 20 = 20 epochs of 1000 steps" (random
+// allocation, one observation an epoch).
+func observationsText(r int, p manifest.EpochPoint) string {
+	text := "r " + strconv.Itoa(r)
+	word := "epochs"
+	if p.Epochs == 1 {
+		word = "epoch"
+	}
+	switch {
+	case p.Epochs > 0 && p.Steps != r: // an observation is an epoch
+		text += fmt.Sprintf(" = %g %s of %d steps", p.Epochs, word, p.Steps/r)
+	case p.Epochs > 0:
+		text += fmt.Sprintf(" steps = %g %s", p.Epochs, word)
+	}
+	return text
 }
 
 // mechWords returns the string settings of a mechanism that are set, as

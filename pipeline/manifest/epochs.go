@@ -96,11 +96,49 @@ type EpochPoint struct {
 // that give no whole r are left out (the parser refuses them); a nil
 // instance has none.
 func (m *Manifest) EpochPoints(in *Instance) []EpochPoint {
-	if in == nil || len(m.Query.Epochs) == 0 || !in.Spec.HasEpochs() {
+	return epochPoints(in, m.Query.Epochs)
+}
+
+// EpochsAt returns the epochs and steps of r for instance in when r is the
+// r of one of query.epochs (ok is false otherwise, e.g. for an r of
+// query.compositions only).
+func (m *Manifest) EpochsAt(in *Instance, r int) (p EpochPoint, ok bool) {
+	return pointAt(m.EpochPoints(in), r)
+}
+
+// Compositions returns the numbers of observations r at which instance in
+// is queried, sorted and unique: query.compositions, and the r of each of
+// query.epochs when the mechanism has epochs. Without epochs it is
+// query.compositions itself.
+func (m *Manifest) Compositions(in *Instance) []int {
+	return withPoints(m.Query.Compositions, m.EpochPoints(in))
+}
+
+// SearchEpochsAt is EpochsAt for the [search] table's epochs.
+func (m *Manifest) SearchEpochsAt(in *Instance, r int) (p EpochPoint, ok bool) {
+	if m.Search == nil {
+		return EpochPoint{}, false
+	}
+	return pointAt(epochPoints(in, m.Search.Epochs), r)
+}
+
+// SearchCompositions returns the numbers of observations r at which
+// instance in is searched, sorted and unique: search.compositions and the
+// r of each of search.epochs (as Compositions for [query]); nil without a
+// [search] table.
+func (m *Manifest) SearchCompositions(in *Instance) []int {
+	if m.Search == nil {
+		return nil
+	}
+	return withPoints(m.Search.Compositions, epochPoints(in, m.Search.Epochs))
+}
+
+func epochPoints(in *Instance, epochs []float64) []EpochPoint {
+	if in == nil || len(epochs) == 0 || !in.Spec.HasEpochs() {
 		return nil
 	}
 	var out []EpochPoint
-	for _, e := range m.Query.Epochs {
+	for _, e := range epochs {
 		r, steps, err := in.Spec.Epochs(e)
 		if err != nil || slices.ContainsFunc(out, func(p EpochPoint) bool { return p.R == r }) {
 			continue
@@ -110,11 +148,8 @@ func (m *Manifest) EpochPoints(in *Instance) []EpochPoint {
 	return out
 }
 
-// EpochsAt returns the epochs and steps of r for instance in when r is the
-// r of one of query.epochs (ok is false otherwise, e.g. for an r of
-// query.compositions only).
-func (m *Manifest) EpochsAt(in *Instance, r int) (p EpochPoint, ok bool) {
-	for _, p := range m.EpochPoints(in) {
+func pointAt(pts []EpochPoint, r int) (EpochPoint, bool) {
+	for _, p := range pts {
 		if p.R == r {
 			return p, true
 		}
@@ -122,21 +157,18 @@ func (m *Manifest) EpochsAt(in *Instance, r int) (p EpochPoint, ok bool) {
 	return EpochPoint{}, false
 }
 
-// Compositions returns the numbers of observations r at which instance in
-// is queried, sorted and unique: query.compositions, and the r of each of
-// query.epochs when the mechanism has epochs. Without epochs it is
-// query.compositions itself.
-func (m *Manifest) Compositions(in *Instance) []int {
-	pts := m.EpochPoints(in)
+// withPoints returns rs with the r of pts, sorted and unique (rs itself
+// when pts is empty).
+func withPoints(rs []int, pts []EpochPoint) []int {
 	if len(pts) == 0 {
-		return m.Query.Compositions
+		return rs
 	}
-	rs := slices.Clone(m.Query.Compositions)
+	out := slices.Clone(rs)
 	for _, p := range pts {
-		rs = append(rs, p.R)
+		out = append(out, p.R)
 	}
-	slices.Sort(rs)
-	return slices.Compact(rs)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // allCompositions returns the numbers of observations of every instance,
@@ -154,10 +186,10 @@ func (m *Manifest) allCompositions() []int {
 	return slices.Compact(rs)
 }
 
-// queryEpochs reads query.epochs: numbers of epochs, each positive and
-// finite (a grid, like compositions), sorted and unique; present is false
-// when the key is absent.
-func (tb table) queryEpochs() (vals []float64, present bool) {
+// epochs reads the key epochs of a [query] or [search] table: numbers of
+// epochs, each positive and finite (a grid, like compositions), sorted and
+// unique; present is false when the key is absent.
+func (tb table) epochs() (vals []float64, present bool) {
 	x, present := tb.t["epochs"]
 	if !present {
 		return nil, false
@@ -178,35 +210,35 @@ func (tb table) queryEpochs() (vals []float64, present bool) {
 	return slices.Compact(vals), true
 }
 
-// checkEpochs checks query.epochs against every queried instance: each
-// number of epochs must be a whole number of observations of every
-// mechanism that has epochs, and without query.compositions every queried
-// mechanism must have epochs (else it would have nothing to compute). One
-// error per mechanism.
-func (p *parser) checkEpochs(m *Manifest) {
-	q := m.Query
-	if len(q.Epochs) == 0 || m.instanceCount(nil) > maxTasks {
+// checkEpochs checks the key epochs of table ("query" or "search") against
+// every instance of the mechanisms ids (all when empty): each number of
+// epochs must be a whole number of observations of every mechanism that
+// has epochs, and without compositions (hasR false) every such mechanism
+// must have epochs (else it would have nothing to compute). One error per
+// mechanism.
+func (p *parser) checkEpochs(m *Manifest, table string, epochs []float64, hasR bool, ids []string) {
+	if len(epochs) == 0 || m.instanceCount(ids) > maxTasks {
 		return // checkSize refuses the manifest
 	}
-	l := p.line("query", "epochs")
+	l, key := p.line(table, "epochs"), table+".epochs"
 	reported := map[string]bool{}
 	insts := m.Instances()
 	for i := range insts {
 		in := &insts[i]
 		id := in.Spec.ID
-		if reported[id] {
+		if reported[id] || len(ids) > 0 && !slices.Contains(ids, id) {
 			continue
 		}
 		if !in.Spec.HasEpochs() {
-			if len(q.Compositions) == 0 {
-				p.el.add(l, "query.epochs", "mechanism %q (kind %s) has no epochs (only sgd, subsampled laplace and random_allocation have): give the numbers of observations r instead (query.compositions, or --r)", id, in.Spec.Kind)
+			if !hasR {
+				p.el.add(l, key, "mechanism %q (kind %s) has no epochs (only sgd, subsampled laplace and random_allocation have): give the numbers of observations r instead (%s.compositions, or --r)", id, in.Spec.Kind, table)
 				reported[id] = true
 			}
 			continue
 		}
-		for _, e := range q.Epochs {
+		for _, e := range epochs {
 			if _, _, err := in.Spec.Epochs(e); err != nil {
-				p.el.add(l, "query.epochs", "mechanism %q: %v", in.Label, err)
+				p.el.add(l, key, "mechanism %q: %v", in.Label, err)
 				reported[id] = true
 				break
 			}

@@ -204,3 +204,38 @@ func TestQueryEpochsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchEpochs checks search.epochs: each searched instance's r are
+// those its epochs make, with search.compositions, and epochs that make no
+// whole r are refused with the key's name.
+func TestSearchEpochs(t *testing.T) {
+	search := func(keys string) string {
+		return strings.Replace(epochsManifest("epochs = [1]"), "[query]", "[search]\nmechanisms = [\"alloc\", \"poisson\"]\neps = 1.0\ndelta = 1e-5\n"+keys+"\n[query]", 1)
+	}
+	m, err := Parse("s.toml", []byte(search("epochs = [2]\ncompositions = [7]")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts := m.Instances()
+	for _, tc := range []struct {
+		inst  int
+		rs    []int
+		r     int
+		steps int
+	}{{0, []int{2, 7}, 2, 20}, {1, []int{2, 7}, 2, 200}, {4, []int{7, 200}, 200, 200}} {
+		in := &insts[tc.inst]
+		if got := m.SearchCompositions(in); !reflect.DeepEqual(got, tc.rs) {
+			t.Errorf("%s: searched at %v, want %v", in.Label, got, tc.rs)
+		}
+		if p, ok := m.SearchEpochsAt(in, tc.r); !ok || p.Epochs != 2 || p.Steps != tc.steps {
+			t.Errorf("%s r %d: %+v %v, want 2 epochs of %d steps", in.Label, tc.r, p, ok, tc.steps)
+		}
+		if _, ok := m.SearchEpochsAt(in, 7); ok {
+			t.Errorf("%s: r 7 of search.compositions has epochs", in.Label)
+		}
+	}
+	_, err = Parse("s.toml", []byte(search("epochs = [0.015]")))
+	if err == nil || !strings.Contains(err.Error(), "search.epochs") || !strings.Contains(err.Error(), `mechanism "poisson"`) || !strings.Contains(err.Error(), "1.5 steps") {
+		t.Errorf("1.5 steps at q = 0.01: error %v", err)
+	}
+}

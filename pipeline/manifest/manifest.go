@@ -258,7 +258,7 @@ func (p *parser) parse(raw map[string]any, m *Manifest) {
 	if v, ok := raw["sweep"]; ok {
 		p.sweep(v, m)
 	}
-	p.checkEpochs(m)
+	p.checkEpochs(m, "query", m.Query.Epochs, len(m.Query.Compositions) > 0, nil)
 	if v, ok := raw["figure"]; ok {
 		p.figures(v, m)
 	}
@@ -505,7 +505,7 @@ func (p *parser) query(v any, m *Manifest) {
 	p.queryFPR(t, q)
 	var hasR, hasEpochs, hasEps, hasDelta bool
 	q.Compositions, hasR = tb.compositions()
-	q.Epochs, hasEpochs = tb.queryEpochs()
+	q.Epochs, hasEpochs = tb.epochs()
 	if !hasR && !hasEpochs {
 		p.el.add(p.line("query"), "query.compositions", "missing required key (the numbers of observations r; or epochs, for training runs)")
 	}
