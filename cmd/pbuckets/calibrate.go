@@ -22,13 +22,17 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/search"
 )
 
-const calibrateSynopsis = `--kind KIND [PARAMS] --r R[,R...] (--eps E | --e-eps X) --delta D [options]
+const calibrateSynopsis = `--kind KIND [PARAMS] (--r R[,R...] | --epochs E[,E...]) (--eps E | --e-eps X) --delta D [options]
 
 Finds the least noise meeting a target: the least sigma (scale for Laplace;
 mu and scale for Vuvuzela; see --tie) whose sound upper bound gives
 delta_up(eps) <= delta after r observations, e.g. for DP-SGD:
 
   pbuckets calibrate --kind sgd --q 0.01 --r 10000 --eps 3 --delta 1e-5
+
+or, for a whole training run counted in epochs (r as in pbuckets eps -h):
+
+  pbuckets calibrate --kind random_allocation --steps-per-epoch 1000 --epochs 20 --eps 1 --delta 1e-6
 
 It runs the noise search of pbuckets search (bisection in log space,
 starting at the value given, or 1) and rounds the answer up to a few

@@ -20,7 +20,7 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/query"
 )
 
-const epsSynopsis = `--kind KIND [PARAMS] --r R[,R...] --delta D[,D...] [options]
+const epsSynopsis = `--kind KIND [PARAMS] (--r R[,R...] | --epochs E[,E...]) --delta D[,D...] [options]
 
 Prints sound bounds on eps(delta) after r observations of one mechanism,
 one line per method, r and delta:
@@ -28,13 +28,18 @@ one line per method, r and delta:
   pbuckets eps --kind sgd --sigma 1.1 --q 0.01 --r 10000 --delta 1e-5
   eps in [5.19254, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 
+A training run is asked in epochs instead of --r: --epochs E is E/q steps
+of Poisson sampling, E*dataset_size/batch of fixed-size batches, and E
+observations of random_allocation (one an epoch of --steps-per-epoch
+steps); epochs that make no whole number of steps are refused.
+
 The mechanism flags are named like the manifest keys (experiments/README.md);
 kind eps_delta takes --eps0 and --delta0. --r, --delta, --eps and --e-eps take
 comma-separated lists and may be repeated. Composed states are cached in
 the user cache folder (~/.cache/pbuckets/states on Linux), or in OUT/.cache
 with --out (shared with run and search there), or in --cache DIR.`
 
-const deltaSynopsis = `--kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [options]
+const deltaSynopsis = `--kind KIND [PARAMS] (--r R[,R...] | --epochs E[,E...]) (--eps E[,E...] | --e-eps X[,X...]) [options]
 
 Prints sound bounds on delta(eps) after r observations of one mechanism,
 one line per method, r and eps:
@@ -44,7 +49,7 @@ one line per method, r and eps:
 
 The flags are those of pbuckets eps (see pbuckets eps -h).`
 
-const tprSynopsis = `--kind KIND [PARAMS] --r R[,R...] --fpr F[,F...] [options]
+const tprSynopsis = `--kind KIND [PARAMS] (--r R[,R...] | --epochs E[,E...]) --fpr F[,F...] [options]
 
 Prints sound bounds on membership-inference risk after r observations of
 one mechanism: the largest true-positive rate any test reaches at each
