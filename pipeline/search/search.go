@@ -266,9 +266,9 @@ func (s *Searcher) Probe(ctx context.Context, spec Spec, t float64) (Probe, erro
 
 // probe computes (or finds) delta_up and delta_low at factor t with the
 // states of svc. Each probe composes spec.R alone (its own chain).
-func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, svc *states.Service) (p Probe, retErr error) {
+func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, svc *states.Service) (Probe, error) {
 	ms := spec.At(t)
-	p = Probe{Factor: t, Params: ms.Params, Order: order}
+	p := Probe{Factor: t, Params: ms.Params, Order: order}
 	mech, err := s.Backend.Mechanism(ms)
 	if err != nil {
 		return p, fmt.Errorf("%w: factor %g (%s): %v", errUnbuildable, t, formatParams(ms.Params, spec.Tie), err)
@@ -296,15 +296,14 @@ func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, s
 	case err != nil:
 		return p, fmt.Errorf("factor %g (%s): r=%d: %w", t, formatParams(ms.Params, spec.Tie), spec.R, err)
 	}
-	defer func() {
-		if err := got.Stored(); err != nil && retErr == nil {
-			retErr = err
-		}
-	}()
+	p.Upper, p.Lower = got.States[0].DeltaBounds(spec.Eps)
+	// the state is written to the cache while it answers
+	if err := got.Stored(); err != nil {
+		return p, err
+	}
 	if p.Cached = got.Cached[0]; !p.Cached {
 		p.Seconds = time.Since(start).Seconds()
 	}
-	p.Upper, p.Lower = got.States[0].DeltaBounds(spec.Eps)
 	if math.IsNaN(p.Upper) {
 		return p, fmt.Errorf("factor %g (%s): delta_up is NaN", t, formatParams(ms.Params, spec.Tie))
 	}
