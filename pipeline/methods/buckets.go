@@ -14,7 +14,10 @@ import (
 
 // Buckets computes the privacy-buckets bounds with the composed states of
 // a states.Service (the cache, the memory budget and the backend shared
-// between jobs).
+// between jobs). A composition whose memory estimate exceeds the whole
+// budget is refused (*states.OverBudgetError): the runner and query.Ask
+// refuse such a job before any work, and the refinement of an accuracy
+// target stops before such a round.
 type Buckets struct {
 	// States gives the composed states. Required.
 	States *states.Service
