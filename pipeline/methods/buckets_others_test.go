@@ -12,7 +12,7 @@ import (
 	"github.com/pbuckets/pbuckets/internal/testfig"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
-	"golang.org/x/sync/semaphore"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
 // TestBucketsTakesOtherBounds checks issue 20 item 3's intersection: with
@@ -27,7 +27,7 @@ func TestBucketsTakesOtherBounds(t *testing.T) {
 	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": sigma, "q": q},
 		Engine: manifest.EngineOptions{Buckets: 16, ErrorCorrection: true}}
 	job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{r}, Eps: []float64{eps}, Delta: []float64{delta}}
-	bm := &Buckets{Backend: backend.Engine{}, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
