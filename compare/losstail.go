@@ -41,8 +41,9 @@ import (
 // a/2); multiplying by a lower bound on the interval's normal mass and
 // dropping the two tails (where g <= 0) bounds E_B[g] from above. g is
 // evaluated without cancellation as lambda k(x) + (1+x) e(lambda log1p(x))
-// with lambda = 1-s, k(x) = x - (1+x) log1p(x) <= 0 and e(y) = expm1(-y) + y
-// >= 0 (series below 0.1 in absolute value). Rounding: the normal masses
+// for lambda = 1-s <= 1/2, and as s m(x) + e(-s log1p(x)) for s < 1/2,
+// with k(x) = x - (1+x) log1p(x) <= 0, m(x) = log1p(x) - x <= 0 and e(y) =
+// expm1(-y) + y >= 0 (series below 0.1 in absolute value). Rounding: the normal masses
 // from math.Erfc with a relative allowance of 1e-12 (as SumTest), each g
 // with a relative allowance of 1e-10 plus the propagated error of x, sums
 // of same-signed terms grown by their count in ulps, logarithms and
@@ -106,6 +107,7 @@ func NewLossTailLower(shift, q float64) (*LossTailLower, error) {
 	dx := make([]float64, n+1)
 	l1 := make([]float64, n+1)
 	kx := make([]float64, n+1)
+	mx := make([]float64, n+1)
 	for i := range z {
 		zi := zLo + float64(i)*w
 		if i == n {
@@ -122,6 +124,7 @@ func NewLossTailLower(shift, q float64) (*LossTailLower, error) {
 		dx[i] = (q+xi)*ea*(1+1e-6) + 8*u*math.Abs(xi)
 		l1[i] = math.Log1p(xi)
 		kx[i] = lossTailK(xi)
+		mx[i] = lossTailM(xi)
 	}
 	// Lower bounds on the N(0,1) masses of [z_i, z_i+1].
 	mass := make([]float64, n)
@@ -167,10 +170,17 @@ func NewLossTailLower(shift, q float64) (*LossTailLower, error) {
 				continue // the interval holding a/2: g <= g(0) = 0
 			}
 			xj := x[j]
-			g := lam*kx[j]*(1-1e-10) + (1+xj)*lossTailE(lam*l1[j])*(1+1e-10)
-			// the error of x: |g'(x)| = (1-lam) |(1+x)^-lam - 1| <= lam
-			// |x| / (1+x) for x > -1 (lam in (0, 1)).
-			g += lam * math.Abs(xj) / (1 + xj) * dx[j] * (1 + 1e-6)
+			var g float64
+			if lam <= 0.5 {
+				g = lam*kx[j]*(1-1e-10) + (1+xj)*lossTailE(lam*l1[j])*(1+1e-10)
+			} else {
+				sj := 1 - lam // exact
+				g = sj*mx[j]*(1-1e-10) + lossTailE(-sj*l1[j])*(1+1e-10)
+			}
+			// the error of x: |g'(x)| = (1-lam) |(1+x)^-lam - 1| <=
+			// (1-lam) lam |x| / min(1, 1+x)^2 for x > -1, lam in (0, 1).
+			d := math.Min(1, 1+xj)
+			g += (1 - lam) * lam * math.Abs(xj) / (d * d) * dx[j] * (1 + 1e-6)
 			g += 1e-300 // covers the rounding of tiny products
 			if g >= 0 {
 				continue
@@ -201,6 +211,20 @@ func lossTailK(x float64) float64 {
 		s += p / float64(j*(j-1))
 	}
 	// p_j = x (-x)^(j-1) = -(-x)^j, so s = -sum (-x)^j/(j(j-1)) = k(x).
+	return math.Min(0, s)
+}
+
+// lossTailM returns m(x) = log1p(x) - x <= 0 for x > -1, by its series
+// sum_{j>=2} -(-x)^j/j for |x| < 0.1 (30 terms).
+func lossTailM(x float64) float64 {
+	if math.Abs(x) >= 0.1 {
+		return math.Min(0, math.Log1p(x)-x)
+	}
+	s, p := 0.0, x
+	for j := 2; j <= 30; j++ {
+		p *= -x // p = -(-x)^j
+		s += p / float64(j)
+	}
 	return math.Min(0, s)
 }
 
