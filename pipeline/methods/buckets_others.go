@@ -25,7 +25,11 @@ import (
 //     compare.SampledGaussianRenyiUpper (Mironov, Talwar and Zhang's
 //     binomial sum at integer orders for one direction, Taylor-Lagrange
 //     and convexity bounds for the other, chords of (alpha-1) D_alpha in
-//     between); for Gauss, Laplace and randomized response the closed forms
+//     between); for DP-SGD with fixed-size sampling the same curve at
+//     noise multiplier sigma/(2 sensitivity) under add/remove (the
+//     engine's pair R(gamma, 2m)) and compare.SymmetrisedGaussianRenyiUpper
+//     under replace-one (its pair S(gamma, 2m)), fixedSizeRenyiUpper;
+//     for Gauss, Laplace and randomized response the closed forms
 //     with their rounding bounded (compare.GaussRenyiUpper, ...); for
 //     sequences their sum rounded up. So the eps and delta it yields are
 //     upper bounds on the mechanism's, with no pad (the one of 1e-6 that
@@ -36,18 +40,27 @@ import (
 //     exactly: the sum of the r outputs is a post-processing of the r-step
 //     output, so its pair of laws is dominated by the mechanism's and its
 //     hockey-stick divergence, evaluated with safe rounding, is a lower
-//     bound on the mechanism's delta (compare/sumtest.go).
+//     bound on the mechanism's delta (compare/sumtest.go); and for every
+//     DP-SGD setting, the loss-tail test (compare.LossTailLower: the
+//     likelihood-ratio event with Chernoff bounds, plain and exponentially
+//     tilted) on a remove pair R(q, shift) that a worst-case instance
+//     attains or dominates (sgdLowerRemovePair), whose r-fold composition
+//     is a real r-step run.
 //
-// Buckets at large r can be looser than either (engine/README.md, "Large
-// r"): issue 20 found DP-SGD brackets [0, +Inf] where RDP was finite.
+// Buckets at large r can be looser than these (engine/README.md, "Large
+// r"): DP-SGD brackets [0, +Inf] where RDP was finite; fixed-size DP-SGD
+// at sigma 0.5775, q 1e-5, r 2^30, whose lower end collapses to 16.7
+// (delta 1e-5; the loss-tail test gives 1051.1, the tight value is
+// about 1215).
 //
 // They are consulted only for brackets wider than otherWidth (relative,
-// RelativeWidth): neither comes near a tight bracket of the buckets
+// RelativeWidth): none comes near a tight bracket of the buckets
 // method, and RDP over the sampled Gaussian's certified curve costs about
 // 20-30 ms of CPU per mechanism (its single-round values are kept across
 // the r of a round; the former numerically integrated curve took 60-130
-// ms). Which brackets are consulted is a choice; every bound it yields
-// is sound.
+// ms); the loss-tail test costs about 1.5 s per mechanism and round (its
+// per-step moments) and 40 ms per query. Which brackets are consulted is
+// a choice; every bound it yields is sound.
 type otherBounds struct {
 	renyi compare.RenyiFunc
 	// sum test parameters (sumSigma > 0: applies)
@@ -149,7 +162,7 @@ func (ob *otherBounds) apply(o *Outcome, r int, eps, deltas []float64) []string 
 		}
 		if lt := ob.lossTail(); lt != nil && !math.IsNaN(b.Lower) {
 			if l := lt.DeltaLower(r, e); l > b.Lower {
-				notes = append(notes, fmt.Sprintf("delta_lower at eps %.6g from the loss-tail test (Chernoff; buckets or the sum test gave %.6g)", e, b.Lower))
+				notes = append(notes, fmt.Sprintf("delta_lower at eps %.6g from the loss-tail test (Chernoff bounds, tilted; buckets or the sum test gave %.6g)", e, b.Lower))
 				b.Lower = l
 			}
 		}
@@ -173,7 +186,7 @@ func (ob *otherBounds) apply(o *Outcome, r int, eps, deltas []float64) []string 
 		}
 		if lt := ob.lossTail(); lt != nil && !math.IsNaN(b.Lower) {
 			if l := lt.EpsLower(r, d); l > b.Lower {
-				notes = append(notes, fmt.Sprintf("eps_lower at delta %.6g from the loss-tail test (Chernoff; buckets or the sum test gave %.6g)", d, b.Lower))
+				notes = append(notes, fmt.Sprintf("eps_lower at delta %.6g from the loss-tail test (Chernoff bounds, tilted; buckets or the sum test gave %.6g)", d, b.Lower))
 				b.Lower = l
 			}
 		}
