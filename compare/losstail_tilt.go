@@ -44,7 +44,7 @@ import "math"
 
 // lossTailThetas returns the tilt parameters theta in (0, 0.9).
 func lossTailThetas() []float64 {
-	const n = 28
+	const n = 56
 	out := make([]float64, n)
 	for i := range out {
 		out[i] = 1e-6 * math.Pow(0.9/1e-6, float64(i)/float64(n-1))

@@ -50,7 +50,7 @@ import (
 // Buckets at large r can be looser than these (engine/README.md, "Large
 // r"): DP-SGD brackets [0, +Inf] where RDP was finite; fixed-size DP-SGD
 // at sigma 0.5775, q 1e-5, r 2^30, whose lower end collapses to 16.7
-// (delta 1e-5; the loss-tail test gives 1051.1, the tight value is
+// (delta 1e-5; the loss-tail test gives 1059.4, the tight value is
 // about 1215).
 //
 // They are consulted only for brackets wider than otherWidth (relative,
@@ -59,7 +59,7 @@ import (
 // 20-30 ms of CPU per mechanism (its single-round values are kept across
 // the r of a round; the former numerically integrated curve took 60-130
 // ms); the loss-tail test costs about 1.5 s per mechanism and round (its
-// per-step moments) and 40 ms per query. Which brackets are consulted is
+// per-step moments) and 70-300 ms per query. Which brackets are consulted is
 // a choice; every bound it yields is sound.
 type otherBounds struct {
 	renyi compare.RenyiFunc

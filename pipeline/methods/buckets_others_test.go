@@ -175,7 +175,7 @@ func TestSGDLowerRemovePair(t *testing.T) {
 // fixed-size DP-SGD is wide at large r (sigma 0.5775, q 1e-5, r 2^30,
 // delta 1e-5; 100,000 buckets gave [16.70, 1218.13] under add/remove and
 // [0, 1798.25] under replace-one): the loss-tail test lifts the lower end
-// above 1040 (1051.1; the composed loss has mean about 954.5 nats), the
+// above 1040 (1059.4; the composed loss has mean about 954.5 nats), the
 // upper end stays the buckets' (RDP, 1573 at add/remove, is looser here),
 // and dp_accounting's pessimistic PLD (intervals 1e-4 to 1e-5) puts the
 // truth near 1215.1 under add/remove.
