@@ -3,13 +3,13 @@ package methods
 import (
 	"context"
 	"errors"
-	"github.com/pbuckets/pbuckets/internal/bigref"
 	"math"
 	"math/big"
 	"strings"
 	"testing"
 
 	"github.com/pbuckets/pbuckets/compare"
+	"github.com/pbuckets/pbuckets/internal/bigref"
 	"github.com/pbuckets/pbuckets/internal/testfig"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -187,7 +187,7 @@ func TestBucketsFixedSizeLargeR(t *testing.T) {
 		spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 0.5775, "q": 1e-5},
 			Sampling: manifest.SamplingFixedSize, Relation: rel, Engine: manifest.EngineOptions{ErrorCorrection: true}}
 		job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{1 << 30}, Delta: []float64{1e-5}}
-		bm := &Buckets{Backend: backend.Engine{}, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+		bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 		outs, err := bm.Run(context.Background(), job)
 		if err != nil {
 			t.Fatal(err)
@@ -341,7 +341,7 @@ func TestLossTailBelowBucketsUpper(t *testing.T) {
 	if testing.Short() {
 		rows = rows[2:4]
 	}
-	bm := &Buckets{Backend: backend.Engine{}, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 	for _, w := range rows {
 		spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": w.sigma, "q": w.q},
 			Sampling: w.sampling, Relation: w.relation, Engine: manifest.EngineOptions{ErrorCorrection: true}}
