@@ -150,6 +150,9 @@ func NewPlan(n int) *Plan {
 	return p
 }
 
+// Len returns the length n of the plan's transforms.
+func (p *Plan) Len() int { return p.n }
+
 // Kappa returns the relative 2-norm error bound kappa of Higham's Theorem
 // 24.2 for the plan's transforms (the package function Kappa of log2 n).
 func (p *Plan) Kappa() float64 { return p.kappa }
