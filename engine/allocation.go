@@ -107,8 +107,13 @@ import (
 //
 // Participations k > 1 (the pair's ratio is then the k-th elementary
 // symmetric polynomial of the X_i over C(t, k), not a function of their
-// sum), replace-one (the ratio of two such sums) and Laplace noise are
-// refused.
+// sum) are bounded through Feldman and Shenfeld's reduction to blocks of
+// 1-out-of-floor(t/k) and ceil(t/k) allocation, with the lower bound of
+// the sum statistic (allocation_k.go). Replace-one is refused: the ratio
+// sum_i e^(m y_i - m^2/2) / sum_i e^(-m y_i - m^2/2) of the antipodal
+// instance (z's step keeps its allocation, its contribution flips sign) is
+// not a function of one sum, and no dominating pair of it is proven here.
+// Laplace noise is not built.
 
 // allocTiny: products of masses below it are set aside (their relative
 // error is no longer controlled near the subnormal range).
@@ -466,8 +471,12 @@ type allocMech struct {
 //
 // which dominates the adaptive epoch in both orders and is attained (see
 // the top of allocation.go: Chua et al. 2025, Feldman and Shenfeld 2025),
-// so both bounds hold. Only participations = 1 and add_remove are
-// supported; Laplace noise is not. The tight bounds come from the grid
+// so both bounds hold. For participations k > 1 the pair is the product
+// of blocks of 1-out-of-floor(t/k) and ceil(t/k) allocation (Feldman and
+// Shenfeld's reduction, an upper bound only; the lower bound is the
+// Gaussian mechanism of the sum statistic, mu = k m / sqrt(t); see
+// allocation_k.go). Only add_remove is supported (replace-one is refused
+// with the reason); Laplace noise is not. The tight bounds come from the grid
 // lists (the default Options.Lists); the grouped list alone is loose.
 // The first use builds the pairs (O(N^2) per doubling with N a few
 // thousand cells: about 0.1 to 2 s of CPU for sensitivity/sigma in [0.5,
@@ -487,14 +496,11 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 	if participations < 1 || participations > stepsPerEpoch {
 		return nil, paramError(kind+": participations", "must be in [1, steps_per_epoch = %d], got %d", stepsPerEpoch, participations)
 	}
-	if participations != 1 {
-		return nil, paramError(kind+": participations", "%d > 1 is not supported: the privacy-loss ratio of k-of-t allocation is the k-th elementary symmetric polynomial of the steps' ratios over C(t, k), not a function of their sum, which this pair's construction needs", participations)
-	}
 	if !rel.valid() {
 		return nil, invalidf("%s: unknown relation %d", kind, int(rel))
 	}
 	if rel != AddRemove {
-		return nil, paramError(kind+": relation", "%s is not supported: under replace-one the ratio is sum_i e^(-m y_i) / sum_i e^(m y_i), not a function of one sum, which this pair's construction needs", rel)
+		return nil, paramError(kind+": relation", "%s is not supported: under replace-one the worst instance's ratio is sum_i e^(m y_i) / sum_i e^(-m y_i) (the replaced record's step keeps its allocation), not a function of one sum, which this pair's construction needs, and no dominating pair of it is proven; use add_remove (a replace-one neighbour is two add/remove steps away: group privacy)", rel)
 	}
 	m := sensitivity / sigma
 	if err := checkRatio(kind+": sensitivity/sigma", m); err != nil {
@@ -502,6 +508,11 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 	}
 	if m > 20 || m < 1e-3 {
 		return nil, paramError(kind+": sigma", "gives sensitivity/sigma = %v, outside [1e-3, 20], where the construction's grid is sized", m)
+	}
+	if participations > 1 {
+		// dominated by blocks of 1-out-of-floor(t/k) and ceil(t/k)
+		// (allocation_k.go)
+		return newAllocK(sigma, sensitivity, stepsPerEpoch, participations)
 	}
 	name := fmt.Sprintf("random_allocation_gauss(sigma=%s, steps_per_epoch=%d", fmtFloat(sigma), stepsPerEpoch)
 	if sensitivity != 1 {

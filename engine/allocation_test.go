@@ -250,8 +250,8 @@ func TestAllocRefusals(t *testing.T) {
 		t    int
 		want string
 	}{
-		{2, AddRemove, 10, "elementary symmetric"},
 		{1, ReplaceOne, 10, "replace"},
+		{2, ReplaceOne, 10, "replace"},
 		{1, AddRemove, 0, "steps_per_epoch"},
 		{11, AddRemove, 10, "participations"},
 	} {
