@@ -662,7 +662,7 @@ func (a *allocMech) lossRange(p float64) float64 {
 	}
 	for i, l := range a.absLoss {
 		if a.cumMass[i] > p && !math.IsInf(l, 0) {
-			return l
+			return 2 * l
 		}
 	}
 	return 1e-3

@@ -22,12 +22,17 @@ import (
 //     to 1e-100) and its trade-off curve TPR = Phi(Phi^-1(fpr) + mu) at
 //     fprs down to 1e-10;
 //   - quad: t = 2, 3, one epoch, delta of each direction by quadrature
-//     (the trapezoid rule over all coordinates but the last, whose
-//     expectation is in closed form) with ten times the step-halving
-//     difference as its error, and the Neyman-Pearson tests' TPR (both
+//     (allocQuad: Gauss-Legendre panels over all coordinates but the last,
+//     whose expectation is in closed form, split where the remaining
+//     threshold reaches 0) with ten times the difference between two
+//     resolutions as its error, and the Neyman-Pearson tests' TPR (both
 //     directions threshold the sum S of the X_i = e^(m y_i - m^2/2)) by
 //     bisection on the threshold, bracketed by the thresholds on both sides
 //     of the fpr;
+//   - k: k > 1 participations (allocation_k.go), t from 2 to 40, up to 5
+//     epochs: at k = t the Gaussian closed form (delta, eps, TPR), else
+//     plain Monte Carlo of the exact k-out-of-t pair (allocKMC) with the
+//     same 99.9% confidence limits for both bounds;
 //   - mc: t from 4 to 10,000 and r epochs with t r <= 10,000,
 //     importance-sampling Monte Carlo (proposal tilts chosen by a pilot
 //     run) of each direction's delta at the eps the engine reports for
@@ -61,6 +66,7 @@ type allocPropCase struct {
 	sigma   float64
 	sens    float64
 	steps   int
+	k       int // participations (0: 1)
 	epochs  int
 	opt     Options
 	kind    string // t1, quad, mc
@@ -69,7 +75,7 @@ type allocPropCase struct {
 	fprs    []float64
 	mcSeed  uint64
 	ecOn    bool
-	tprOnly bool
+	quick   bool // fewer eps and delta queries
 }
 
 // genAllocCase draws case i's parameters.
@@ -92,7 +98,8 @@ func genAllocCase(rng *rand.Rand, i int) allocPropCase {
 		c.steps = 2 + rng.IntN(2)
 		c.epochs = 1
 		c.opt = Options{Buckets: 4 * int(logUniform(rng, 500, 10000))}
-	default:
+		c.quick = c.steps == 3 // t = 3 costs a double integral per eps
+	case 3 + 4*((i/4)%2):
 		c.kind = "mc"
 		c.m = logUniform(rng, 0.3, 2.5)
 		c.steps = int(logUniform(rng, 4, 10000))
@@ -102,11 +109,26 @@ func genAllocCase(rng *rand.Rand, i int) allocPropCase {
 			c.epochs = 1
 		}
 		c.mcSeed = rng.Uint64()
+	default:
+		// k > 1: the reduction's bracket against plain Monte Carlo of
+		// the exact k-out-of-t pair (the Gaussian closed form at k = t)
+		c.kind = "k"
+		c.m = logUniform(rng, 0.3, 2)
+		c.steps = int(logUniform(rng, 2, 41))
+		c.k = 2 + rng.IntN(c.steps-1)
+		if rng.IntN(4) == 0 {
+			c.k = c.steps
+		}
+		c.epochs = 1 + rng.IntN(5)
+		c.mcSeed = rng.Uint64()
 	}
 	c.sigma = c.sens / c.m
 	c.ecOn = !c.opt.DisableErrorCorrection
-	c.desc = fmt.Sprintf("%s sigma=%.6g sens=%.4g t=%d epochs=%d (m=%.4g) buckets=%d lists=%d noEC=%v",
-		c.kind, c.sigma, c.sens, c.steps, c.epochs, c.m, c.opt.Buckets, c.opt.Lists, c.opt.DisableErrorCorrection)
+	if c.k == 0 {
+		c.k = 1
+	}
+	c.desc = fmt.Sprintf("%s sigma=%.6g sens=%.4g t=%d k=%d epochs=%d (m=%.4g) buckets=%d lists=%d noEC=%v",
+		c.kind, c.sigma, c.sens, c.steps, c.k, c.epochs, c.m, c.opt.Buckets, c.opt.Lists, c.opt.DisableErrorCorrection)
 	c.eps = []float64{0, 1e-3, 0.1, 0.5, 1, 2, 3, 5, 10, 100, 1e4, math.Inf(1)}
 	for j := 0; j < 3; j++ {
 		c.eps = append(c.eps, logUniform(rng, 1e-3, 30))
@@ -118,100 +140,174 @@ func genAllocCase(rng *rand.Rand, i int) allocPropCase {
 	for j := 0; j < 3; j++ {
 		c.fprs = append(c.fprs, math.Pow(10, -10*rng.Float64()))
 	}
+	if c.quick {
+		c.eps = append([]float64{0, 0.1, 1, 3, 10, math.Inf(1)}, c.eps[len(c.eps)-1])
+		c.deltas = c.deltas[:2]
+	}
 	return c
 }
 
+// sumQuad computes expectations under Q of functions of S_j = X_1 +
+// ... + X_j (X = e^(m y - m^2/2), y ~ N(0, 1)) by integrating over one
+// coordinate and recursing, the last coordinate in closed form. The
+// integrand over y has a feature on the log scale of K - x(y) where the
+// remaining threshold K - x(y) reaches 0 (the lognormal's mass near 0), so
+// the line is split at y* = x^-1(K): below y* - ln 2/m by Gauss-Legendre
+// panels in y, from there to y* in v = ln(K - x(y)) (panels over 40
+// nats), above y* in closed form. res scales the panel widths (the error
+// estimate compares res 1 and 1/2).
+type sumQuad struct {
+	m, res float64
+}
+
+// Kinds of expectation: (S - K)+, (K - S)+, Q(S > K), E[S; S > K],
+// Q(S < K), E[S; S < K].
+const (
+	sqCall = iota
+	sqPut
+	sqTailP
+	sqTailS
+	sqHeadP
+	sqHeadS
+)
+
+var allocGLx, allocGLw = gaussLegendre(10)
+
+// panels integrates f over [a, b] by Gauss-Legendre panels of width at
+// most w.
+func panels(a, b, w float64, f func(float64) float64) float64 {
+	if !(b > a) {
+		return 0
+	}
+	n := int(math.Ceil((b - a) / w))
+	h := (b - a) / float64(n)
+	s := 0.0
+	for p := 0; p < n; p++ {
+		c := a + (float64(p)+0.5)*h
+		for i, x := range allocGLx {
+			s += allocGLw[i] * f(c+x*h/2)
+		}
+	}
+	return s * h / 2
+}
+
+func gaussPDF(y float64) float64 { return math.Exp(-y*y/2) / math.Sqrt(2*math.Pi) }
+
+// e returns the expectation of kind for j coordinates at threshold K.
+func (q sumQuad) e(kind, j int, K float64) float64 {
+	m := q.m
+	jf := float64(j)
+	if K <= 0 {
+		switch kind {
+		case sqCall:
+			return jf - K
+		case sqTailP:
+			return 1
+		case sqTailS:
+			return jf
+		}
+		return 0
+	}
+	z := (math.Log(K) + m*m/2) / m
+	if j == 1 {
+		switch kind {
+		case sqCall:
+			return phiC(m-z) - K*phiC(-z)
+		case sqPut:
+			return K*phiC(z) - phiC(z-m)
+		case sqTailP:
+			return phiC(-z)
+		case sqTailS:
+			return phiC(m - z)
+		case sqHeadP:
+			return phiC(z)
+		default:
+			return phiC(z - m)
+		}
+	}
+	// the remaining j - 1 coordinates at threshold kp = K - x
+	inner := func(x, kp float64) float64 {
+		switch kind {
+		case sqTailS:
+			return x*q.e(sqTailP, j-1, kp) + q.e(sqTailS, j-1, kp)
+		case sqHeadS:
+			return x*q.e(sqHeadP, j-1, kp) + q.e(sqHeadS, j-1, kp)
+		}
+		return q.e(kind, j-1, kp)
+	}
+	// above y*: kp < 0, closed form
+	var tot float64
+	switch kind {
+	case sqCall:
+		tot = (jf-1-K)*phiC(-z) + phiC(m-z)
+	case sqTailP:
+		tot = phiC(-z)
+	case sqTailS:
+		tot = phiC(m-z) + (jf-1)*phiC(-z)
+	}
+	lo, top := -12.0, 12+m
+	a := z - math.Ln2/m
+	vhi := math.Log(K / 2)
+	if a > lo {
+		tot += panels(lo, math.Min(a, top), 0.5*q.res, func(y float64) float64 {
+			x := math.Exp(m*y - m*m/2)
+			return gaussPDF(y) * inner(x, K-x)
+		})
+	} else {
+		vhi = math.Log(K - math.Exp(m*lo-m*m/2))
+	}
+	if a < top {
+		tot += panels(vhi-40, vhi, 2*q.res, func(v float64) float64 {
+			kp := math.Exp(v)
+			x := K - kp
+			y := (math.Log(x) + m*m/2) / m
+			return gaussPDF(y) * inner(x, kp) * kp / (x * m)
+		})
+	}
+	return tot
+}
+
 // allocQuadDirs returns delta_{P||Q}(eps) and delta_{Q||P}(eps) of the
-// one-epoch pair with t = 2 or 3 steps by the trapezoid rule with step h
-// on [-12, 12 + m] per outer coordinate (the inner coordinate in closed
-// form: lnCall, lnPut), with guards for eps far in the tail.
-func allocQuadDirs(m float64, t int, eps, h float64) (ab, ba float64) {
+// one-epoch pair with t steps: E_Q[(S/t - e^eps)+] and e^eps E_Q[(e^-eps
+// - S/t)+].
+func (q sumQuad) dirs(t int, eps float64) (ab, ba float64) {
 	if math.IsInf(eps, 1) {
 		return 0, 0
 	}
 	tf := float64(t)
 	ee := math.Exp(eps)
-	return allocQuadSum(m, t, h, func(rest float64) (float64, float64) {
-		var a, b float64
-		if K := tf*ee - rest; !math.IsInf(K, 1) {
-			a = lnCall(m, K) / tf
-		}
-		if K := tf/ee - rest; K > 0 {
-			b = ee / tf * lnPut(m, K)
-		}
-		return a, b
-	})
+	if c := tf * ee; !math.IsInf(c, 1) {
+		ab = q.e(sqCall, t, c) / tf
+	}
+	if p := q.e(sqPut, t, tf/ee); p > 0 {
+		ba = ee / tf * p
+	}
+	return ab, ba
 }
 
-// allocQuadSum integrates f(rest) over the outer coordinates (t - 1 of
-// them, each on the trapezoid grid of step h), rest = sum of their X.
-func allocQuadSum(m float64, t int, h float64, f func(rest float64) (float64, float64)) (s1, s2 float64) {
-	lo, hi := -12.0, 12+m
-	n := int(math.Round((hi - lo) / h))
-	xs := make([]float64, n+1)
-	ws := make([]float64, n+1)
-	for i := range xs {
-		y := lo + float64(i)*h
-		xs[i] = math.Exp(m*y - m*m/2)
-		ws[i] = h * math.Exp(-y*y/2) / math.Sqrt(2*math.Pi)
-		if i == 0 || i == n {
-			ws[i] /= 2
-		}
-	}
-	for i := range xs {
-		if t == 2 {
-			a, b := f(xs[i])
-			s1 += ws[i] * a
-			s2 += ws[i] * b
-			continue
-		}
-		for k := range xs {
-			a, b := f(xs[i] + xs[k])
-			w := ws[i] * ws[k]
-			s1 += w * a
-			s2 += w * b
-		}
-	}
-	return s1, s2
-}
-
-// allocQuadROC returns, for the threshold c on S = sum_i X_i, the
-// rejection rates of the Neyman-Pearson tests: with ab (null Q,
-// alternative P, reject S > c) fpr = Q(S > c), tpr = P(S > c); else (null
-// P, alternative Q, reject S < c) fpr = P(S < c), tpr = Q(S < c).
-func allocQuadROC(m float64, t int, c, h float64, ab bool) (fpr, tpr float64) {
+// roc returns, for the threshold c on S, the rejection rates of the
+// Neyman-Pearson tests: with ab (null Q, alternative P, reject S > c) fpr
+// = Q(S > c), tpr = P(S > c) = E_Q[S/t; S > c]; else (null P, alternative
+// Q, reject S < c) fpr = P(S < c), tpr = Q(S < c).
+func (q sumQuad) roc(t int, c float64, ab bool) (fpr, tpr float64) {
 	tf := float64(t)
-	z0 := func(K float64) float64 { return (math.Log(K) + m*m/2) / m }
-	return allocQuadSum(m, t, h, func(rest float64) (float64, float64) {
-		K := c - rest
-		if ab {
-			if K <= 0 {
-				return 1, (rest + 1) / tf
-			}
-			z := z0(K)
-			// Q(X > K), E_Q[X; X > K]; P(S > c) = E_Q[S/t; S > c]
-			qx := phiC(-z)
-			return qx, (rest*qx + phiC(m-z)) / tf
-		}
-		if K <= 0 {
-			return 0, 0
-		}
-		z := z0(K)
-		qx := phiC(z) // Q(X < K)
-		return (rest*qx + phiC(z-m)) / tf, qx
-	})
+	if ab {
+		return q.e(sqTailP, t, c), q.e(sqTailS, t, c) / tf
+	}
+	return q.e(sqHeadS, t, c) / tf, q.e(sqHeadP, t, c)
 }
 
 // allocQuadTPR brackets the largest TPR at fpr alpha of the one-epoch
 // pair (t = 2, 3) in direction ab: the thresholds c1 < c2 around the one
-// of rate alpha (bisection on ln c at step h), the TPRs of both at h and
-// 2h, widened by ten times their difference.
-func allocQuadTPR(m float64, t int, alpha, h float64, ab bool) (lo, hi float64) {
+// of rate alpha (bisection on ln c), the TPRs of both at resolutions 1 and
+// 1/2, widened by ten times their difference.
+func allocQuadTPR(m float64, t int, alpha float64, ab bool) (lo, hi float64) {
+	q, q2 := sumQuad{m, 1}, sumQuad{m, 0.5}
 	// fpr is decreasing in c for ab, increasing otherwise
 	a, b := math.Log(float64(t))-60, math.Log(float64(t))+60
-	for i := 0; i < 48; i++ {
+	for i := 0; i < 44; i++ {
 		mid := (a + b) / 2
-		f, _ := allocQuadROC(m, t, math.Exp(mid), h, ab)
+		f, _ := q.roc(t, math.Exp(mid), ab)
 		if (f > alpha) == ab {
 			a = mid
 		} else {
@@ -221,13 +317,12 @@ func allocQuadTPR(m float64, t int, alpha, h float64, ab bool) (lo, hi float64) 
 	// ab: fpr(c_a) >= alpha >= fpr(c_b); the exact TPR at alpha lies
 	// between the tests' TPRs (the ROC is increasing); else reversed
 	cl, ch := math.Exp(a), math.Exp(b)
-	_, t1 := allocQuadROC(m, t, cl, h, ab)
-	_, t2 := allocQuadROC(m, t, ch, h, ab)
-	_, t1h := allocQuadROC(m, t, cl, 2*h, ab)
-	_, t2h := allocQuadROC(m, t, ch, 2*h, ab)
+	_, t1 := q.roc(t, cl, ab)
+	_, t2 := q.roc(t, ch, ab)
+	_, t1h := q2.roc(t, cl, ab)
+	_, t2h := q2.roc(t, ch, ab)
 	e := 10*math.Max(math.Abs(t1-t1h), math.Abs(t2-t2h)) + 1e-13
-	lo, hi = math.Min(t1, t2)-e, math.Max(t1, t2)+e
-	return lo, hi
+	return math.Min(t1h, t2h) - e, math.Max(t1h, t2h) + e
 }
 
 // allocMCSample draws one sample of the r-epoch pair's privacy loss L
@@ -407,7 +502,7 @@ func lnBracket(v, e float64) (float64, float64) {
 
 // runAllocCase composes case c and checks it; it returns the failures.
 func runAllocCase(c allocPropCase, st *propStats) []string {
-	m, err := RandomAllocationGauss(c.sigma, c.sens, c.steps, 1, AddRemove)
+	m, err := RandomAllocationGauss(c.sigma, c.sens, c.steps, c.k, AddRemove)
 	if err != nil {
 		return []string{fmt.Sprintf("RandomAllocationGauss: %v", err)}
 	}
@@ -427,21 +522,17 @@ func runAllocCase(c allocPropCase, st *propStats) []string {
 		}
 		return fails
 	case "quad":
-		h := 0.01
-		if c.steps == 3 {
-			h = 0.04
-		}
 		type qv struct{ ab, ba, e float64 }
 		memo := map[float64]qv{}
 		q := func(eps float64) qv {
 			if v, ok := memo[eps]; ok {
 				return v
 			}
-			ab, ba := allocQuadDirs(c.m, c.steps, eps, h)
-			ab2, ba2 := allocQuadDirs(c.m, c.steps, eps, 2*h)
-			// the truncation of the outer coordinates at 12 standard
-			// deviations costs below 1e-30
-			e := 10*math.Max(math.Abs(ab-ab2), math.Abs(ba-ba2)) + 1e-12*math.Max(ab, ba) + 1e-30
+			ab1, ba1 := sumQuad{c.m, 1}.dirs(c.steps, eps)
+			ab, ba := sumQuad{c.m, 0.5}.dirs(c.steps, eps)
+			// the truncation of the coordinates at -12 and 12 + m costs
+			// below 1e-30
+			e := 10*math.Max(math.Abs(ab-ab1), math.Abs(ba-ba1)) + 1e-13*math.Max(ab, ba) + 1e-30
 			v := qv{ab, ba, e}
 			memo[eps] = v
 			return v
@@ -462,11 +553,14 @@ func runAllocCase(c allocPropCase, st *propStats) []string {
 			fprs = fprs[:1]
 		}
 		for _, a := range fprs {
-			abLo, abHi := allocQuadTPR(c.m, c.steps, a, h, true)
-			baLo, baHi := allocQuadTPR(c.m, c.steps, a, h, false)
+			abLo, abHi := allocQuadTPR(c.m, c.steps, a, true)
+			baLo, baHi := allocQuadTPR(c.m, c.steps, a, false)
 			fails = append(fails, checkTPRDirs(res.TPR(a), c.ecOn, abLo, abHi, baLo, baHi)...)
 		}
 		return fails
+	}
+	if c.kind == "k" {
+		return checkAllocK(res, c, st)
 	}
 	// mc
 	var fails []string
@@ -539,6 +633,64 @@ func runAllocCase(c allocPropCase, st *propStats) []string {
 				fails = append(fails, fmt.Sprintf("threshold %v (ab %v): upper TPR %.8g at fpr %.6g (the test's fpr's upper confidence limit) below the test's TPR's lower confidence limit %.8g", thr, ab, up, fUp, tLo))
 			}
 		}
+	}
+	return fails
+}
+
+// checkAllocK checks a k > 1 case: at k = t against the Gaussian
+// mechanism with mu = m sqrt(t E) (delta, eps and TPR queries), else
+// against plain Monte Carlo of the exact k-out-of-t pair (allocKMC).
+func checkAllocK(res *Result, c allocPropCase, st *propStats) []string {
+	if c.k == c.steps {
+		mu := c.m * math.Sqrt(float64(c.steps*c.epochs))
+		ref := func(eps float64) (float64, float64) { return refGauss(mu, eps) }
+		fails := checkRefResult(res, ref, symDirs(ref), c.eps, c.deltas, c.ecOn, c.desc, st)
+		for _, a := range c.fprs {
+			x := gaussTPR(a, mu)
+			e := 1e-12*x + 1e-300
+			fails = append(fails, checkTPRDirs(res.TPR(a), c.ecOn, x-e, x+e, x-e, x+e)...)
+		}
+		return fails
+	}
+	fails := checkResultBasics(res, st)
+	rng := rand.New(rand.NewPCG(c.mcSeed, 9))
+	const z = 3.2905
+	var eps []float64
+	for _, d := range []float64{0.1, 1e-2, 1e-3} {
+		if e := res.Eps(d).Upper; e > 0 && !math.IsInf(e, 1) {
+			eps = append(eps, e)
+		}
+	}
+	eps = append(eps, logUniform(rng, 0.01, 3))
+	n := max(4000, 40000000/(c.steps*c.k*c.epochs))
+	n = min(n, 40000)
+	for _, ab := range []bool{true, false} {
+		est := allocKMC(rng, c.m, c.steps, c.k, c.epochs, eps, ab, n)
+		for q, e := range est {
+			d := res.Delta(eps[q])
+			shape, ok := deltaShapeFails(d, eps[q], c.ecOn)
+			fails = append(fails, shape...)
+			if !ok {
+				continue
+			}
+			up, low, name := d.UpperAB, d.LowerAB, "A||B"
+			if !ab {
+				up, low, name = d.UpperBA, d.LowerBA, "B||A"
+			}
+			if e.hits < 200 || e.mean >= 0.5 || e.se > 0.1*e.mean {
+				continue
+			}
+			st.bracketChecks++
+			if up < e.mean-z*e.se {
+				fails = append(fails, fmt.Sprintf("eps=%v: upper %s %.8g below the 99.9%% lower confidence limit %.8g (MC %.8g +- %.2g)", eps[q], name, up, e.mean-z*e.se, e.mean, e.se))
+			}
+			if c.ecOn && low > e.mean+z*e.se {
+				fails = append(fails, fmt.Sprintf("eps=%v: lower %s %.8g above the 99.9%% upper confidence limit %.8g (MC %.8g +- %.2g)", eps[q], name, low, e.mean+z*e.se, e.mean, e.se))
+			}
+		}
+	}
+	for _, a := range c.fprs {
+		fails = append(fails, checkTPRShape(res.TPR(a), c.ecOn)...)
 	}
 	return fails
 }
