@@ -151,6 +151,8 @@ type allocGrid struct {
 	xFine0, yMin, yCut float64
 	// sdX: the standard deviation of one X under Q
 	sdX float64
+	// dTail > 0: the relative width beyond the bulk of a sum (d if 0)
+	dTail float64
 }
 
 func defaultAllocGrid(m float64) allocGrid {
@@ -166,6 +168,9 @@ func defaultAllocGrid(m float64) allocGrid {
 // first at most lo (cells [B_c, B_c+1), the last unbounded).
 func (gr allocGrid) boundaries(j, lo, hi float64) []float64 {
 	d, dLo, dTail := gr.d, gr.dLo, gr.d
+	if gr.dTail > 0 {
+		dTail = gr.dTail
+	}
 	if gr.kappa > 0 {
 		// finer cells as the sum concentrates (its relative spread falls
 		// like 1/sqrt(j))
@@ -525,6 +530,14 @@ func RandomAllocationGauss(sigma, sensitivity float64, stepsPerEpoch, participat
 	pg.d = math.Min(5e-3, 5e-3*pg.sdX) // finer for a narrow X (small m)
 	pg.kappa = 2.5e-2
 	pg.dLo = 2e-2
+	// beyond the bulk of a sum one coordinate dominates; for a wide X (m
+	// >= 1, whose grid is longest) cells as wide as below the bulk
+	// (measured: sigma 0.5, t 10,000, 50 epochs, 2.3 s -> 1.3 s of CPU,
+	// eps(1e-5) bracket 0.020% -> 0.089% wide; for m = 0.5 the far tail,
+	// delta near 1e-10, widened beyond 0.2%, so narrow X keep d)
+	if m >= 1 {
+		pg.dTail = 2e-2
+	}
 	return &allocMech{sigma: sigma, sens: sensitivity, t: stepsPerEpoch, k: participations, name: name, grid: hull, pairGrid: pg}, nil
 }
 

@@ -61,21 +61,21 @@ var (
 
 // allocPropCase is one random-allocation case.
 type allocPropCase struct {
-	desc    string
-	m       float64 // sensitivity/sigma
-	sigma   float64
-	sens    float64
-	steps   int
-	k       int // participations (0: 1)
-	epochs  int
-	opt     Options
-	kind    string // t1, quad, mc
-	eps     []float64
-	deltas  []float64
-	fprs    []float64
-	mcSeed  uint64
-	ecOn    bool
-	quick   bool // fewer eps and delta queries
+	desc   string
+	m      float64 // sensitivity/sigma
+	sigma  float64
+	sens   float64
+	steps  int
+	k      int // participations (0: 1)
+	epochs int
+	opt    Options
+	kind   string // t1, quad, mc
+	eps    []float64
+	deltas []float64
+	fprs   []float64
+	mcSeed uint64
+	ecOn   bool
+	quick  bool // fewer eps and delta queries
 }
 
 // genAllocCase draws case i's parameters.
