@@ -64,23 +64,7 @@ func TestAllocT1ClosedForm(t *testing.T) {
 	}
 }
 
-// lognormal X = exp(m Z - m^2/2): E[(X - K)+] and E[(K - X)+].
-func lnCall(m, K float64) float64 {
-	if K <= 0 {
-		return 1 - K
-	}
-	z0 := (math.Log(K) + m*m/2) / m
-	return phiC(m-z0) - K*phiC(-z0)
-}
-
-func lnPut(m, K float64) float64 {
-	if K <= 0 {
-		return 0
-	}
-	z0 := (math.Log(K) + m*m/2) / m
-	return K*phiC(z0) - phiC(z0-m)
-}
-
+// phiC is the standard normal distribution function Phi(x).
 func phiC(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
 func TestAllocQuadrature(t *testing.T) {
