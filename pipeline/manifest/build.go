@@ -55,6 +55,11 @@ func (p *parser) build(spec MechanismSpec, at func(string) (int, string), disp s
 			return nil
 		}
 	}
+	if k.refusalKey == "file" {
+		l, d := at(k.refusalKey)
+		p.el.add(l, d, "%s: %s", spec.File, engineMessage(err))
+		return nil
+	}
 	p.el.add(spec.Line, disp, "%s", engineMessage(err))
 	return nil
 }
@@ -202,18 +207,4 @@ func rate(spec MechanismSpec) (float64, error) {
 		return 0, fmt.Errorf("batch %v and dataset_size %v must be integers in [1, 2^53]", b, n)
 	}
 	return engine.FixedSizeRate(int(b), int(n))
-}
-
-// normalized rescales a PMF that ReadHistogram accepted (sum within
-// histogramTolerance of 1) to sum to 1.
-func normalized(pmf []float64) []float64 {
-	total := 0.0
-	for _, v := range pmf {
-		total += v
-	}
-	out := make([]float64, len(pmf))
-	for i, v := range pmf {
-		out[i] = v / total
-	}
-	return out
 }
