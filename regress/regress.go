@@ -122,7 +122,7 @@ func Run(ctx context.Context, golden, work string, jobs int) (map[string]map[str
 	if jobs < 1 {
 		jobs = 2
 	}
-	rn := &runner.Runner{Backend: backend.Engine{}, Methods: methods.Compare(), Out: work, Jobs: jobs, Version: "regress"}
+	rn := &runner.Runner{Backend: backend.Engine{}, Methods: methods.CompareWith, Out: work, Jobs: jobs, Version: "regress"}
 	rep, err := rn.Run(ctx, ms)
 	if err != nil {
 		return nil, nil, fmt.Errorf("running the golden manifests: %w", err)

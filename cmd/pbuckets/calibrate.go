@@ -126,10 +126,10 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 			for _, k := range spec.Tie {
 				tied = append(tied, k+" "+strconv.FormatFloat(p.Params[k], 'g', 5, 64))
 			}
-			progress.show("calibrate r %d: probe %d: %s %s (%s); %.0f s",
-				spec.R, probes.Add(1), strings.Join(tied, ", "), p.Verdict(spec.Delta), probeBound(p, spec.Delta), time.Since(start).Seconds())
+			progress.show("calibrate %s: probe %d: %s %s (%s); %.0f s",
+				observationsText(spec.R, spec.Epoch), probes.Add(1), strings.Join(tied, ", "), p.Verdict(spec.Delta), probeBound(p, spec.Delta), time.Since(start).Seconds())
 		}
-		progress.show("calibrate: searching %s for r %s (each probe composes r times; Ctrl-C stops, concluding nothing)", strings.Join(specs[0].Tie, ", "), joinR(specs))
+		progress.show("calibrate: searching %s for %s (each probe composes r times; Ctrl-C stops, concluding nothing)", strings.Join(specs[0].Tie, ", "), joinR(specs))
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -169,14 +169,10 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 		}
 		answers = append(answers, c)
 	}
-	epochsAt := func(s search.Spec) manifest.EpochPoint {
-		p, _ := m.SearchEpochsAt(&manifest.Instance{Spec: s.Mechanism}, s.R)
-		return p
-	}
 	if *asJSON {
-		err = writeCalibrationJSON(stdout, answers, epochsAt)
+		err = writeCalibrationJSON(stdout, answers)
 	} else {
-		err = writeCalibrationText(stdout, answers, epochsAt)
+		err = writeCalibrationText(stdout, answers)
 	}
 	return exitAfterOutput(ctx, stderr, err, status, "interrupted")
 }
@@ -194,11 +190,13 @@ func probeBound(p search.Probe, delta float64) string {
 	return "delta_low " + g(p.Lower) + ", delta_up " + g(p.Upper)
 }
 
-// joinR lists the r of the searches: "10000" or "100, 1000".
+// joinR lists the r of the searches, each with what it is in epochs
+// when the search gave epochs: "r 10000", "r 100, r 1000", "r 2000 steps
+// = 20 epochs" (observationsText).
 func joinR(specs []search.Spec) string {
 	rs := make([]string, len(specs))
 	for i, s := range specs {
-		rs[i] = strconv.Itoa(s.R)
+		rs[i] = observationsText(s.R, s.Epoch)
 	}
 	return strings.Join(rs, ", ")
 }
@@ -210,8 +208,8 @@ func joinR(specs []search.Spec) string {
 //	  sigma 1.498 is insufficient (delta_low 1.02e-05 > 1e-05): the least sufficient sigma lies in (1.498, 1.523]
 //
 // r is named in epochs and steps too when the search gave epochs
-// (epochsAt: "after r 20 = 20 epochs of 1000 steps").
-func writeCalibrationText(w io.Writer, cs []query.Calibration, epochsAt func(search.Spec) manifest.EpochPoint) error {
+// (search.Spec.Epoch: "after r 20 = 20 epochs of 1000 steps").
+func writeCalibrationText(w io.Writer, cs []query.Calibration) error {
 	// bounds rounded outwards (3 digits, more where needed to keep their
 	// side of the target delta)
 	up := func(v, target float64) string { return outward.Against(v, 3, true, target) }
@@ -219,7 +217,7 @@ func writeCalibrationText(w io.Writer, cs []query.Calibration, epochsAt func(sea
 	for _, c := range cs {
 		s := c.Spec
 		fixed := fixedParams(s)
-		target := fmt.Sprintf("eps %s, delta %s after %s", strconv.FormatFloat(s.Eps, 'g', -1, 64), strconv.FormatFloat(s.Delta, 'g', -1, 64), observationsText(s.R, epochsAt(s)))
+		target := fmt.Sprintf("eps %s, delta %s after %s", strconv.FormatFloat(s.Eps, 'g', -1, 64), strconv.FormatFloat(s.Delta, 'g', -1, 64), observationsText(s.R, s.Epoch))
 		what := fmt.Sprintf("%s %s; buckets, %d buckets", s.Mechanism.Kind, formatMechParams(fixed, mechWords(s.Mechanism.Noise, s.Mechanism.Sampling, s.Mechanism.Relation)...), s.Mechanism.Engine.Buckets)
 		if c.Meets == nil {
 			top := c.Result.Probes[len(c.Result.Probes)-1]
@@ -255,8 +253,8 @@ func fixedParams(s search.Spec) map[string]float64 {
 }
 
 // writeCalibrationJSON prints the answers as a JSON array (with epochs
-// and steps when the search gave epochs, epochsAt).
-func writeCalibrationJSON(w io.Writer, cs []query.Calibration, epochsAt func(search.Spec) manifest.EpochPoint) error {
+// and steps when the search gave epochs, search.Spec.Epoch).
+func writeCalibrationJSON(w io.Writer, cs []query.Calibration) error {
 	type answer struct {
 		Kind         string             `json:"kind"`
 		Params       map[string]float64 `json:"params"`
@@ -286,7 +284,7 @@ func writeCalibrationJSON(w io.Writer, cs []query.Calibration, epochsAt func(sea
 			Meets: c.Meets, Rounded: c.Rounded, Insufficient: c.Insufficient, Buckets: s.Mechanism.Engine.Buckets,
 			Status: c.Result.Status, Probes: len(c.Result.Probes), Notes: c.Result.Notes,
 			DeltaUpper: jsonFloat(math.NaN()), DeltaLower: jsonFloat(math.NaN())}
-		if p := epochsAt(s); p.Epochs > 0 {
+		if p := s.Epoch; p.Epochs > 0 {
 			a.Epochs, a.Steps = p.Epochs, p.Steps
 		}
 		if c.MeetsProbe != nil {

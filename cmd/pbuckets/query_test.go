@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/pbuckets/pbuckets/compare"
-	"github.com/pbuckets/pbuckets/internal/testfig"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
@@ -266,37 +266,41 @@ func TestRoundDecimal(t *testing.T) {
 	}
 }
 
-// TestEpsEveryKind runs pbuckets eps on one small mechanism of every kind
-// (Kinds) and checks that each prints one sound-looking bracket.
+// TestEpsEveryKind runs pbuckets eps on the mechanisms of
+// experiments/all-kinds.toml (one of every kind: TestParseManifestEveryKind),
+// each given by the flags of its keys (manifest.FlagOfKey), and checks that
+// each prints one sound-looking bracket. A new kind is tested here by its
+// entry in that manifest.
 func TestEpsEveryKind(t *testing.T) {
-	dir := t.TempDir()
-	hist := testfig.WriteFile(t, dir, "h.csv", "a,b\n0.5,0.25\n0.5,0.75\n")
-	cases := map[string][]string{
-		manifest.KindLaplace:              {"--scale", "4"},
-		manifest.KindGauss:                {"--sigma", "4"},
-		manifest.KindRandomizedResponse:   {"--p", "0.6"},
-		manifest.KindSGD:                  {"--sigma", "1", "--q", "0.05"},
-		manifest.KindEpsDelta:             {"--eps0", "0.1", "--delta0", "1e-7"},
-		manifest.KindHistogram:            {"--file", hist},
-		manifest.KindVuvuzelaDialing:      {"--mu", "200", "--scale", "20"},
-		manifest.KindVuvuzelaConversation: {"--noise", "gauss", "--mu", "200", "--scale", "20"},
-		manifest.KindRandomAllocation:     {"--sigma", "1", "--steps-per-epoch", "10"},
+	m, err := manifest.Load(filepath.Join("..", "..", "experiments", "all-kinds.toml"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, kind := range manifest.Kinds() {
-		params, ok := cases[kind]
-		if !ok {
-			t.Errorf("no case for kind %s", kind)
-			continue
+	seen := map[string]bool{}
+	for _, spec := range m.Mechanisms {
+		seen[spec.Kind] = true
+		args := []string{"eps", "--kind", spec.Kind, "--r", "4", "--delta", "1e-3", "--buckets", "4000", "--no-cache"}
+		for key, v := range spec.Params {
+			args = append(args, "--"+manifest.FlagOfKey(key), strconv.FormatFloat(v, 'g', -1, 64))
 		}
-		args := append([]string{"eps", "--kind", kind, "--r", "4", "--delta", "1e-3", "--buckets", "4000", "--no-cache"}, params...)
+		for key, v := range map[string]string{"noise": spec.Noise, "file": spec.File, "sampling": spec.Sampling, "relation": spec.Relation} {
+			if v != "" {
+				args = append(args, "--"+manifest.FlagOfKey(key), v)
+			}
+		}
 		code, stdout, stderr := runCmd(t, args...)
 		if code != exitOK {
-			t.Errorf("%s: exit %d\n%s", kind, code, stderr)
+			t.Errorf("%s: exit %d\n%s", strings.Join(args, " "), code, stderr)
 			continue
 		}
 		rows := parseBrackets(t, stdout)
 		if len(rows) != 1 || !(rows[0][2] <= rows[0][3]) || rows[0][2] < 0 {
-			t.Errorf("%s: %s", kind, stdout)
+			t.Errorf("%s: %s", strings.Join(args, " "), stdout)
+		}
+	}
+	for _, kind := range manifest.Kinds() {
+		if !seen[kind] {
+			t.Errorf("experiments/all-kinds.toml has no mechanism of kind %s", kind)
 		}
 	}
 }

@@ -34,7 +34,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	rn := &runner.Runner{
 		Backend: backend.Engine{},
-		Methods: methods.Compare(),
+		Methods: methods.CompareWith,
 		Out:     *out,
 		Jobs:    *jobs,
 		NoCache: *noCache,

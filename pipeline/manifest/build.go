@@ -3,6 +3,9 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/pbuckets/pbuckets/engine"
@@ -38,21 +41,78 @@ func (s MechanismSpec) BuildMemory() int64 {
 // at the mechanism (disp, on its line). Constructors are cheap: the Vuvuzela pairs
 // defer their work to the first composition. A constructor stops at its
 // first refusal: one range problem per mechanism is reported.
-func (p *parser) build(spec MechanismSpec, at func(string) (int, string), disp string) {
+func (p *parser) build(spec MechanismSpec, at func(string) (int, string), disp string) engine.Mechanism {
 	k, _ := schemaFor(spec.Kind)
-	_, err := k.build(spec)
+	mech, err := k.build(spec)
 	if err == nil {
-		return
+		return mech
 	}
 	var pe *engine.ParamError
 	if errors.As(err, &pe) {
 		if key := k.keyOf(pe.Param); key != "" {
 			l, d := at(key)
 			p.el.add(l, d, "%s", pe.Reason)
-			return
+			return nil
 		}
 	}
+	if k.refusalKey == "file" {
+		l, d := at(k.refusalKey)
+		p.el.add(l, d, "%s: %s", spec.File, engineMessage(err))
+		return nil
+	}
 	p.el.add(spec.Line, disp, "%s", engineMessage(err))
+	return nil
+}
+
+// builtMechanism is an engine mechanism the parser built (parser.build)
+// and the spec it built it from.
+type builtMechanism struct {
+	spec MechanismSpec
+	mech engine.Mechanism
+}
+
+// Built returns the engine mechanism that parsing built to check the
+// ranges of in's mechanism, when in describes the same mechanism (its
+// kind, numeric parameters bit for bit, noise, sampling, relation and
+// histogram data are those parsed: an instance of an unswept mechanism,
+// or one whose sweep point is the parsed values). It returns false for
+// sequences (package backend builds them from their parts), for swept and
+// otherwise changed specs (search.Spec.At's), and for manifests not made
+// by Parse or ParseValues. The mechanism is the one Build would return,
+// so a caller asking one question of the instance builds it once.
+func (m *Manifest) Built(in Instance) (engine.Mechanism, bool) {
+	b, ok := m.built[in.Spec.ID]
+	if !ok || !sameMechanism(b.spec, in.Spec) {
+		return nil, false
+	}
+	return b.mech, true
+}
+
+// clone returns s with its own copies of Params, A and B (what Build
+// reads), so that changes to the copies of s a caller makes do not reach
+// it.
+func (s MechanismSpec) clone() MechanismSpec {
+	s.Params = maps.Clone(s.Params)
+	s.A, s.B = slices.Clone(s.A), slices.Clone(s.B)
+	return s
+}
+
+// sameMechanism reports whether two specs of a base kind describe the same
+// engine mechanism: every key Build reads is equal (numbers bit for bit).
+func sameMechanism(a, b MechanismSpec) bool {
+	bits := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	if a.Kind != b.Kind || a.Noise != b.Noise || a.Sampling != b.Sampling || a.Relation != b.Relation ||
+		a.DataHash != b.DataHash || len(a.Params) != len(b.Params) ||
+		!slices.EqualFunc(a.A, b.A, bits) || !slices.EqualFunc(a.B, b.B, bits) {
+		return false
+	}
+	for k, x := range a.Params {
+		y, ok := b.Params[k]
+		if !ok || !bits(x, y) {
+			return false
+		}
+	}
+	return true
 }
 
 // sweptRange returns why the engine constructor refuses the value v of
@@ -147,18 +207,4 @@ func rate(spec MechanismSpec) (float64, error) {
 		return 0, fmt.Errorf("batch %v and dataset_size %v must be integers in [1, 2^53]", b, n)
 	}
 	return engine.FixedSizeRate(int(b), int(n))
-}
-
-// normalized rescales a PMF that ReadHistogram accepted (sum within
-// histogramTolerance of 1) to sum to 1.
-func normalized(pmf []float64) []float64 {
-	total := 0.0
-	for _, v := range pmf {
-		total += v
-	}
-	out := make([]float64, len(pmf))
-	for i, v := range pmf {
-		out[i] = v / total
-	}
-	return out
 }

@@ -71,3 +71,69 @@ func TestEngineOptionRanges(t *testing.T) {
 		})
 	}
 }
+
+// TestBuilt checks which instances get the mechanism that parsing built:
+// those whose spec is the parsed one (unswept, or at the parsed values),
+// not swept points with other values, changed specs or sequences.
+func TestBuilt(t *testing.T) {
+	const mechs = "[[mechanism]]\nid = \"g\"\nkind = \"gauss\"\nsigma = 2\n" +
+		"[[mechanism]]\nid = \"s\"\nkind = \"sgd\"\nsigma = 1\nq = 0.01\n" +
+		"[[mechanism]]\nid = \"p\"\nkind = \"laplace\"\nscale = 1\n" +
+		"[[sequence]]\nid = \"seq\"\nparts = [{ mechanism = \"p\", count = 2 }]\n"
+	doc := "name = \"t\"\n" + mechs + "[query]\ncompositions = [2]\ndelta = [1e-5]\n[sweep]\n\"s.sigma\" = [1, 3]\n"
+	m, err := Parse("t.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := func(in Instance) Instance {
+		in.Spec.Params = map[string]float64{"sigma": 2.5, "sensitivity": 1, "truncate": 0}
+		return in
+	}
+	cases := []struct {
+		label  string
+		change func(Instance) Instance
+		want   bool
+	}{
+		{"g", nil, true},
+		{"g", changed, false},
+		{"s[sigma=1]", nil, true}, // the parsed sigma
+		{"s[sigma=3]", nil, false},
+		{"seq", nil, false},
+	}
+	byLabel := map[string]Instance{}
+	for _, in := range m.Instances() {
+		byLabel[in.Label] = in
+	}
+	for _, c := range cases {
+		in, ok := byLabel[c.label]
+		if !ok {
+			t.Fatalf("no instance %q among %v", c.label, byLabel)
+		}
+		if c.change != nil {
+			in = c.change(in)
+		}
+		mech, got := m.Built(in)
+		if got != c.want {
+			t.Errorf("%s (changed %v): Built = %v, want %v", c.label, c.change != nil, got, c.want)
+			continue
+		}
+		if !got {
+			continue
+		}
+		want, err := in.Spec.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mech.String() != want.String() {
+			t.Errorf("%s: Built gave %v, Build %v", c.label, mech, want)
+		}
+	}
+	// A change to the manifest's spec after parsing does not reach the
+	// kept copy.
+	in := byLabel["g"]
+	m.Mechanisms[0].Params["sigma"] = 7
+	in.Spec.Params["sigma"] = 7
+	if _, ok := m.Built(in); ok {
+		t.Errorf("Built accepted sigma changed in place after parsing")
+	}
+}

@@ -42,6 +42,10 @@ type kindSchema struct {
 	// build returns the engine mechanism of a spec of this kind, whose
 	// keys have been checked by the parser.
 	build func(spec MechanismSpec) (engine.Mechanism, error)
+	// refusalKey is "file" when a refusal of build that names no
+	// parameter is about the data file (histogram), reported at the key
+	// file with its path; "" reports it at the mechanism.
+	refusalKey string
 	// buildMemory is the memory in bytes of the mechanism's one-time build
 	// beyond the composition's (nil: none).
 	buildMemory func(spec MechanismSpec) int64
@@ -129,9 +133,9 @@ var kindTable = func() []kindSchema {
 				return engine.EpsDelta(s.Params["eps"], s.Params["delta"])
 			}},
 		{name: KindHistogram,
-			strings: []string{"file"},
+			strings: []string{"file"}, refusalKey: "file",
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
-				return engine.Histogram(normalized(s.A), normalized(s.B))
+				return engine.Histogram(s.A, s.B)
 			}},
 		{name: KindVuvuzelaDialing,
 			params: vuvuzela, strings: []string{"noise"},

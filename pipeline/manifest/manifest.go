@@ -43,6 +43,10 @@ type Manifest struct {
 	Search *SearchConfig
 	// Figures are the [[figure]] tables: what `pbuckets plot` draws.
 	Figures []Figure
+
+	// built holds the engine mechanisms parsing built, by mechanism id
+	// (see Built).
+	built map[string]builtMechanism
 }
 
 // EngineOptions are the bucket-engine settings of a manifest or mechanism.
@@ -461,7 +465,12 @@ func (p *parser) mechanisms(v any, m *Manifest) (ownEngine map[string]bool) {
 			p.subsampling(t, &spec, at)
 		}
 		if len(p.el.errs) == problems {
-			p.build(spec, at, disp)
+			if mech := p.build(spec, at, disp); mech != nil && spec.ID != "" {
+				if m.built == nil {
+					m.built = map[string]builtMechanism{}
+				}
+				m.built[spec.ID] = builtMechanism{spec: spec.clone(), mech: mech}
+			}
 		}
 		if x, ok := t["engine"]; ok {
 			spec.Engine = p.engine(x, m.Engine, []string{"mechanism", idx, "engine"}, disp+": engine")

@@ -64,6 +64,7 @@ func TestParseManifestErrors(t *testing.T) {
 	write("nan.csv", "a,b\n0.5,NaN\n0.5,0.5\n")
 	write("neg.csv", "a,b\n1.5,0.5\n-0.5,0.5\n")
 	write("sum.csv", "a,b\n0.5,0.5\n0.4,0.5\n")
+	write("sum1e-7.csv", "a,b\n0.5000001,0.5\n0.5,0.5\n") // sums to 1 + 1e-7, beyond engine.HistogramTolerance
 	write("cols.csv", "x,y\n0.5,0.5\n0.5,0.5\n")
 	write("ok.csv", "a,b\n0.5,0.25\n0.5,0.75\n")
 	hist := func(file string) string {
@@ -109,8 +110,9 @@ func TestParseManifestErrors(t *testing.T) {
 		{"sweep unknown mechanism", base + "[sweep]\n\"h.sigma\" = [1.0]\n", []string{"m.toml:10", `no mechanism with id "h"`}},
 		{"sweep unknown param", base + "[sweep]\n\"g.sigam\" = [1.0]\n", []string{"m.toml:10", `did you mean "sigma"`}},
 		{"sweep bad value", base + "[sweep]\n\"g.sigma\" = [1.0, -1.0]\n", []string{"m.toml:10", "positive"}},
-		{"histogram NaN", hist("nan.csv"), []string{"m.toml:5", "nan.csv", "finite"}},
-		{"histogram negative", hist("neg.csv"), []string{"m.toml:5", ">= 0"}},
+		{"histogram NaN", hist("nan.csv"), []string{"m.toml:5", "file: nan.csv", "NaN is not a probability"}},
+		{"histogram negative", hist("neg.csv"), []string{"m.toml:5", "-0.5 is not a probability"}},
+		{"histogram sum beyond the engine's tolerance", hist("sum1e-7.csv"), []string{"m.toml:5", "file: sum1e-7.csv", "sums to 1.0000000999", "tolerance 1e-09"}},
 		{"histogram sum", hist("sum.csv"), []string{"m.toml:5", "sums to 0.9"}},
 		{"histogram columns", hist("cols.csv"), []string{"columns a and b"}},
 		{"histogram unreadable", hist("missing.csv"), []string{"m.toml:5", "no such file"}},

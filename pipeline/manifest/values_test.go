@@ -46,8 +46,17 @@ func TestParseValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if len(got.built) != len(want.built) {
+				t.Errorf("values built %d mechanisms, the TOML text %d", len(got.built), len(want.built))
+			}
+			for id, b := range want.built {
+				if g, ok := got.built[id]; !ok || g.mech.String() != b.mech.String() {
+					t.Errorf("mechanism %q: values built %v, the TOML text %v", id, g.mech, b.mech)
+				}
+			}
 			for _, m := range []*Manifest{got, want} {
 				m.Hash = ""
+				m.built = nil // compared above (the mechanisms are distinct values)
 				for i := range m.Mechanisms {
 					m.Mechanisms[i].Line = 0
 				}

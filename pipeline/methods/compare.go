@@ -14,13 +14,12 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
-// Compare returns the comparison methods composing with package engine
-// (backend.Engine), without a state cache or a memory budget.
-func Compare() Registry { return CompareWith(&states.Service{Backend: backend.Engine{}}) }
-
-// CompareWith returns the comparison methods implemented with
-// package compare: kov, advanced, rdp (classic conversion), cdp
-// (concentrated-DP fit) and exact (closed forms). kov and advanced run on
+// CompareWith returns the comparison methods implemented with package
+// compare, composing the single-round states they need through s (the
+// runner's or query.Ask's service: its cache folder and memory budget,
+// shared with the buckets method): kov, advanced, rdp (classic
+// conversion), cdp (concentrated-DP fit) and exact (closed forms). kov
+// and advanced run on
 // every mechanism: they are fed with the tight single-round curve
 // delta0(eps0) where package compare has a closed form, and otherwise with
 // the sound upper bound delta_up(eps0) of the single-round state that

@@ -77,8 +77,10 @@ type Problem struct {
 
 // Ask bounds eps(delta) or delta(eps) (the manifest's query) after each r
 // of the query for the manifest's first mechanism instance, by each method
-// of the query. The mechanism, checked by manifest.Parse, is built once
-// here and handed to every method; the buckets and the comparison methods
+// of the query. The mechanism is built once: manifest.Parse built it to
+// check its ranges (Manifest.Built), or, for a sequence or a swept
+// instance, it is built here;
+// it is handed to every method; the buckets and the comparison methods
 // compose through one states.Service (the cache folder and the memory
 // budget). An error is an *Error refusing the question before any work,
 // or ctx's error when ctx ended (nothing is concluded then).
@@ -97,9 +99,14 @@ func Ask(ctx context.Context, m *manifest.Manifest, opt Options) (*Answer, error
 		}
 		svc.Dir = opt.CacheDir
 	}
-	mech, err := svc.Backend.Mechanism(in.Spec)
-	if err != nil {
-		return nil, &Error{Key: "mechanism", Err: err}
+	var mech backend.Mechanism
+	if built, ok := m.Built(in); ok {
+		mech = built // checked and built by manifest.Parse
+	} else {
+		var err error
+		if mech, err = svc.Backend.Mechanism(in.Spec); err != nil {
+			return nil, &Error{Key: "mechanism", Err: err}
+		}
 	}
 	if slices.Contains(m.Query.Methods, manifest.MethodBuckets) {
 		if need := svc.MemoryNeed(in.Spec); need > budget {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
@@ -58,6 +59,23 @@ func TestAsk(t *testing.T) {
 				t.Errorf("notes %v, want %v", notes, c.notes)
 			}
 		})
+	}
+}
+
+// TestAskUsesParsedMechanism checks that Ask hands the methods the
+// mechanism manifest.Parse built (one build per question).
+func TestAskUsesParsedMechanism(t *testing.T) {
+	m := parse(t, "kind = \"gauss\"\nsigma = 2", `["buckets"]`)
+	built, ok := m.Built(m.Instances()[0])
+	if !ok {
+		t.Fatal("Parse kept no mechanism")
+	}
+	a, err := Ask(context.Background(), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Job.Mechanism != backend.Mechanism(built) {
+		t.Errorf("the job's mechanism %v is not the one Parse built", a.Job.Mechanism)
 	}
 }
 

@@ -47,7 +47,7 @@ e_eps = [1.0, 1.5, 3.0]
 delta = [1e-3]
 methods = ["buckets", "kov", "advanced"]
 `)
-	rn := &Runner{Backend: backend.Engine{}, Methods: methods.Compare(), Out: filepath.Join(dir, "out"), Jobs: 2, Version: "test"}
+	rn := &Runner{Backend: backend.Engine{}, Methods: methods.CompareWith, Out: filepath.Join(dir, "out"), Jobs: 2, Version: "test"}
 	rep, err := rn.Run(context.Background(), []*manifest.Manifest{m})
 	if err != nil {
 		t.Fatal(err)
@@ -95,5 +95,63 @@ methods = ["buckets", "kov", "advanced"]
 		if k.r == 64 {
 			t.Logf("%s r=64 eps=%.3g: buckets [%.4g, %.4g], kov %.4g, advanced %.4g", k.mech, k.eps, lo, upper[k][manifest.MethodBuckets], upper[k][manifest.MethodKOV], upper[k][manifest.MethodAdvanced])
 		}
+	}
+}
+
+// TestComparisonMethodsShareService checks that the comparison methods
+// compose their single-round states through the runner's service: the
+// states are cached in the runner's cache folder, and a composition beyond
+// the runner's memory budget is refused.
+func TestComparisonMethodsShareService(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "h.csv"), []byte("bin,a,b\n0,0.5,0.3\n1,0.3,0.3\n2,0.2,0.4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := pipelinetest.LoadManifest(t, dir, "m.toml", `
+name = "kov-cache"
+[engine]
+buckets = 2000
+[[mechanism]]
+id = "hist"
+kind = "histogram"
+file = "h.csv"
+[query]
+compositions = [4]
+delta = [1e-3]
+methods = ["kov"]
+`)
+	cases := []struct {
+		name   string
+		budget int64
+		failed int
+		states int
+	}{
+		{"within budget", 0, 0, 1},
+		{"over budget", 1 << 10, 1, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			rn := &Runner{Backend: backend.Engine{}, Methods: methods.CompareWith, Out: out, Jobs: 1, MemoryBudget: c.budget}
+			rep, err := rn.Run(context.Background(), []*manifest.Manifest{m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Failed != c.failed {
+				t.Errorf("%d failed tasks, want %d: %v", rep.Failed, c.failed, rep.Failures)
+			}
+			for _, f := range rep.Failures {
+				if !strings.Contains(f.Error(), "needs about") {
+					t.Errorf("failure %v does not name the memory budget", f)
+				}
+			}
+			files, err := filepath.Glob(filepath.Join(out, ".cache", "*", "*.state"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) != c.states {
+				t.Errorf("%d states in the runner's cache folder, want %d", len(files), c.states)
+			}
+		})
 	}
 }

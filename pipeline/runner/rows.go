@@ -54,21 +54,13 @@ type boundRow struct {
 	bound  methods.Bound
 }
 
-// epochColumns returns the nullable columns epochs and steps of n rows:
-// what each row's compositions are in training epochs and steps, null
-// where the query gave r itself (query.compositions).
+// epochColumns returns the columns epochs and steps of n rows
+// (results.EpochColumns) from the rows' epoch points.
 func epochColumns(n int, at func(i int) (manifest.EpochPoint, bool)) (epochs, steps *results.Column) {
-	epochs = &results.Column{Name: "epochs", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
-	steps = &results.Column{Name: "steps", Type: results.Int64, Nullable: true, Ints: make([]int64, n), Null: make([]bool, n)}
-	for i := range n {
+	return results.EpochColumns(n, func(i int) (float64, int, bool) {
 		p, ok := at(i)
-		if !ok {
-			epochs.Floats[i], steps.Null[i] = math.NaN(), true
-			continue
-		}
-		epochs.Floats[i], steps.Ints[i] = p.Epochs, int64(p.Steps)
-	}
-	return epochs, steps
+		return p.Epochs, p.Steps, ok
+	})
 }
 
 func (r boundRow) epochPoint() (manifest.EpochPoint, bool) { return r.ep, r.epOK }

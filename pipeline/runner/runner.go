@@ -27,10 +27,13 @@ import (
 type Runner struct {
 	// Backend computes bucket states (required).
 	Backend backend.Backend
-	// Methods holds the comparison methods; "buckets" is built in, and
-	// any other method of MethodNames missing here is skipped as "not
-	// available in this build".
-	Methods methods.Registry
+	// Methods returns the comparison methods, composing through the
+	// runner's states.Service (its cache folder and memory budget, shared
+	// with the buckets method): methods.CompareWith. "buckets" is built
+	// in. Defaults to nil: every other method of manifest.MethodNames is
+	// skipped as "not available in this build", as is one missing from
+	// the registry it returns.
+	Methods func(*states.Service) methods.Registry
 	// Out is the results folder (default "results").
 	Out string
 	// Jobs bounds the jobs running at once (default: number of CPUs).
@@ -157,13 +160,18 @@ func (rn *Runner) Run(ctx context.Context, manifests []*manifest.Manifest) (*Rep
 	}
 	budget := rn.budget()
 	defer memory.LimitRuntime(budget)()
-	bm := &methods.Buckets{States: &states.Service{Backend: rn.Backend, Dir: cacheDir, Memory: states.NewBudget(budget)}}
+	svc := &states.Service{Backend: rn.Backend, Dir: cacheDir, Memory: states.NewBudget(budget)}
+	bm := &methods.Buckets{States: svc}
+	var others methods.Registry
+	if rn.Methods != nil {
+		others = rn.Methods(svc)
+	}
 	registry := methods.Registry{manifest.MethodBuckets: bm.Run}
 	for _, name := range manifest.MethodNames() {
 		if name == manifest.MethodBuckets {
 			continue
 		}
-		if fn, ok := rn.Methods[name]; ok && fn != nil {
+		if fn, ok := others[name]; ok && fn != nil {
 			registry[name] = fn
 		} else {
 			registry[name] = methods.Unavailable(name)

@@ -31,7 +31,7 @@ func TestRunSequenceSweepShards(t *testing.T) {
 	dir := t.TempDir()
 	m := pipelinetest.LoadManifest(t, dir, "seq.toml", sequenceSweep)
 	full := filepath.Join(dir, "full")
-	rn := &Runner{Backend: backend.Engine{}, Methods: methods.Compare(), Out: full, Jobs: 2}
+	rn := &Runner{Backend: backend.Engine{}, Methods: methods.CompareWith, Out: full, Jobs: 2}
 	rep, err := rn.Run(context.Background(), []*manifest.Manifest{m})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestRunSequenceSweepShards(t *testing.T) {
 	parts := filepath.Join(dir, "parts")
 	const n = 3
 	for i := 1; i <= n; i++ {
-		rn := &Runner{Backend: backend.Engine{}, Methods: methods.Compare(), Out: parts, Shard: Shard{Index: i, Count: n}}
+		rn := &Runner{Backend: backend.Engine{}, Methods: methods.CompareWith, Out: parts, Shard: Shard{Index: i, Count: n}}
 		if _, err := rn.Run(context.Background(), []*manifest.Manifest{m}); err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestRunSequenceSweepShards(t *testing.T) {
 	}
 
 	// Again in the first folder: every state from the cache.
-	if _, err := (&Runner{Backend: backend.Engine{}, Methods: methods.Compare(), Out: full}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
+	if _, err := (&Runner{Backend: backend.Engine{}, Methods: methods.CompareWith, Out: full}).Run(context.Background(), []*manifest.Manifest{m}); err != nil {
 		t.Fatal(err)
 	}
 	runs := pipelinetest.ReadFrame(t, filepath.Join(full, "schedule", "runs.parquet"))

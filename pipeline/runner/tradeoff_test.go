@@ -33,7 +33,7 @@ func TestTradeoffTable(t *testing.T) {
 	dir := t.TempDir()
 	m := pipelinetest.LoadManifest(t, dir, "tradeoff.toml", tradeoffManifest)
 	out := filepath.Join(dir, "out")
-	rep, err := (&Runner{Backend: backend.Engine{}, Methods: methods.Compare(), Out: out, Jobs: 2}).Run(context.Background(), []*manifest.Manifest{m})
+	rep, err := (&Runner{Backend: backend.Engine{}, Methods: methods.CompareWith, Out: out, Jobs: 2}).Run(context.Background(), []*manifest.Manifest{m})
 	if err != nil || rep.Failed != 0 {
 		t.Fatalf("run: %v %+v", err, rep)
 	}

@@ -10,7 +10,8 @@ import (
 
 // ResultsFrame returns one row per search: the target, both answers with
 // both bounds, the bracket and how much was computed. Missing answers are
-// null (NaN).
+// null (NaN). The last columns, epochs and steps, say what r is in
+// training epochs when the search gave epochs (null otherwise).
 func ResultsFrame(rs []*Result) *results.Frame {
 	n := len(rs)
 	str := func(name string) *results.Column {
@@ -69,14 +70,19 @@ func ResultsFrame(rs []*Result) *results.Frame {
 		base.Strings[i] = manifest.Instance{Spec: s.Mechanism}.ParamsJSON()
 		note.Strings[i] = strings.Join(r.Notes, "; ")
 	}
+	epochs, steps := results.EpochColumns(n, func(i int) (float64, int, bool) {
+		p := rs[i].Spec.Epoch
+		return p.Epochs, p.Steps, p.Epochs > 0
+	})
 	return &results.Frame{Columns: []*results.Column{label, comp, eps, delta, status,
 		fMeets, upMeets, loMeets, fIns, upIns, loIns, bracket,
 		pMeets, pIns, fBelow, fAbove, probes, computed, secs,
-		eeps, id, kind, noise, tie, base, note}}
+		eeps, id, kind, noise, tie, base, note, epochs, steps}}
 }
 
 // ProbesFrame returns one row per probe of every search, in search
-// order and by factor.
+// order and by factor, with the search's epochs and steps last (as
+// ResultsFrame).
 func ProbesFrame(rs []*Result) *results.Frame {
 	var rows int
 	for _, r := range rs {
@@ -94,9 +100,11 @@ func ProbesFrame(rs []*Result) *results.Frame {
 	eps, delta, factor := flt("eps", false), flt("delta", false), flt("factor", false)
 	up, lo, secs := flt("delta_upper", false), flt("delta_lower", true), flt("seconds", false)
 	cached := &results.Column{Name: "cached", Type: results.Bool, Bools: make([]bool, 0, rows)}
+	var at []manifest.EpochPoint // each probe's search's
 	for _, r := range rs {
 		s := r.Spec
 		for _, p := range r.Probes {
+			at = append(at, s.Epoch)
 			label.Strings = append(label.Strings, s.Label)
 			comp.Ints = append(comp.Ints, int64(s.R))
 			eps.Floats = append(eps.Floats, s.Eps)
@@ -111,5 +119,8 @@ func ProbesFrame(rs []*Result) *results.Frame {
 			secs.Floats = append(secs.Floats, p.Seconds)
 		}
 	}
-	return &results.Frame{Columns: []*results.Column{label, comp, eps, delta, factor, up, lo, verdict, order, cached, secs, params}}
+	epochs, steps := results.EpochColumns(rows, func(i int) (float64, int, bool) {
+		return at[i].Epochs, at[i].Steps, at[i].Epochs > 0
+	})
+	return &results.Frame{Columns: []*results.Column{label, comp, eps, delta, factor, up, lo, verdict, order, cached, secs, params, epochs, steps}}
 }

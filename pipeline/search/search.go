@@ -41,6 +41,10 @@ type Spec struct {
 	Tie []string
 	// R is the number of observations (compositions).
 	R int
+	// Epoch is what R is in training epochs and steps when the search
+	// gave epochs (the [search] table's epochs, --epochs; Specs sets it);
+	// its Epochs is 0 when R was given as itself.
+	Epoch manifest.EpochPoint
 	// Eps (natural log) and Delta are the target.
 	Eps, Delta float64
 	// RelTol is the relative width at which a bisection stops: it stops

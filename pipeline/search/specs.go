@@ -8,7 +8,7 @@ import (
 
 // Specs expands the [search] table of m: one Spec per searched
 // mechanism instance (sweep points included) x r x eps x delta, in that
-// order. It is nil when the manifest has no [search] table.
+// order; a search at the r of epochs says so (Spec.Epoch). It is nil when the manifest has no [search] table.
 func Specs(m *manifest.Manifest) []Spec {
 	c := m.Search
 	if c == nil {
@@ -24,10 +24,11 @@ func Specs(m *manifest.Manifest) []Spec {
 			tie = manifest.DefaultTieFor(in.Spec)
 		}
 		for _, r := range m.SearchCompositions(&in) {
+			ep, _ := m.SearchEpochsAt(&in, r)
 			for _, eps := range c.Eps {
 				for _, delta := range c.Delta {
 					out = append(out, Spec{
-						Label: in.Label, Mechanism: in.Spec, Tie: tie, R: r, Eps: eps, Delta: delta,
+						Label: in.Label, Mechanism: in.Spec, Tie: tie, R: r, Epoch: ep, Eps: eps, Delta: delta,
 						RelTol: c.RelTol, MinFactor: c.MinFactor, MaxFactor: c.MaxFactor, MaxProbes: c.MaxProbes,
 					})
 				}
