@@ -36,7 +36,7 @@ var keyFlags = []KeyFlag{
 	{"eps0", "eps", "eps of kind eps_delta: its single-round guarantee (--eps is the query's)", true},
 	{"delta0", "delta", "delta of kind eps_delta: its single-round guarantee (--delta is the query's)", true},
 	{"steps-per-epoch", "steps_per_epoch", "steps of an epoch of kind random_allocation (each record joins one of them at random; one observation r is one epoch)", true},
-	{"participations", "participations", "steps of an epoch each record joins, kind random_allocation (only 1 is supported)", true},
+	{"participations", "participations", "steps of an epoch each record joins, kind random_allocation (default 1; k > 1 is bounded above by Feldman and Shenfeld's reduction to blocks of 1-out-of-t/k allocation, a looser bracket)", true},
 	{"noise", "noise", `noise of the Vuvuzela kinds: "laplace" or "gauss"`, false},
 	{"file", "file", "histogram file (kind histogram): CSV or Parquet with columns a and b", false},
 	{"sampling", "sampling", `sampling of kinds sgd and laplace (with --q): "poisson" (default) or "fixed_size"`, false},
