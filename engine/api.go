@@ -77,6 +77,10 @@ type Options struct {
 	// step with the number of steps done and planned. It must be cheap and
 	// safe to call from the goroutine running the composition.
 	Progress func(done, total int)
+
+	// power selects the power path (power.go) for the r-fold composition
+	// of one mechanism; the zero value keeps the squaring chain.
+	power powerMode
 }
 
 // Lists selects the bucket lists a computation composes (Options.Lists).
@@ -244,6 +248,12 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 		return nil, err
 	}
 	plan.setTargets(m, rs)
+	if o.power != powerOff {
+		out, _, err := plan.composePowerMany(ctx, m, rs)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
 	return plan.composeMany(ctx, m, rs)
 }
 
