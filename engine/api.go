@@ -243,17 +243,17 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 	if err := prepare(ctx, m); err != nil {
 		return nil, err
 	}
+	if o.power != powerOff {
+		out, err := composePower(ctx, m, rs, o)
+		if err != nil || out != nil {
+			return out, err
+		}
+	}
 	plan, err := newPlan([]Part{{Mechanism: m, Count: maxR}}, o)
 	if err != nil {
 		return nil, err
 	}
 	plan.setTargets(m, rs)
-	if o.power != powerOff {
-		out, _, err := plan.composePowerMany(ctx, m, rs)
-		if err != nil || out != nil {
-			return out, err
-		}
-	}
 	return plan.composeMany(ctx, m, rs)
 }
 

@@ -140,6 +140,29 @@ const powerMaxRange = 300
 // powerMinN is the smallest transform length of the power path.
 const powerMinN = 1 << 10
 
+// powerPlanBuckets is the bucket count of the plan that chooses the power
+// path's range and tilts (its leaves are not composed).
+const powerPlanBuckets = 8192
+
+// composePower returns the results of the power path for m and rs, nil
+// when m does not qualify (the squaring chain then composes it).
+func composePower(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Result, error) {
+	maxR := 0
+	for _, r := range rs {
+		maxR = max(maxR, r)
+	}
+	po := o
+	po.Buckets = min(o.Buckets, powerPlanBuckets)
+	p, err := newPlan([]Part{{Mechanism: m, Count: maxR}}, po)
+	if err != nil {
+		return nil, err
+	}
+	p.powerN = max(nextPow2(o.Buckets), powerMinN)
+	p.setTargets(m, rs)
+	out, _, err := p.composePowerMany(ctx, m, rs)
+	return out, err
+}
+
 // composePowerMany returns the results of the power path for every r in
 // rs, or ok = false (and a reason) when m does not qualify.
 func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out []*Result, reason string, err error) {
@@ -219,7 +242,7 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 	if !(R > 0) || R > powerMaxRange {
 		return nil, fmt.Sprintf("range %.3g nats", R), nil
 	}
-	N := max(nextPow2(p.opt.Buckets), powerMinN)
+	N := p.powerN
 	n := N / 2
 	lambda := R / float64(n)
 	if am, ok := m.(atomic); ok {
@@ -248,7 +271,7 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 	}
 	sd := math.Sqrt(float64(r) * gl.lossVariance())
 	tau := tiltsFor(sd, sd, p.target(r), p.opt.Tilts, float64(n+1)*lambda, true)
-	z, err := p.powerCompose(ctx, leaf, r, tau)
+	z, err := p.powerCompose(ctx, leaf, r, tau, sd)
 	if err != nil {
 		return nil, "", err
 	}
@@ -268,12 +291,13 @@ type tiltPower struct {
 
 // powerCompose returns the r-fold composition of the grid leaf by the
 // power path with the tilts tau (see the file comment).
-func (p *plan) powerCompose(ctx context.Context, leaf *list, r int, tau []float64) (*list, error) {
+func (p *plan) powerCompose(ctx context.Context, leaf *list, r int, tau []float64, sd float64) (*list, error) {
 	n := leaf.n
 	N := 2 * n
 	lam := leaf.lambda
 	u := unitRoundoff
 	fr := float64(r)
+	mg := newMGFGrid(leaf, powerSGrid(tau, sd, float64(n+1)*lam))
 	fp := p.cp.plan(N)
 	K := len(tau)
 	tps := make([]tiltPower, K)
@@ -316,20 +340,18 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, r int, tau []float6
 		rhoC := (1+relInC)*(1+rw)*(1+2*u)*(1+gamma(2)) - 1
 		rrA := math.Expm1(-fr*math.Log1p(-rhoA)) * (1 + 1e-10)
 		rrC := math.Expm1(-fr*math.Log1p(-rhoC)) * (1 + 1e-10)
-		// aliasing: the linear power's mass beyond the range, from the
-		// computed (normalised, tilted) sequences themselves
-		alias := func(v []float64) float64 {
-			// v is indexed by position j; copy to offsets for the blocks
-			off := make([]float64, N)
-			for o := leaf.lo; o <= leaf.hi; o++ {
-				off[o] = v[(o+n+1)&(N-1)]
-			}
-			tb := newTailBlocks(off, leaf.lo, leaf.hi, n, lam, 0, 0)
-			hi := tb.chernoffLn(r, 0, float64(n+1)*lam, true)
-			lo := tb.chernoffLn(r, 0, -float64(n)*lam, false)
+		// aliasing: the linear power's mass beyond the range (powertail.go):
+		// b <= a e^(tau L) (1 + rhoW) sigma, so ln M_b(s - tau) <= ln
+		// M_a(s) + ln sigma + ln(1 + rhoW)
+		rhoW := (1+rw)*(1+u)*(1+u) - 1
+		alias := func(lnM []float64, sig float64) float64 {
+			ls := ln(sig)
+			shift := ls + 2*u*math.Abs(ls) + math.Log1p(rhoW)*(1+2*u)
+			hi := chernoffLn(mg.s, lnM, shift, r, t, float64(n+1)*lam, true)
+			lo := chernoffLn(mg.s, lnM, shift, r, t, -float64(n)*lam, false)
 			return expUp(hi) + expUp(lo)
 		}
-		alA, alC := alias(ba), alias(bc)
+		alA, alC := alias(mg.lnA, siga), alias(mg.lnC, sigc)
 		// the leaf's absolute allowance: (m' + alpha)^r - m'^r
 		var abA, abC float64
 		if leaf.abs > 0 {
@@ -367,7 +389,7 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, r int, tau []float6
 	z.relA, z.relC = relA, relC
 	z.lo, z.hi = 0, 2*n-1
 	z.trim()
-	p.powerCorners(z, leaf, r)
+	p.powerCorners(z, leaf, r, mg)
 	return z, nil
 }
 
@@ -503,19 +525,31 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 // powerCorners sets z's corners: the outcomes with a leaf corner among
 // their components, and the upper pair's regular mass beyond z's range
 // (Chernoff on the leaf's true masses).
-func (p *plan) powerCorners(z, leaf *list, r int) {
+func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid) {
 	n := z.n
 	lam := z.lambda
 	u := unitRoundoff
-	tb := newTailBlocks(leaf.a, leaf.lo, leaf.hi, n, lam, leaf.relA, leaf.abs)
-	hiA := expUp(tb.chernoffLn(r, 0, float64(n+1)*lam, true))
-	loA := expUp(tb.chernoffLn(r, 0, -float64(n)*lam, false))
+	// ln M of the leaf's true A-masses: stored (1 + relA) + abs
+	lnT := make([]float64, len(mg.s))
+	var lnR0, lnR1 float64 = math.Inf(1), math.Inf(1)
+	for i, s := range mg.s {
+		v := expUp(mg.lnA[i])*(1+leaf.relA)*(1+2*u) + absTilted(leaf.abs, n, lam, s)
+		lnT[i] = lnUp0(v * (1 + 2*u))
+		switch s {
+		case 0:
+			lnR0 = lnT[i]
+		case -1:
+			lnR1 = lnT[i]
+		}
+	}
+	hiA := expUp(chernoffLn(mg.s, lnT, 0, r, 0, float64(n+1)*lam, true))
+	loA := expUp(chernoffLn(mg.s, lnT, 0, r, 0, -float64(n)*lam, false))
 	// B-mass = A-mass e^-l, l >= g lambda - wUp
 	hiB := mulExp(hiA, -float64(n+1)*lam+z.wUp, 4*u*(float64(n+1)*lam+z.wUp+1), true)
-	loB := mulExp(expUp(tb.chernoffLn(r, -1, -float64(n)*lam, false)), z.wUp, 4*u*(z.wUp+1), true)
+	loB := mulExp(expUp(chernoffLn(mg.s, lnT, 0, r, -1, -float64(n)*lam, false)), z.wUp, 4*u*(z.wUp+1), true)
 	// leaf corners: (R + C)^r - R^r, R the regular mass
-	RA := expUp(tb.lnM(0))
-	RB := mulExp(expUp(tb.lnM(-1)), leaf.wUp, 4*u*(leaf.wUp+1), true)
+	RA := expUp(lnR0)
+	RB := mulExp(expUp(lnR1), leaf.wUp, 4*u*(leaf.wUp+1), true)
 	CA := leaf.hiA.upper() + leaf.loA.upper()
 	CB := leaf.hiC.upper() + leaf.loC.upper()
 	cA := powDiffUp(RA, CA*(1+2*u), r)

@@ -1,9 +1,12 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Chernoff bounds for the power path (power.go): the mass of an r-fold
-// convolution power beyond a loss, from a coarse copy of the sequence.
+// convolution power beyond a loss.
 //
 // For a non-negative sequence v on the grid (entry g at loss g lambda) and
 // its r-fold convolution power t, every s >= theta gives
@@ -11,129 +14,96 @@ import "math"
 //	sum_{g lambda >= E} t_g e^(theta g lambda) <= e^(-(s - theta) E) M(s)^r,
 //	M(s) = sum_g v_g e^(s g lambda),
 //
-// (each term is multiplied by e^((s - theta)(g lambda - E)) >= 1), and every
-// s <= theta the same bound for the sum over g lambda <= E. M(s) is bounded
-// from above on blocks of consecutive entries, each block's sum at the
-// block's end that maximises e^(s L): coarser than the sequence, but an
-// upper bound for every s, so that any s gives a valid bound and a search
-// over s only makes it tighter.
+// (each term is multiplied by e^((s - theta)(g lambda - E)) >= 1, and the
+// sum over all g of t_g e^(s g lambda) is M(s)^r), and every s <= theta
+// the same bound for the sum over g lambda <= E. M is bounded from above
+// exactly on the sequence (tiltedSums) at a grid of s, and every bound is
+// the smallest over the grid points on the right side of theta: any s
+// gives a valid bound, the grid only decides how tight.
 
-// tailBlocks is the coarse copy: per block an upper bound of the sum of
-// the true entries and the grid indices of its first and last entry.
-type tailBlocks struct {
-	sum      []float64
-	glo, ghi []float64
-	lambda   float64
-	maxAbsL  float64 // the largest |g lambda| of a block end
+// mgfGrid holds upper bounds on ln M(s) of the upper pair's (a) and the
+// lower pair's (c) stored masses at the points s.
+type mgfGrid struct {
+	s        []float64
+	lnA, lnC []float64
 }
 
-// powerTailBlocks is the number of blocks newTailBlocks aims at.
-const powerTailBlocks = 512
-
-// newTailBlocks returns the blocks of v[lo..hi] (offset o at grid index
-// o - n + 1), whose true entries are at most v (1 + rel) + abs; abs > 0
-// also puts every offset outside [lo, hi] in a block of its own.
-func newTailBlocks(v []float64, lo, hi, n int, lambda, rel, abs float64) tailBlocks {
-	tb := tailBlocks{lambda: lambda}
-	add := func(o0, o1 int, s float64) {
-		if !(s > 0) {
-			return
-		}
-		tb.sum = append(tb.sum, s)
-		g0, g1 := float64(o0-n+1), float64(o1-n+1)
-		tb.glo = append(tb.glo, g0)
-		tb.ghi = append(tb.ghi, g1)
-		tb.maxAbsL = math.Max(tb.maxAbsL, math.Max(math.Abs(g0), math.Abs(g1))*lambda)
-	}
-	if abs > 0 && lo > 0 {
-		add(0, lo-1, float64(lo)*abs*(1+2*unitRoundoff))
-	}
-	if lo <= hi {
-		B := max(1, (hi-lo+powerTailBlocks)/powerTailBlocks)
-		for o0 := lo; o0 <= hi; o0 += B {
-			o1 := min(o0+B-1, hi)
-			s := 0.0
-			for o := o0; o <= o1; o++ {
-				s += v[o]
-			}
-			s = s*(1+rel)*(1+gamma(B+4)) + float64(o1-o0+1)*abs*(1+2*unitRoundoff)
-			add(o0, o1, s)
+// newMGFGrid evaluates ln M of l's a and c at s (sorted ascending).
+func newMGFGrid(l *list, s []float64) mgfGrid {
+	g := mgfGrid{s: s, lnA: make([]float64, len(s)), lnC: make([]float64, len(s))}
+	for i0 := 0; i0 < len(s); i0 += 8 {
+		i1 := min(i0+8, len(s))
+		sa, sc := tiltedSums(l.a, l.c, l.lo, l.hi, l.n, l.lambda, s[i0:i1])
+		for k := range sa {
+			g.lnA[i0+k] = lnUp0(sa[k])
+			g.lnC[i0+k] = lnUp0(sc[k])
 		}
 	}
-	if abs > 0 && hi < 2*n-1 {
-		add(hi+1, 2*n-1, float64(2*n-1-hi)*abs*(1+2*unitRoundoff))
-	}
-	return tb
+	return g
 }
 
-// lnM returns an upper bound on ln M(s) (-Inf when the copy is empty).
-func (tb *tailBlocks) lnM(s float64) float64 {
-	if len(tb.sum) == 0 {
+// lnUp0 returns an upper bound on ln x (x >= 0; -Inf for 0; subnormals too).
+func lnUp0(x float64) float64 {
+	if !(x > 0) {
 		return math.Inf(-1)
 	}
-	ends := tb.ghi
-	if s < 0 {
-		ends = tb.glo
+	v := ln(x)
+	return v + 2*unitRoundoff*math.Abs(v) + 0x1p-1000
+}
+
+// powerSGrid returns the points s of the Chernoff bounds for the tilts tau
+// and a composed loss with standard deviation sd on the range R: steps of
+// a quarter of the largest tilt out to six times it on both sides, the
+// tilts and -1 themselves, and nothing with |s| R beyond 700.
+func powerSGrid(tau []float64, sd, R float64) []float64 {
+	T := 0.0
+	for _, t := range tau {
+		T = math.Max(T, math.Abs(t))
 	}
-	xmax := math.Inf(-1)
-	for i, g := range ends {
-		xmax = math.Max(xmax, s*(g*tb.lambda)+ln(tb.sum[i]))
+	if !(T > 0) {
+		T = 3.5 / sd
 	}
-	var sum float64
-	for i, g := range ends {
-		sum += math.Exp(s*(g*tb.lambda) + ln(tb.sum[i]) - xmax)
+	if !(T > 0) || math.IsInf(T, 0) {
+		T = 1
 	}
-	// every exponent carries an absolute error of at most
-	// 4u (|s| maxAbsL + |ln sum_i| + |xmax| + 1), exp a relative 2u, the
-	// sum gamma(blocks); ln of the sum (>= 1) an absolute 2u ln sum
-	X := math.Abs(s)*tb.maxAbsL + math.Abs(xmax) + 760
-	e := 8*unitRoundoff*(X+1) + gamma(len(ends)+4) + 4*unitRoundoff*(1+math.Log(sum))
-	return xmax + math.Log(sum) + e
+	h := T / 4
+	lim := 700 / R
+	var s []float64
+	for k := -26; k <= 26; k++ {
+		s = append(s, float64(k)*h)
+	}
+	s = append(s, tau...)
+	s = append(s, -1, 1)
+	out := s[:0]
+	for _, v := range s {
+		if math.Abs(v) <= lim {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // chernoffLn returns an upper bound on ln sum t_g e^(theta g lambda) over
-// the g with g lambda >= E (hi) or g lambda <= E (!hi), t the r-fold power
-// of the blocks' sequence: the smallest bound of a golden-section search
-// over s (convex in s), every evaluation a valid bound.
-func (tb *tailBlocks) chernoffLn(r int, theta, E float64, hi bool) float64 {
-	if len(tb.sum) == 0 {
-		return math.Inf(-1)
-	}
+// g lambda >= E (hi) or g lambda <= E (!hi) for the r-fold power t of a
+// sequence whose ln M at the points s is at most lnM[i] + shift: the
+// smallest bound over the points on the right side of theta (+Inf if
+// none).
+func chernoffLn(s, lnM []float64, shift float64, r int, theta, E float64, hi bool) float64 {
 	fr := float64(r)
-	f := func(s float64) float64 {
-		lm := tb.lnM(s)
-		a := fr * lm
-		b := (s - theta) * E
-		return a - b + 4*unitRoundoff*(math.Abs(a)+math.Abs(b)+1)
-	}
-	// s - theta in [0, span] (hi) or [-span, 0]: exponents up to 700
-	span := 700 / math.Max(tb.maxAbsL+math.Abs(E), 1e-300)
-	span = math.Min(span, 1e6)
-	sign := 1.0
-	if !hi {
-		sign = -1
-	}
-	at := func(x float64) float64 { return theta + sign*x }
-	best := f(at(0))
-	lo, hiX := 0.0, span
-	g := (math.Sqrt(5) - 1) / 2
-	x1, x2 := hiX-g*(hiX-lo), lo+g*(hiX-lo)
-	f1, f2 := f(at(x1)), f(at(x2))
-	for range 60 {
-		best = math.Min(best, math.Min(f1, f2))
-		if f1 <= f2 {
-			hiX, x2, f2 = x2, x1, f1
-			x1 = hiX - g*(hiX-lo)
-			f1 = f(at(x1))
-		} else {
-			lo, x1, f1 = x1, x2, f2
-			x2 = lo + g*(hiX-lo)
-			f2 = f(at(x2))
+	best := math.Inf(1)
+	for i, si := range s {
+		if hi && si < theta || !hi && si > theta {
+			continue
 		}
-	}
-	best = math.Min(best, math.Min(f1, f2))
-	if math.IsNaN(best) {
-		return math.Inf(1)
+		l := lnM[i] + shift
+		if math.IsInf(l, 1) || math.IsNaN(l) {
+			continue
+		}
+		a := fr * l
+		b := (si - theta) * E
+		f := a - b + 4*unitRoundoff*(math.Abs(a)+math.Abs(b)+1)
+		best = math.Min(best, f)
 	}
 	return best
 }
