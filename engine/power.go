@@ -196,22 +196,38 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 }
 
 // powerRange returns the range R (nats) of the power path for r
-// observations of m: Chernoff estimates from the leaf's copy (saddle.go's
-// cgf, not bounds: R only has to make the corners small, which the
-// composed list's own bounds then certify) of the loss where the composed
+// observations of m: Chernoff estimates from the plan's grouped leaf (not
+// bounds: R only has to make the corners small, which the composed list's
+// own bounds then certify) of the loss where the composed
 // A-mass above R and B-mass below -R fall to the tail budget, and at least
 // the chain's leaf range.
 func (p *plan) powerRange(m Mechanism, r int) float64 {
-	c := p.cgfs[m.String()]
+	// the grouped leaf's buckets at their mean loss ln(A/B) (within the
+	// bucket): the bucket's grid loss would shift the estimate by up to
+	// r lambda
+	l := p.leaves[m]
+	var loss, mass []float64
+	for o := l.lo; o <= l.hi; o++ {
+		a, c := l.a[o], l.c[o]
+		if !(a > 0) {
+			continue
+		}
+		L := l.loss(o)
+		if c > 0 {
+			L = math.Max(L-(l.u+1)*l.lambda, math.Min(L, ln(a)-ln(c)))
+		}
+		loss = append(loss, L)
+		mass = append(mass, a)
+	}
 	lnTB := math.Log(p.opt.TailBudget)
 	lnM := func(s float64) float64 {
 		mx := math.Inf(-1)
-		for _, L := range c.loss {
+		for _, L := range loss {
 			mx = math.Max(mx, s*L)
 		}
 		var sum float64
-		for i, L := range c.loss {
-			sum += c.mass[i] * math.Exp(s*L-mx)
+		for i, L := range loss {
+			sum += mass[i] * math.Exp(s*L-mx)
 		}
 		return mx + math.Log(sum)
 	}
@@ -221,8 +237,8 @@ func (p *plan) powerRange(m Mechanism, r int) float64 {
 		sd = 1
 	}
 	rHi, rLo := math.Inf(1), math.Inf(1)
-	for j := range 96 {
-		s := 0.01 / sd * math.Pow(1.25, float64(j))
+	for j := range 48 {
+		s := 0.01 / sd * math.Pow(1.5, float64(j))
 		if v := (fr*lnM(s) - lnTB) / s; v < rHi {
 			rHi = v
 		}
