@@ -266,10 +266,15 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 			return nil, "atoms of loss", nil
 		}
 	}
-	// the leaf on the power path's grid
-	b := newLeafBuilder(n, lambda, nil)
+	// the leaf on the power path's grid, over the chain's leaf range only
+	// (the mass beyond it, at most TailBudget/(2r), stays in its corners)
+	nl := n
+	if t := float64(p.n) * p.gridLambda; t < R {
+		nl = min(n, 2*int(math.Ceil(t/lambda/2))+2)
+	}
+	b := newLeafBuilder(nl, lambda, nil)
 	b.recordGroups = true
-	b.groups = make([]leafGroup, 0, 2*n+16)
+	b.groups = make([]leafGroup, 0, 2*nl+16)
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
 		b.inexact = false
@@ -287,7 +292,7 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 	}
 	sd := math.Sqrt(float64(r) * gl.lossVariance())
 	tau := tiltsFor(sd, sd, p.target(r), p.opt.Tilts, float64(n+1)*lambda, true)
-	z, err := p.powerCompose(ctx, leaf, r, tau, sd)
+	z, err := p.powerCompose(ctx, leaf, n, r, tau, sd)
 	if err != nil {
 		return nil, "", err
 	}
@@ -307,9 +312,9 @@ type tiltPower struct {
 
 // powerCompose returns the r-fold composition of the grid leaf by the
 // power path with the tilts tau (see the file comment).
-func (p *plan) powerCompose(ctx context.Context, leaf *list, r int, tau []float64, sd float64) (*list, error) {
-	n := leaf.n
+func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []float64, sd float64) (*list, error) {
 	N := 2 * n
+	nl := leaf.n
 	lam := leaf.lambda
 	u := unitRoundoff
 	fr := float64(r)
@@ -325,11 +330,11 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, r int, tau []float6
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w, rw := weights(n, lam, t)
+		w, rw := weights(nl, lam, t)
 		ba, bc := make([]float64, N), make([]float64, N)
 		var sa, sc float64
 		for o := leaf.lo; o <= leaf.hi; o++ {
-			j := (o + n + 1) & (N - 1) // grid index o-n+1 modulo N
+			j := (o - nl + 1) & (N - 1) // grid index o-nl+1 modulo N
 			ba[j] = leaf.a[o] * w[o]
 			bc[j] = leaf.c[o] * w[o]
 			sa += ba[j]
@@ -371,7 +376,7 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, r int, tau []float6
 		// the leaf's absolute allowance: (m' + alpha)^r - m'^r
 		var abA, abC float64
 		if leaf.abs > 0 {
-			at := absTilted(leaf.abs, n, lam, t) * (1 + rw) * (1 + 2*u)
+			at := absTilted(leaf.abs, nl, lam, t) * (1 + rw) * (1 + 2*u)
 			abA = powDiffUp(ma/(1-rhoA), at*siga*(1+2*u), r)
 			abC = powDiffUp(mc/(1-rhoC), at*sigc*(1+2*u), r)
 		}
@@ -549,7 +554,7 @@ func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid) {
 	lnT := make([]float64, len(mg.s))
 	var lnR0, lnR1 float64 = math.Inf(1), math.Inf(1)
 	for i, s := range mg.s {
-		v := expUp(mg.lnA[i])*(1+leaf.relA)*(1+2*u) + absTilted(leaf.abs, n, lam, s)
+		v := expUp(mg.lnA[i])*(1+leaf.relA)*(1+2*u) + absTilted(leaf.abs, leaf.n, lam, s)
 		lnT[i] = lnUp0(v * (1 + 2*u))
 		switch s {
 		case 0:
