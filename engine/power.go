@@ -151,27 +151,56 @@ func composePower(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Res
 	for _, r := range rs {
 		maxR = max(maxR, r)
 	}
-	po := o
-	po.Buckets = min(o.Buckets, powerPlanBuckets)
-	p, err := newPlan([]Part{{Mechanism: m, Count: maxR}}, po)
-	if err != nil {
+	p, err := newPowerPlan(m, maxR, o)
+	if err != nil || p == nil {
 		return nil, err
 	}
-	p.powerN = max(nextPow2(o.Buckets), powerMinN)
-	p.setTargets(m, rs)
 	out, _, err := p.composePowerMany(ctx, m, rs)
 	return out, err
+}
+
+// newPowerPlan returns the plan of the power path for up to maxR
+// observations of m: the leaf range of the chain (the loss out to a tail
+// of TailBudget/(2 maxR)) and a grouped leaf of powerPlanBuckets buckets
+// for the variance, the saddle-point tilts and the composed range; nil when
+// m does not qualify (atoms of loss, no range).
+func newPowerPlan(m Mechanism, maxR int, o Options) (*plan, error) {
+	if o.DisableErrorCorrection || o.Lists == ListsGrouped || o.Factor != 0 {
+		return nil, nil
+	}
+	if am, ok := m.(atomic); ok && am.atomLoss() > 0 {
+		return nil, nil
+	}
+	n := powerPlanBuckets / 2
+	t := m.lossRange(o.TailBudget / (2 * float64(maxR)))
+	if !(t > 0) || t > powerMaxRange {
+		return nil, nil
+	}
+	p := &plan{opt: o, n: n, lambda: t / float64(n), leaves: map[Mechanism]*list{}, grid: true,
+		total: maxR, powerN: max(nextPow2(o.Buckets), powerMinN)}
+	p.gridLambda = p.lambda
+	b := newLeafBuilder(n, p.lambda, nil)
+	b.inexact = true
+	if em, ok := m.(exactMasses); ok && em.exactMasses() {
+		b.inexact = false
+	}
+	if err := m.embed(b); err != nil {
+		return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
+	}
+	l := b.rel(m)
+	l.variance = l.lossVariance()
+	if !(l.variance > 0) {
+		return nil, nil
+	}
+	p.leaves[m] = l
+	p.cgfs = map[string]cgf{m.String(): newCGF(l)}
+	p.finalSD = math.Sqrt(float64(maxR) * l.variance)
+	return p, nil
 }
 
 // composePowerMany returns the results of the power path for every r in
 // rs, or ok = false (and a reason) when m does not qualify.
 func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out []*Result, reason string, err error) {
-	if !p.grid {
-		return nil, "no grid lists", nil
-	}
-	if _, ok := p.gridLeaves[m]; !ok {
-		return nil, "no grid leaf", nil
-	}
 	if !p.stepsPlanned {
 		p.addSteps(len(rs))
 	}
@@ -237,8 +266,8 @@ func (p *plan) powerRange(m Mechanism, r int) float64 {
 		sd = 1
 	}
 	rHi, rLo := math.Inf(1), math.Inf(1)
-	for j := range 48 {
-		s := 0.01 / sd * math.Pow(1.5, float64(j))
+	for j := range 32 {
+		s := 0.1 / sd * math.Pow(1.25, float64(j))
 		if v := (fr*lnM(s) - lnTB) / s; v < rHi {
 			rHi = v
 		}
@@ -261,11 +290,6 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 	N := p.powerN
 	n := N / 2
 	lambda := R / float64(n)
-	if am, ok := m.(atomic); ok {
-		if atom := am.atomLoss(); atom > 0 {
-			return nil, "atoms of loss", nil
-		}
-	}
 	// the leaf on the power path's grid, over the chain's leaf range only
 	// (the mass beyond it, at most TailBudget/(2r), stays in its corners)
 	nl := n
@@ -291,7 +315,9 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 		return nil, "", err
 	}
 	sd := math.Sqrt(float64(r) * gl.lossVariance())
-	tau := tiltsFor(sd, sd, p.target(r), p.opt.Tilts, float64(n+1)*lambda, true)
+	st := saddleTarget{count: r, sd: sd}
+	st.tilt = saddleOf(p.cgfs, []nameCount{{m.String(), r}}, 3.5/sd)
+	tau := tiltsFor(sd, sd, st, p.opt.Tilts, float64(n+1)*lambda, true)
 	z, err := p.powerCompose(ctx, leaf, n, r, tau, sd)
 	if err != nil {
 		return nil, "", err
@@ -319,7 +345,7 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 	u := unitRoundoff
 	fr := float64(r)
 	mg := newMGFGrid(leaf, powerSGrid(tau, sd, float64(n+1)*lam))
-	fp := p.cp.plan(N)
+	fp := newFFTPlan(N)
 	K := len(tau)
 	tps := make([]tiltPower, K)
 	wr, wi := make([]float64, N), make([]float64, N)
