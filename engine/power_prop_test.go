@@ -17,13 +17,10 @@ import (
 // on and random bucket counts, tilts and tail budgets, checked by
 // checkPropCase as TestSoundnessProperty checks the chain. Each case
 // records whether the power path composed it (the others fall back to the
-// chain and are checked all the same).
+// chain and are checked all the same). Which mutations of the power path
+// the tests detect is in power.go's comment ("Tests").
 //
-// The test can fail: deliberate mutations of the power path (scratch
-// edits, reverted), run as `go test ./engine -run
-// TestPowerSoundnessProperty -power.cases 200`, failed this many cases:
-//
-//	see engine/power.go's doc comment ("Tests") for the measured counts
+//	go test ./engine -run TestPowerSoundnessProperty -power.cases 400 -v
 var (
 	powerCases = flag.Int("power.cases", 0, "cases of TestPowerSoundnessProperty (0: 80, or 24 with -short)")
 	powerSeed  = flag.Uint64("power.seed", 1, "seed of TestPowerSoundnessProperty")

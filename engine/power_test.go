@@ -188,3 +188,30 @@ func TestPowerComposeBruteForce(t *testing.T) {
 	}
 	t.Logf("largest error / bound: %.3g", worst)
 }
+
+// TestPowerResultRoundTrip checks that a result of the power path survives
+// the binary encoding (result caches) with the same bounds.
+func TestPowerResultRoundTrip(t *testing.T) {
+	m, err := SGD(1.1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compose(context.Background(), m, 1000, Options{Buckets: 1 << 14, power: powerOn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.l != nil || res.g == nil || res.g.squarings != 0 {
+		t.Fatal("not composed by the power path")
+	}
+	back := roundTrip(t, res)
+	for _, eps := range []float64{0, 0.5, 1, 2, 4} {
+		d, e := res.Delta(eps), back.Delta(eps)
+		if d.Upper != e.Upper || d.Lower != e.Lower {
+			t.Errorf("eps=%v: [%g, %g] became [%g, %g]", eps, d.Lower, d.Upper, e.Lower, e.Upper)
+		}
+	}
+	a, b := res.Eps(1e-5), back.Eps(1e-5)
+	if a.Upper != b.Upper || a.Lower != b.Lower {
+		t.Errorf("eps(1e-5): [%g, %g] became [%g, %g]", a.Lower, a.Upper, b.Lower, b.Upper)
+	}
+}
