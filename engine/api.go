@@ -44,18 +44,18 @@ type Options struct {
 	TailBudget float64
 
 	// Tilts is the number of exponential tilts used for each convolution,
-	// 1 to 5 (see chooseTilts). With 1 the rigorous FFT error floor is about
+	// 1 to 5. With 1 the rigorous FFT error floor is about
 	// 1e-16 of the bulk mass per bucket; 3, the default, keeps the error
 	// relative in both tails out to about 6 standard deviations of the
 	// privacy loss; 5 reaches about 9. With 3 or more, compositions whose
-	// own loss is narrower than the final one add two tilts of their own
-	// (see plan.tilts). Each tilt costs one FFT convolution per
+	// own loss is narrower than the final one add two tilts of their own.
+	// Each tilt costs one FFT convolution per
 	// composition. Zero means 3.
 	Tilts int
 
 	// Lists selects the bucket lists composed. The default, ListsBoth,
-	// composes the grouped list of the paper and the grid lists of issue
-	// 12 (grid.go) at once and reports the tighter bound of each in every
+	// composes the grouped list of the paper and the grid lists (see Grid
+	// lists in the package documentation) at once and reports the tighter bound of each in every
 	// direction: never looser than either, about twice the work of one.
 	// ListsGrid composes the grid lists alone: about half the time and
 	// memory, as tight for continuous mechanisms (Gauss, DP-SGD) except
@@ -63,11 +63,12 @@ type Options struct {
 	// mechanisms with atoms (randomized response, histograms, eps_delta,
 	// Laplace), whose lower pair loses mass at every squaring, and with a
 	// +Inf Renyi upper bound once a corner may hold mass. ListsGrouped is
-	// the paper's method alone (the engine before issue 12). With
+	// the paper's method alone. With
 	// DisableErrorCorrection only the grouped list is composed, whatever
 	// Lists says: the grid lists' bounds are error-corrected by
 	// construction, and the option asks for the paper's Definition 5.
-	// The composition of a lower pair (lowerpair.go) uses, under
+	// The composition of a lower pair (see Lower pairs in the package
+	// documentation) uses, under
 	// ListsBoth, the one list that gives its lower bounds (the grid list
 	// for the Gaussian, the grouped list for Laplace), and the lists asked
 	// for otherwise.
@@ -199,7 +200,7 @@ func Compose(ctx context.Context, m Mechanism, r int, opt Options) (*Result, err
 // little more than the largest r. All results use the same leaf factor,
 // chosen for the largest r. Where m's pair only dominates the mechanism,
 // its lower pair is composed too, after it, and gives the lower bounds
-// (lowerpair.go).
+// (see Lower pairs in the package documentation).
 func ComposeMany(ctx context.Context, m Mechanism, rs []int, opt Options) ([]*Result, error) {
 	if m == nil {
 		return nil, invalidf("nil mechanism")
@@ -262,7 +263,8 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 // composition of parts[0].Count observations of parts[0].Mechanism, then of
 // parts[1], and so on. All leaves share one factor. Where a part's pair
 // only dominates its mechanism, the sequence of the parts' lower pairs is
-// composed too and gives the lower bounds (lowerpair.go).
+// composed too and gives the lower bounds (see Lower pairs in the package
+// documentation).
 func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, error) {
 	low, distinct, reason := lowerSequence(parts)
 	o := opt

@@ -13,9 +13,10 @@ import (
 	"time"
 )
 
-// The rows of issue 24 (scripts/bench/peers.sh runs them beside
-// dp_accounting): Compose plus the row's queries, in-process, with the CPU
-// time of the process (both composers run at once, so CPU exceeds wall).
+// The rows of the comparison with dp_accounting's PLD accountant
+// (scripts/bench/peers.sh runs them beside dp_accounting): Compose plus
+// the row's queries, in-process, with the CPU time of the process (both
+// composers run at once, so CPU exceeds wall).
 //
 //	PB_BUCKETS=8000,100000 go test -run '^$' -bench 'Peers/sgd4$' ./engine
 //

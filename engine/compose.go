@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
 )
 
 // composer holds what the compositions of one computation share: FFT plans,
@@ -31,7 +33,7 @@ type composer struct {
 }
 
 func newComposer(n int) *composer {
-	return &composer{n: n, plans: &planCache{m: map[int]*fftPlan{}}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
+	return &composer{n: n, plans: &planCache{m: map[int]*fft.Plan{}}, weights: weightCache{n: n}, workers: runtime.GOMAXPROCS(0)}
 }
 
 // planCache holds FFT plans by length. Plans are read-only once built,
@@ -39,15 +41,15 @@ func newComposer(n int) *composer {
 // composed at once) share one cache.
 type planCache struct {
 	mu sync.Mutex
-	m  map[int]*fftPlan
+	m  map[int]*fft.Plan
 }
 
-func (cp *composer) plan(N int) *fftPlan {
+func (cp *composer) plan(N int) *fft.Plan {
 	cp.plans.mu.Lock()
 	defer cp.plans.mu.Unlock()
 	p := cp.plans.m[N]
 	if p == nil {
-		p = newFFTPlan(N)
+		p = fft.NewPlan(N)
 		cp.plans.m[N] = p
 	}
 	return p
@@ -298,8 +300,7 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// squaring) while the totals grow 2x per composition only, so after
 	// many levels the totals are far below them: without this cap the
 	// envelopes of DP-SGD at r = 2^25 exceeded the bulk's values, which
-	// were then zeroed as noise and delta_up became trivial (engine
-	// README, "Large r"). Capping keeps the model |err_o| <= rel v_o +
+	// were then zeroed as noise and delta_up became trivial. Capping keeps the model |err_o| <= rel v_o +
 	// min_m env_m e^(-tau_m L_o) + abs valid: each term of the min bounds
 	// the chosen value's error on its own.
 	gz := (1 + gamma(2*n+2)) * (1 + wrel) * (1 + 4*unitRoundoff)
@@ -347,9 +348,9 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 	// a zeroed entry's true mass differs from its new value 0 by at most
 	// its value (1 + rel) plus its error bound before, so every envelope
 	// grows by the largest zeroed value in its tilted measure (not by
-	// 1/32 of itself, as the comment above allows: before issue 20 that
-	// enlargement was written 1 + 2/noiseRatio, the untyped integer 0, and
-	// not applied at all; TestPropTiltedPointwise)
+	// 1/32 of itself, as the comment above allows; an enlargement written
+	// 1 + 2/noiseRatio, the untyped integer 0, would not be applied at all;
+	// TestZeroedEntryBound, TestPropTiltedPointwise)
 	vmA, vmC := make([]float64, K), make([]float64, K)
 	if zeroed {
 		for k := 0; k < K; k++ {
@@ -437,8 +438,7 @@ func (cp *composer) compose(x, y *list, cs *cornerSet) *list {
 // pointwise envelopes by tilted 1-norms instead, and after many levels
 // its envelopes grow about 4x per level (2x per composition, 2x per
 // squaring) while the values per bucket of a large list are small: DP-SGD
-// at r = 2^25 with 10^6 buckets had its whole bulk zeroed as noise (engine
-// README, "Large r"). The FFT's own rounding (fftA) is added unchanged.
+// at r = 2^25 with 10^6 buckets had its whole bulk zeroed as noise. The FFT's own rounding (fftA) is added unchanged.
 func propTilted(cp *composer, x, y *list, tw *tiltWeights, exA, eyA, exC, eyC []float64, outs []tiltOut) {
 	K := len(outs)
 	xmA, xmC := make([]float64, K), make([]float64, K)
@@ -599,7 +599,7 @@ type tiltJob struct {
 	m                int
 	mxA, mxC         float64 // moments of x and y for tilt m (composer.moments)
 	myA, myC         float64
-	fp               *fftPlan
+	fp               *fft.Plan
 	N                int
 	w0, w1, shift    int
 	relA, relC, wrel float64
@@ -637,14 +637,14 @@ func tiltConv(j tiltJob, s *convScratch, out *tiltOut) {
 	finishNorms(&nx)
 	finishNorms(&ny)
 	out.ffts = 2
-	j.fp.forwardBR(s.reX, s.imX)
+	j.fp.ForwardBitReversed(s.reX, s.imX)
 	if y != x {
-		j.fp.forwardBR(s.reY, s.imY)
+		j.fp.ForwardBitReversed(s.reY, s.imY)
 		out.ffts++
 	}
 	spectralProduct(s, j.N, y == x)
-	j.fp.inverseBR(s.reX, s.imX)
-	epsFFT := convErrBound(j.fp.kappa, j.N, nx, ny) // per entry, tilted+scaled domain
+	j.fp.InverseBitReversed(s.reX, s.imX)
+	epsFFT := convErrBound(j.fp.Kappa(), j.N, nx, ny) // per entry, tilted+scaled domain
 	if nx.l1a+nx.l1c > 0 && ny.l1a+ny.l1c > 0 {
 		// Underflow (Higham's bound assumes none): inputs and the
 		// transforms' intermediate results below 2^-1022 are off by up to
@@ -873,66 +873,4 @@ func fillEnvBounds(e, env, tau []float64, inv [][]float64, n int, lambda float64
 			seg[k] = h * iv[k]
 		}
 	}
-}
-
-// spectralProduct turns the spectra of the packed sequences, in
-// bit-reversed order (forwardBR), into the packed spectrum of the two
-// convolutions, in place in s.reX/s.imX and in the same order. The packing
-// needs each frequency k with its mirror N-k: position p holds X_rev(p),
-// and for p in [h, 2h) (h a power of two) the mirror sits at 3h-1-p, in
-// the same block (rev(p) = 2^s (2m+1) with 2^s = N/(2h), and N - rev(p) =
-// 2^s (2(h-1-m)+1) reverses to 3h-1-p); positions 0 and 1 (k = 0 and N/2)
-// are their own mirrors. Each pair is processed together, so the in-place
-// update is safe.
-func spectralProduct(s *convScratch, N int, self bool) {
-	reX, imX, reY, imY := s.reX, s.imX, s.reY, s.imY
-	if self {
-		reY, imY = reX, imX
-	}
-	for p := 0; p < min(2, N); p++ {
-		xr, xi, yr, yi := reX[p], imX[p], reY[p], imY[p]
-		reX[p], imX[p] = packedProduct(xr, xi, xr, xi, yr, yi, yr, yi)
-	}
-	for h := 2; h < N; h <<= 1 {
-		for p := h; p < h+h/2; p++ {
-			q := 3*h - 1 - p
-			xkr, xki, xjr, xji := reX[p], imX[p], reX[q], imX[q]
-			ykr, yki, yjr, yji := reY[p], imY[p], reY[q], imY[q]
-			reX[p], imX[p], reX[q], imX[q] = packedProductPair(xkr, xki, xjr, xji, ykr, yki, yjr, yji)
-		}
-	}
-}
-
-// packedProduct returns W_k = A_k A'_k + i C_k C'_k where A_k, C_k are the
-// spectra of the real and imaginary parts of x (Z_k and Z_{-k} given) and
-// A'_k, C'_k those of y.
-func packedProduct(xkr, xki, xjr, xji, ykr, yki, yjr, yji float64) (float64, float64) {
-	// A = (Z_k + conj Z_-k)/2, C = (Z_k - conj Z_-k)/(2i).
-	ar, ai := (xkr+xjr)*0.5, (xki-xji)*0.5
-	cr, ci := (xki+xji)*0.5, (xjr-xkr)*0.5
-	br, bi := (ykr+yjr)*0.5, (yki-yji)*0.5
-	dr, di := (yki+yji)*0.5, (yjr-ykr)*0.5
-	par, pai := ar*br-ai*bi, ar*bi+ai*br
-	pcr, pci := cr*dr-ci*di, cr*di+ci*dr
-	// W = PA + i PC.
-	return par - pci, pai + pcr
-}
-
-// packedProductPair returns packedProduct for k and for its mirror j at
-// once: packedProduct(xk, xj, yk, yj) and packedProduct(xj, xk, yj, yk)
-// with the same values (the same real numbers; only the sign of a zero
-// may differ), so the error bound of the product is unchanged. The
-// mirror's operands are A_j = conj A_k and C_j = conj C_k computed exactly
-// so (the sums are the same sums, the differences their exact negations),
-// and rounding commutes with negation, so its products are PA_j = conj
-// PA_k and PC_j = conj PC_k bit for bit: W_j = (par + pci) + i (pcr - pai).
-// Half the arithmetic of two packedProduct calls (issue 24).
-func packedProductPair(xkr, xki, xjr, xji, ykr, yki, yjr, yji float64) (wkr, wki, wjr, wji float64) {
-	ar, ai := (xkr+xjr)*0.5, (xki-xji)*0.5
-	cr, ci := (xki+xji)*0.5, (xjr-xkr)*0.5
-	br, bi := (ykr+yjr)*0.5, (yki-yji)*0.5
-	dr, di := (yki+yji)*0.5, (yjr-ykr)*0.5
-	par, pai := ar*br-ai*bi, ar*bi+ai*br
-	pcr, pci := cr*dr-ci*di, cr*di+ci*dr
-	return par - pci, pai + pcr, par + pci, pcr - pai
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// Chernoff bounds on the corners of grouped lists (issue 25).
+// Chernoff bounds on the corners of grouped lists (far tails).
 //
 // The overflow of a composition x × y (the regular pairs whose index sum
 // leaves -n+1..n) is summed from the computed entries with their

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"math"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
 )
 
 // This file computes the PMF of the sum of two independent integer counts,
@@ -91,7 +93,7 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 		s.ubA[k] = math.Inf(1)
 		s.ubB[k] = math.Inf(1)
 	}
-	fp := newFFTPlan(N)
+	fp := fft.NewPlan(N)
 	var sc convScratch
 	sc.buffers(N)
 
@@ -139,11 +141,11 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 	apply := func(tau float64) {
 		nx, Mx, wx := load(sc.reX, sc.imX, lxa, lxb, tau)
 		ny, My, wy := load(sc.reY, sc.imY, lya, lyb, tau)
-		fp.forwardBR(sc.reX, sc.imX)
-		fp.forwardBR(sc.reY, sc.imY)
+		fp.ForwardBitReversed(sc.reX, sc.imX)
+		fp.ForwardBitReversed(sc.reY, sc.imY)
 		spectralProduct(&sc, N, false)
-		fp.inverseBR(sc.reX, sc.imX)
-		E := convErrBound(fp.kappa, N, nx, ny) + float64(N)*0x1p-1070
+		fp.InverseBitReversed(sc.reX, sc.imX)
+		E := convErrBound(fp.Kappa(), N, nx, ny) + float64(N)*0x1p-1070
 		rx := (1+relX)*(1+wx) - 1
 		ry := (1+relY)*(1+wy) - 1
 		rho := (1+rx)*(1+ry) - 1

@@ -48,10 +48,6 @@ func (l *list) bounds() bounds {
 // bucket as e^(eps - lLo) instead of with e^eps (see above).
 const epsBig = 600
 
-// tinyDir is the absolute rounding allowance of one directed term: a
-// product or sum below 2^-1022 may be off by 2^-1075.
-const tinyDir = 0x1p-1073
-
 // lowerTerm returns max(0, p - e^eps q) rounded down, for p a lower and q an
 // upper bound of a group's masses, at any eps >= 0 (no overflow).
 func lowerTerm(p, q, eps float64) float64 {
@@ -81,36 +77,6 @@ func lowerTermE(p, q, eE float64) float64 {
 		return 0
 	}
 	return t
-}
-
-// mulExp returns x e^a rounded up (up) or down, for x >= 0 and an exponent
-// a carrying an absolute error of at most errA (< 0.01), without overflow
-// in the intermediate results (in log space for |a| >= 700). The result is
-// +Inf only when x e^a is beyond the float64 range.
-func mulExp(x, a, errA float64, up bool) float64 {
-	if x == 0 || math.IsInf(a, -1) {
-		return 0
-	}
-	var v, r float64
-	if a > -700 && a < 700 {
-		v = x * math.Exp(a)
-		r = 4*unitRoundoff + 2*errA
-	} else {
-		la := ln(x) + a
-		v = math.Exp(la)
-		r = 4*unitRoundoff*(math.Abs(la)+math.Abs(a)+2) + 2*errA
-	}
-	if up {
-		if math.IsNaN(v) {
-			return math.Inf(1)
-		}
-		return v*(1+r) + tinyDir
-	}
-	v = v*(1-r) - tinyDir
-	if !(v > 0) {
-		return 0
-	}
-	return v
 }
 
 // chordUpperPre returns an upper bound on sum_x max(0, P(x) - e^eps Q(x)) over a

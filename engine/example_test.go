@@ -53,7 +53,8 @@ func ExampleSubsampledGauss() {
 			if err != nil {
 				panic(err)
 			}
-			fmt.Printf("%-10v %-11v eps in [%.2f, %.2f]\n", s, r, res.EpsLower(1e-5), res.EpsUpper(1e-5))
+			e := res.Eps(1e-5)
+			fmt.Printf("%-10v %-11v eps in [%.2f, %.2f]\n", s, r, e.Lower, e.Upper)
 		}
 	}
 	// Output:

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Far tails (issue 25): the corners' Chernoff caps (cornertail.go) and the
+// Far tails: the corners' Chernoff caps (cornertail.go) and the
 // moment bounds on delta (momentbound.go).
 
 // multisetDelta enumerates the multisets of r events of the pair with

@@ -2,7 +2,7 @@ package engine
 
 import "math"
 
-// This file builds the grid lists of issue 12: two pairs whose atoms sit on
+// This file builds the grid lists: two pairs whose atoms sit on
 // the bucket grid, one that dominates the mechanism's pair (the upper pair)
 // and one that the mechanism's pair dominates (the lower pair).
 //

@@ -2,60 +2,6 @@ package engine
 
 import "math"
 
-// Renyi returns lower and upper bounds on the Renyi divergence D_alpha of
-// the composed pair, maximised over both directions, for alpha > 1 (Section
-// 5.7: D_alpha = 1/(alpha-1) ln sum_x P_A(x)^alpha P_B(x)^(1-alpha)): the
-// tighter of the grouped list's bounds (renyiGrouped) and the grid list's
-// (gridRenyi); the lower bound comes from the lower pair where the composed
-// pair only dominates the mechanism (lowerpair.go; 0 when none is known).
-// The upper bound is +Inf when a corner with unbounded ratios
-// holds mass; RenyiEstimate gives the paper's approximation in that case.
-func (r *Result) Renyi(alpha float64) (lower, upper float64) {
-	if !(alpha > 1) || math.IsInf(alpha, 1) {
-		return math.NaN(), math.NaN()
-	}
-	lower, upper = 0, math.Inf(1)
-	if r.l != nil {
-		lower, upper = r.renyiGrouped(alpha)
-	}
-	if r.g != nil {
-		gl, gu := r.g.gridRenyi(alpha, r.gb)
-		lower, upper = math.Max(lower, gl), math.Min(upper, gu)
-	}
-	if r.s != nil {
-		// the swapped pair's (gridswap.go): the maximum over both
-		// directions is the same for (A, B) and (B, A)
-		sl, su := r.s.gridRenyi(alpha, r.sb)
-		lower, upper = math.Max(lower, sl), math.Min(upper, su)
-	}
-	lower = r.lowerRenyi(alpha, lower) // a lower pair's (lowerpair.go)
-	return lower, upper
-}
-
-// lnSum accumulates ln sum_k exp(x_k) without overflow (rounding to the
-// nearest: its users round outwards themselves).
-type lnSum struct{ m, s float64 } // the sum is s e^m
-
-func (l *lnSum) add(x float64) {
-	switch {
-	case math.IsInf(x, -1) || math.IsNaN(x):
-	case l.s == 0:
-		l.m, l.s = x, 1
-	case x <= l.m:
-		l.s += math.Exp(x - l.m)
-	default:
-		l.s = l.s*math.Exp(l.m-x) + 1
-		l.m = x
-	}
-}
-
-func (l *lnSum) value() float64 {
-	if l.s == 0 {
-		return math.Inf(-1)
-	}
-	return l.m + ln(l.s)
-}
-
 // gridRenyi returns bounds on D_alpha from a grid list: an atom of A-mass a
 // at loss l adds a e^((alpha-1) l) in direction A||B and a e^(-alpha l) in
 // B||A (its B-mass is a e^-l). The upper pair dominates the mechanism and
@@ -67,7 +13,7 @@ func (l *lnSum) value() float64 {
 func (l *list) gridRenyi(alpha float64, b bounds) (lower, upper float64) {
 	u := unitRoundoff
 	a1 := alpha - 1
-	var upAB, upBA, loAB, loBA lnSum
+	var upAB, upBA, loAB, loBA logSum
 	for o := 0; o < 2*l.n; o++ {
 		L := l.loss(o)
 		if v := l.a[o] + b.ea[o]; v > 0 {
@@ -125,7 +71,7 @@ func (l *list) gridRenyi(alpha float64, b bounds) (lower, upper float64) {
 
 // gridRenyiEstimate is RenyiEstimate from the grid list's upper pair.
 func (l *list) gridRenyiEstimate(alpha float64) float64 {
-	var ab, ba lnSum
+	var ab, ba logSum
 	for o := l.lo; o <= l.hi; o++ {
 		if v := l.a[o]; v > 0 {
 			L := l.loss(o)

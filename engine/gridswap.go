@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// This file adds the swapped grid chain (issue 12): a grid list of the pair
+// This file adds the swapped grid chain: a grid list of the pair
 // (B, A) next to the grid list of (A, B), for very non-private compositions.
 //
 // A grid list stores A-masses and derives the B-masses as a_o e^-L_o
@@ -18,7 +18,7 @@ import (
 // noise or lost to underflow, and delta_up(B||A) is made of error bounds
 // only: Gauss sigma 10, r = 2^16 at eps = 300 gave B||A in [0.830, 0.871]
 // while A||B was [0.85107, 0.85116] (the pair is symmetric, so the two are
-// equal). On the cases measured (engine/README.md, step 3), the upper pair's
+// equal). On the cases measured, the upper pair's
 // derived B-mass sum_o a_o e^-L_o was within 1e-8 of 1 for composed ranges
 // up to 324 nats, 0.02% to 0.6% short between 348 and 560, and all lost from
 // 752 on.
@@ -40,8 +40,8 @@ import (
 // those compositions only).
 
 // swapRange is the composed grid range (n+1) lambda, in nats, above which
-// the swapped grid chain is composed: well above the issue-12 benchmark
-// rows (at most 348 nats) and the moderately private DP-SGD cases (up to
+// the swapped grid chain is composed: well above the rows of
+// BenchmarkLists (at most 348 nats) and the moderately private DP-SGD cases (up to
 // 560 measured, where the B side is still held), below the ranges at which
 // the B side was lost entirely (752 nats and up).
 const swapRange = 600

@@ -22,7 +22,7 @@ func farHist(rng *rand.Rand, k int, span float64) *groupedHist {
 	}
 	// normalise B in log space: b_i = a_i e^-l_i / sum
 	lb := make([]float64, k)
-	var s lnSum
+	var s logSum
 	for i, e := range evs {
 		lb[i] = ln(e.a) - e.l
 		s.add(lb[i])

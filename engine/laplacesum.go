@@ -9,8 +9,7 @@ import (
 // relative error of about 1e-13 per entry instead of the tilted FFT's
 // sumTarget (countsum.go). At r = 2^19 compositions a leaf's relative error
 // adds up (the grouped list's l1 error is about r times it), so the FFT's
-// 3e-9 left Figure 20's claim undecided (engine/README.md, "Far tails
-// without floors").
+// 3e-9 left Figure 20's claim undecided.
 //
 // A Laplace count C = ceil(max(0, mu + b Z)) has, for k >= 1, the mass
 // P(C = k) = P(k-1 < X <= k), which is geometric on each side of mu:

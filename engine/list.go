@@ -254,12 +254,6 @@ func (l *list) regularSums(ea, ec []float64) (val, val) {
 	return val{sa, esa*(1+g) + g*sa}, val{sc, esc*(1+g) + g*sc}
 }
 
-// gamma is gamma_k = k u / (1 - k u) of Higham's error analysis.
-func gamma(k int) float64 {
-	ku := float64(k) * unitRoundoff
-	return ku / (1 - ku)
-}
-
 // corners returns the corner masses as upper bounds.
 func (l *list) corners() Corners {
 	return Corners{

@@ -285,8 +285,8 @@ func TestLowerPairProgress(t *testing.T) {
 	}
 }
 
-// TestIssueLowerBoundsNotBorrowed repeats the commands of the soundness
-// report on lower bounds borrowed from dominating pairs: Poisson-subsampled
+// TestLowerBoundsNotBorrowed checks that lower bounds are never borrowed
+// from a pair that only dominates the mechanism: Poisson-subsampled
 // Laplace under replace-one (scale 2, sensitivity 1, q 0.05) and the
 // calibrations built on them. The engine's pair S(q, 2m) only dominates
 // the mechanism, whose every privacy loss is at most eps0 =
@@ -297,7 +297,7 @@ func TestLowerPairProgress(t *testing.T) {
 // 8.3486 at r = 1000 (the reference: 7.82), and delta_low(3) = 1.02e-5 at
 // scale 4.542 and r = 1000 (the reference: 5.77e-6, so calibrate's
 // "insufficient" was false).
-func TestIssueLowerBoundsNotBorrowed(t *testing.T) {
+func TestLowerBoundsNotBorrowed(t *testing.T) {
 	ctx := context.Background()
 	const q = 0.05
 	ref := func(scale float64, r int) *realRef {

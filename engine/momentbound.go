@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// Moment (Chernoff) bounds on delta for the far tail (issue 25).
+// Moment (Chernoff) bounds on delta for the far tail.
 //
 // The buckets cover the privacy loss of a composition only within their
 // range; beyond it the corners hold the mass, counted in full, so delta_up

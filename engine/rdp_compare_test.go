@@ -9,19 +9,21 @@ import (
 	"github.com/pbuckets/pbuckets/compare"
 )
 
-// TestEpsUpperBelowRDP checks issue 12's goal that the default eps_upper is
+// TestEpsUpperBelowRDP checks that the default eps_upper is
 // never above the project's own Renyi-DP bound for the same query (package
 // compare: the closed-form single-round Renyi curve, composed additively
 // and converted with the classic conversion, as the pipeline's rdp method
-// does) on the figures' cases (Figures 11, 13 and 22, the issue's rows) and
+// does) on the figures' cases (Figures 11, 13 and 22, the rows of
+// BenchmarkLists) and
 // on a seeded sample of the DP-SGD sweep's (sigma, q, r), at every eps
 // (the sample holds sigma 0.63, q 0.0631, r 2^18 at eps 3,734), on two
-// cells of the sweep named in issue 12 (sigma 0.5, q 0.00631, r 2^18, which
+// cells of the sweep (sigma 0.5, q 0.00631, r 2^18, which
 // fails with the grid list's B-side tilt capped at 600/range; sigma 1,
 // q 0.0631, r 2^18 beyond eps 700), whose eps brackets must also be within
 // 0.2% (they fail with the final tilts capped at 60/range above
-// swapRange), and on two very non-private Gauss cases. Default options. The figures' and the
-// issue's cases must not compose a swapped grid list (gridswap.go).
+// swapRange), and on two very non-private Gauss cases. Default options.
+// The figures' cases and the rows must not compose a swapped grid list
+// (gridswap.go).
 func TestEpsUpperBelowRDP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("composes at the default 100,000 buckets")
@@ -52,7 +54,7 @@ func TestEpsUpperBelowRDP(t *testing.T) {
 	}
 	g2, _ := Gauss(2, 1, 0)
 	g2f, err := compare.GaussRenyi(2, 1)
-	add("issue-12 gauss(2)", g2, g2f, err, 1000, 1e-6)
+	add("gauss(2)", g2, g2f, err, 1000, 1e-6)
 	sgd := func(s, q float64) (Mechanism, compare.RenyiFunc, error) {
 		m, _ := SGD(s, q)
 		f, err := compare.SampledGaussianRenyi(s, q)
@@ -64,7 +66,7 @@ func TestEpsUpperBelowRDP(t *testing.T) {
 		delta float64
 	}{{4, 0.01, 512, 1e-5}, {4, 0.01, 65536, 1e-5}, {1.1, 0.01, 10000, 1e-5}, {1, 0.001, 250000, 1e-6}} {
 		m, f, err := sgd(c.s, c.q)
-		add("fig-22/issue-12 sgd", m, f, err, c.r, c.delta)
+		add("fig-22 sgd", m, f, err, c.r, c.delta)
 	}
 	// the sweep: sigma and q from its grids, r from 1024 to 2^18
 	rng := rand.New(rand.NewPCG(12, 5))
@@ -77,8 +79,7 @@ func TestEpsUpperBelowRDP(t *testing.T) {
 		add("sgd-sweep", m, f, err, r, 1e-5)
 	}
 	// the sweep's cell whose eps_upper was above RDP (266.38 against
-	// 265.43: the grid list's B-side tilt capped at 600/range, issue 12
-	// step 5) and a cell beyond eps 700 (sigma 1, q 0.0631: about 982
+	// 265.43 with the grid list's B-side tilt capped at 600/range) and a cell beyond eps 700 (sigma 1, q 0.0631: about 982
 	// against 1,067)
 	for _, c := range []struct {
 		s, q float64
@@ -116,8 +117,8 @@ func TestEpsUpperBelowRDP(t *testing.T) {
 			t.Errorf("%s %v r=%d delta=%g: eps_upper %.6g above the RDP bound %.6g", c.name, c.m, c.r, c.delta, up, rdp)
 		}
 		if c.name == "sgd-sweep cell" {
-			// issue 12's goal for DP-SGD rows: a bracket within 0.2%
-			// (before step 5: 6.3% and 4.8% wide)
+			// the goal for DP-SGD rows: a bracket within 0.2% (6.3% and
+			// 4.8% wide with the final tilts capped at 60/range)
 			if e := res.Eps(c.delta); !(e.Upper-e.Lower <= 2e-3*e.Upper) {
 				t.Errorf("%s %v r=%d delta=%g: eps in [%.6g, %.6g], %.3g%% wide", c.name, c.m, c.r, c.delta, e.Lower, e.Upper, 100*(e.Upper/e.Lower-1))
 			}

@@ -150,7 +150,8 @@ type Info struct {
 	Mechanisms []string
 	// LowerMechanisms lists the mechanisms whose composition gave the
 	// lower bounds, when a pair of Mechanisms only dominates the
-	// mechanism it stands for (lowerpair.go); empty when the lower bounds
+	// mechanism it stands for (see Lower pairs in the package
+	// documentation); empty when the lower bounds
 	// come from Mechanisms themselves or are absent (see Result.Notes).
 	LowerMechanisms []string
 }
@@ -190,8 +191,8 @@ type DeltaBound struct {
 	// Lower is delta_low(eps) = max over directions of the sound lower
 	// bounds (each is a lower bound on the tight delta of Lemma 1, so the
 	// larger one is too), from the lower pair where the composed pair
-	// only dominates the mechanism (lowerpair.go; 0 when none is known,
-	// with a note in Result.Notes). NaN when error correction is disabled.
+	// only dominates the mechanism (0 when none is known, with a note in
+	// Result.Notes). NaN when error correction is disabled.
 	Lower float64
 	// UpperAB, UpperBA, LowerAB, LowerBA are the per-direction values.
 	UpperAB, UpperBA, LowerAB, LowerBA float64
@@ -212,15 +213,6 @@ func (r *Result) Info() Info {
 
 // Corners returns the corner masses of the composed list.
 func (r *Result) Corners() Corners { return r.cornerList().corners() }
-
-// DeltaUpper returns delta_up(eps), a sound upper bound on the tight delta of
-// Lemma 1 for both directions (Theorem 2). eps may be any value >= 0 (or
-// +Inf, where only distinguishing events remain).
-func (r *Result) DeltaUpper(eps float64) float64 { return r.Delta(eps).Upper }
-
-// DeltaLower returns delta_low(eps), a sound lower bound on the tight delta
-// (Theorem 2). NaN when error correction is disabled.
-func (r *Result) DeltaLower(eps float64) float64 { return r.Delta(eps).Lower }
 
 // Delta returns both bounds at eps with their per-direction parts and the
 // corner masses. Negative or NaN eps is treated as 0 and NaN respectively.

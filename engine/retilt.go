@@ -19,7 +19,7 @@ func (p *plan) tilts(x, y *list) []float64 {
 	rangeL := float64(x.n+1) * x.lambda
 	tau := tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), t, p.opt.Tilts, rangeL, x.grid)
 	if p.countPair() && !x.grid && len(tau) >= 3 && tau[1] > 0 {
-		// Far tails of count pairs (issue 25): the final tilts reach 3.5
+		// Far tails of count pairs: the final tilts reach 3.5
 		// standard deviations; +-3 times them (about 10.5, where the
 		// Vuvuzela pairs' deltas reach 1e-20) keep the lower ends of
 		// the buckets there alive. Capped as the final tilts.
@@ -63,7 +63,7 @@ func (p *plan) countPair() bool {
 // follow the corners of the far tails), the cap 60/range was far below
 // 3.5/sd (DP-SGD sigma 1, q 0.0631, r 2^18: 0.028 against 0.083), and the
 // pointwise envelopes of the A||B side set both ends of eps brackets
-// beyond 700 (engine/README.md, issue 12 step 5). The cap is
+// beyond 700. The cap is
 // non-increasing in the range, so the final tilt never grows from one
 // level to the next: raising a tilt costs its envelope e^(dT range) in
 // retilt (a cap jumping from 60/range to 300/range at swapRange loosened
@@ -132,8 +132,7 @@ const farTiltCap = 300
 // (above it T <= farTiltCap/rangeL < gridTiltRange/rangeL). (It was
 // 600/rangeL: between 540 and 600 nats the B-side tilt fell to about
 // -1.04, whose envelope decays only like e^(0.04 L) in B-mass, and the
-// error bounds of the B||A side set eps_upper; engine/README.md, issue 12
-// step 5.)
+// error bounds of the B||A side set eps_upper.)
 func gridTilts(tau []float64, rangeL float64) []float64 {
 	out := make([]float64, len(tau))
 	lim := gridTiltRange / rangeL

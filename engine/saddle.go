@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Saddle-point tilts (session 7). The tilts of chooseTilts are 3.5 over the
+// Saddle-point tilts. The tilts of chooseTilts are 3.5 over the
 // standard deviation of the privacy loss: for a Gaussian loss the tilted
 // mean then sits 3.5 standard deviations above the mean, where the tails
 // that delta queries read begin. A right tail heavier than a Gaussian one
@@ -13,8 +13,7 @@ import (
 // with a Renyi divergence that grows fast in the order) reaches that point
 // at a much smaller tilt, and the tilt 3.5/sd is then so strong that the
 // tilted moments, which the FFT error envelopes are relative to, dwarf the
-// tail they should resolve (engine/README.md, "Small deltas of subsampled
-// mechanisms"). The saddle-point tilt T solves
+// tail they should resolve. The saddle-point tilt T solves
 //
 //	K1(T) = K1(0) + 3.5 sqrt(K2(0))
 //
@@ -152,7 +151,7 @@ const targetRatio = 64
 // states ComposeMany(m, rs, opt) computes, sorted and without repeats: the
 // largest (the automatic factor and the final tilts are chosen for it) and
 // those at most 1/64 of it (each adds its own saddle-point tilt to the
-// levels of the chain up to it, setTargets). Every other r of rs only reads
+// levels of the chain up to it). Every other r of rs only reads
 // the chain's levels. So two calls with the same mechanism, options and
 // ChainCounts give bitwise the same Result for every r they share, and a
 // cache of composed states keys them by it (pipeline/cache).

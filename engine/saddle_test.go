@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -120,7 +122,7 @@ func TestSaddleTilt(t *testing.T) {
 }
 
 // TestSmallDeltaSGD guards the tightness at small delta of subsampled
-// Gaussians at few observations (session 7): with the final tilts from
+// Gaussians at few observations: with the final tilts from
 // the standard deviation alone (3.5/sd, capped at 60/range) the tilted
 // FFT errors of the right tail were relative to moments that the tail
 // far beyond 3.5 standard deviations makes astronomically large, and the
@@ -215,5 +217,78 @@ func TestSaddleTargets(t *testing.T) {
 	}
 	if got := p.target(100000); got.tilt != p.saddle || got.sd != p.finalSD {
 		t.Errorf("target of the final count %+v, want the final saddle %v", got, p.saddle)
+	}
+}
+
+// BenchmarkPlanSaddle measures newPlan with the final saddle-point tilt
+// (saddle.go) for the DP-SGD rows of BenchmarkLists at the default buckets.
+func BenchmarkPlanSaddle(b *testing.B) {
+	for _, c := range []struct {
+		sigma, q float64
+		r        int
+	}{{1.1, 0.01, 10000}, {4, 0.01, 65536}, {1, 0.001, 250000}} {
+		m, err := SGD(c.sigma, c.q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		o, err := Options{}.withDefaults()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("sgd%g_%g_r%d", c.sigma, c.q, c.r), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := newPlan([]Part{{m, c.r}}, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestChainCounts checks which numbers of compositions shape a chain.
+func TestChainCounts(t *testing.T) {
+	for _, c := range []struct{ rs, want []int }{
+		{[]int{1024, 64, 4}, []int{4, 1024}},
+		{[]int{16, 1024, 16, 3}, []int{3, 16, 1024}},
+		{[]int{17, 1024}, []int{1024}},
+		{[]int{7}, []int{7}},
+		{nil, nil},
+	} {
+		if got := ChainCounts(c.rs); !slices.Equal(got, c.want) {
+			t.Errorf("ChainCounts(%v) = %v, want %v", c.rs, got, c.want)
+		}
+	}
+}
+
+// TestChainCountsDecideBits checks ChainCounts' promise: calls with the
+// same shaping counts give bitwise the same results for the r they share
+// (however many other r they compute), and a call without the small r of
+// the chain does not (which is why caches key states by ChainCounts).
+func TestChainCountsDecideBits(t *testing.T) {
+	m, err := SGD(1.1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Buckets: 2000}
+	ctx := context.Background()
+	bits := func(rs []int, r int) []float64 {
+		res, err := ComposeMany(ctx, m, rs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(rs, r)
+		var out []float64
+		for _, eps := range []float64{0.5, 1, 2, 3} {
+			d := res[i].Delta(eps)
+			out = append(out, d.Upper, d.Lower)
+		}
+		return out
+	}
+	a := bits([]int{4, 64, 1024}, 64)
+	if b := bits([]int{1024, 200, 4, 64}, 64); !slices.Equal(a, b) {
+		t.Errorf("same shaping counts, other bits: %v vs %v", a, b)
+	}
+	if c := bits([]int{64, 1024}, 64); slices.Equal(a, c) {
+		t.Logf("without r = 4 the bits of r = 64 happen to agree (%v)", c)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // The cases of the soundness property test (soundness_prop_test.go) for
 // the mechanisms whose references are not closed forms at every r, and for
-// ComposeMany (issue 11, second part): every fourth case of
+// ComposeMany: every fourth case of
 // TestSoundnessProperty comes from genPairCase, with its own random stream
 // (so the other cases are those of the seed before this file existed).
 //

@@ -293,8 +293,8 @@ func checkSubsampled(kind string, scaleName string, scale, sens, q float64, s Sa
 // sampling at rate q (q = b/n for FixedSize, see FixedSizeRate), each
 // contribution of norm at most sensitivity, with neighbouring data sets
 // under relation. With sensitivity 1, sigma is DP-SGD's noise multiplier.
-// The pairs, their derivations and where they are only dominating (not
-// tight) are documented at the top of subsampled.go; in short:
+// Every pair dominates one step (Zhu, Dong, Wang, AISTATS 2022); the pairs,
+// with m = sensitivity/sigma:
 //
 //	poisson,    add_remove:  (1-q) N(0) + q N(m) vs N(0), m = sensitivity/sigma (the pair of SGD)
 //	poisson,    replace_one: (1-q) N(0) + q N(-m) vs (1-q) N(0) + q N(m) (dp_accounting's REPLACE_ONE)
@@ -304,7 +304,7 @@ func checkSubsampled(kind string, scaleName string, scale, sens, q float64, s Sa
 // Fixed size, replace_one: the lower bounds come from the fixed_size
 // add_remove pair at the rate just below q, a worst-case instance; fixed
 // size, add_remove: from its own pair at the rate just below q (none with
-// q = 1); see lowerpair.go.
+// q = 1); see Lower pairs in the package documentation.
 //
 // sigma and sensitivity must be positive and finite, q in (0, 1].
 func SubsampledGauss(sigma, sensitivity, q float64, s Sampling, r Relation) (Mechanism, error) {
@@ -323,7 +323,7 @@ func SubsampledGauss(sigma, sensitivity, q float64, s Sampling, r Relation) (Mec
 // adds Lap(0, scale) noise to the sum of the (one-dimensional)
 // contributions of a batch drawn by sampling at rate q, each contribution
 // at most sensitivity in absolute value. With q = 1 and Poisson add_remove
-// it is the Laplace pair. The pairs (subsampled.go):
+// it is the Laplace pair. The pairs, with m = sensitivity/scale:
 //
 //	poisson,    add_remove:  (1-q) Lap(0) + q Lap(m) vs Lap(0), m = sensitivity/scale (tight)
 //	poisson,    replace_one: the symmetrised pair of (1-q) Lap(0) + q Lap(2m) vs Lap(0) (dominating only)
@@ -331,10 +331,10 @@ func SubsampledGauss(sigma, sensitivity, q float64, s Sampling, r Relation) (Mec
 //	fixed_size, replace_one: the symmetrised fixed_size add_remove pair (dominating only)
 //
 // Where the pair only dominates, the lower bounds come from a worst-case
-// instance (lowerpair.go): poisson replace_one, (1-q) Lap(0) + q Lap(-m)
-// vs (1-q) Lap(0) + q Lap(m); fixed size replace_one, the fixed_size
-// add_remove pair at the rate just below q (fixed_size add_remove: its own
-// pair at that rate; none with q = 1).
+// instance (see Lower pairs in the package documentation): poisson
+// replace_one, (1-q) Lap(0) + q Lap(-m) vs (1-q) Lap(0) + q Lap(m); fixed
+// size replace_one, the fixed_size add_remove pair at the rate just below
+// q (fixed_size add_remove: its own pair at that rate; none with q = 1).
 //
 // The privacy loss is bounded (|L| <= ln(1 - q + q e^m), or with 2m) and
 // constant outside [0, m]: those events are atoms.

@@ -133,3 +133,12 @@ func gaussSymmetric(q, a float64, b eventSink) {
 	z := (1 - q) * math.Erf(t0/math.Sqrt2)
 	b.add(z, z, 0, 0)
 }
+
+// SGD returns the worst-case pair of DP-SGD with Poisson sampling rate q and
+// noise multiplier sigma under add/remove neighbours (Section 5.4, Abadi et
+// al.): A = (1-q) N(0, sigma^2) + q N(1, sigma^2), B = N(0, sigma^2),
+// embedded exactly; A||B is the removal of a record, B||A its addition. It
+// is SubsampledGauss(sigma, 1, q, Poisson, AddRemove).
+func SGD(sigma, q float64) (Mechanism, error) {
+	return SubsampledGauss(sigma, 1, q, Poisson, AddRemove)
+}

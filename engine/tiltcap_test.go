@@ -87,7 +87,7 @@ func TestTiltsWithinFloat64(t *testing.T) {
 // swapped grid list holds the B||A side), for every tilt tiltsFor may
 // choose. With the cap of 600/range it failed between 540 and 600 nats
 // (the DP-SGD sweep cell sigma 0.5, q 0.00631, r 2^18, range 576: tilt
-// -1.04 instead of -1.104; engine/README.md, issue 12 step 5).
+// -1.04 instead of -1.104).
 func TestGridTiltsUncappedBelowSwapRange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 5))
 	for c := 0; c < 2000; c++ {

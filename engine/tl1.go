@@ -2,7 +2,7 @@ package engine
 
 import "math"
 
-// Tilted total-error bounds (issue 12, step 6).
+// Tilted total-error bounds.
 //
 // Beside the pointwise model (rel*value + min_m env_m e^(-tau_m L(o))) and
 // the untilted total error l1 (list.l1A), every list carries, per tilt
@@ -81,14 +81,6 @@ func (l *list) tl1Sum() (ea, ec []float64) {
 		ec[m] = upInf((l.tl1C[m] + l.tl1ZC[m]) * (1 + 2*unitRoundoff))
 	}
 	return ea, ec
-}
-
-// upInf returns v, or +Inf for NaN (an unknown bound).
-func upInf(v float64) float64 {
-	if math.IsNaN(v) {
-		return math.Inf(1)
-	}
-	return v
 }
 
 // absTilted returns an upper bound on abs * sum_{o=0}^{2n-1} e^(tau L(o)):

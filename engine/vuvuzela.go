@@ -54,8 +54,8 @@ func checkVuvuzela(what string, noise Noise, mu, scale float64) error {
 // VuvuzelaDialing returns the pair of Vuvuzela's dialing protocol (Section
 // 7.1): the observed number of invitations is ceil(max(0, X)) for X with
 // mean mu (A) or mu + 2 (B) and Laplace or Gauss noise of the given scale.
-// The integer counts are embedded exactly (NOTES.md: the counts are
-// integers, so the PMF is embedded, not a density), each mass with a
+// The counts are integers, so their PMF is embedded exactly (not a
+// density), each mass with a
 // bounded relative error; the tails beyond 1e-300 are kept in a corner.
 func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 	if err := checkVuvuzela("vuvuzela_dialing", noise, mu, scale); err != nil {
@@ -79,18 +79,19 @@ func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 }
 
 // VuvuzelaConversation returns the pair of Vuvuzela's conversation protocol
-// (Section 7.1, read as NOTES.md corrects it): the observed count is the sum
+// (Section 7.1, with the paper's pair noise read as scale/2 and the counts
+// as integers): the observed count is the sum
 // of ceil(max(0, X1)) and ceil(max(0, X2)), X1 with mean mu and noise of the
 // given scale, X2 independent with mean mu/2 and scale/2; on the B side the
 // means are mu + 2 and mu/2 + 1. For Gauss noise, scale is the standard
 // deviation (singles N(mu, scale^2), pairs N(mu/2, (scale/2)^2)).
 //
 // With Laplace noise the PMF of the sum is computed in closed form, each
-// entry to about 1e-13 relative (laplacesum.go: the counts are geometric on
-// either side of their means); with Gauss noise by tilted FFT convolutions
-// with a rigorous error bound per entry (countsum.go). Entries known to a
-// relative error of sumTarget (3e-9) are embedded as events with their loss intervals, the rest (total
-// mass below about 1e-35 for the paper's parameters) is kept in a corner,
+// entry to about 1e-13 relative (the counts are geometric on either side of
+// their means); with Gauss noise by tilted FFT convolutions with a rigorous
+// error bound per entry. Entries known to a relative error of 3e-9 are
+// embedded as events with their loss intervals, the rest (total mass below
+// about 1e-35 for the paper's parameters) is kept in a corner,
 // counted in full by upper bounds. The work is done once, when the
 // mechanism is first composed; it takes seconds for the paper's largest
 // parameters.

@@ -14,12 +14,16 @@ import (
 const module = "github.com/pbuckets/pbuckets/"
 
 // TestLayout checks that every package under pipeline/ (and
-// internal/atomicfile) says in its documentation what it holds and, in a
+// internal/atomicfile, engine and engine/internal/fft) says in its documentation what it holds and, in a
 // "May import:" sentence, which packages of this module it imports, and
 // that its non-test code imports exactly those: the one-way flow of the
 // package documentation of pipeline.
 func TestLayout(t *testing.T) {
-	dirs := []string{filepath.Join("..", "internal", "atomicfile")}
+	dirs := []string{
+		filepath.Join("..", "internal", "atomicfile"),
+		filepath.Join("..", "engine"),
+		filepath.Join("..", "engine", "internal", "fft"),
+	}
 	entries, err := os.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
@@ -29,8 +33,8 @@ func TestLayout(t *testing.T) {
 			dirs = append(dirs, e.Name())
 		}
 	}
-	if len(dirs) < 9 {
-		t.Fatalf("found %d packages, want at least 9: %v", len(dirs), dirs)
+	if len(dirs) < 11 {
+		t.Fatalf("found %d packages, want at least 11: %v", len(dirs), dirs)
 	}
 	for _, dir := range dirs {
 		pkg, err := build.ImportDir(dir, build.ImportComment)

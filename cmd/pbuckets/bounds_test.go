@@ -28,7 +28,7 @@ func TestCalibrationTextRoundsOutwards(t *testing.T) {
 		Insufficient: map[string]float64{"scale": 2.48}, InsufficientProbe: &search.Probe{Upper: 1e-4, Lower: low},
 		Result: &search.Result{}}
 	var buf bytes.Buffer
-	if err := writeCalibrationText(&buf, []query.Calibration{c}); err != nil {
+	if err := writeCalibrationText(&buf, []query.Calibration{c}, func(search.Spec) manifest.EpochPoint { return manifest.EpochPoint{} }); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

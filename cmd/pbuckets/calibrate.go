@@ -22,13 +22,17 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/search"
 )
 
-const calibrateSynopsis = `--kind KIND [PARAMS] --r R[,R...] (--eps E | --e-eps X) --delta D [options]
+const calibrateSynopsis = `--kind KIND [PARAMS] (--r R[,R...] | --epochs E[,E...]) (--eps E | --e-eps X) --delta D [options]
 
 Finds the least noise meeting a target: the least sigma (scale for Laplace;
 mu and scale for Vuvuzela; see --tie) whose sound upper bound gives
 delta_up(eps) <= delta after r observations, e.g. for DP-SGD:
 
   pbuckets calibrate --kind sgd --q 0.01 --r 10000 --eps 3 --delta 1e-5
+
+or, for a whole training run counted in epochs (r as in pbuckets eps -h):
+
+  pbuckets calibrate --kind random_allocation --steps-per-epoch 1000 --epochs 20 --eps 1 --delta 1e-6
 
 It runs the noise search of pbuckets search (bisection in log space,
 starting at the value given, or 1) and rounds the answer up to a few
@@ -165,10 +169,14 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 		}
 		answers = append(answers, c)
 	}
+	epochsAt := func(s search.Spec) manifest.EpochPoint {
+		p, _ := m.SearchEpochsAt(&manifest.Instance{Spec: s.Mechanism}, s.R)
+		return p
+	}
 	if *asJSON {
-		err = writeCalibrationJSON(stdout, answers)
+		err = writeCalibrationJSON(stdout, answers, epochsAt)
 	} else {
-		err = writeCalibrationText(stdout, answers)
+		err = writeCalibrationText(stdout, answers, epochsAt)
 	}
 	return exitAfterOutput(ctx, stderr, err, status, "interrupted")
 }
@@ -200,7 +208,10 @@ func joinR(specs []search.Spec) string {
 //
 //	sigma 1.523 meets eps 3, delta 1e-05 after r 10000 (delta_up 9.87e-06; sgd q=0.01; buckets, 100000 buckets)
 //	  sigma 1.498 is insufficient (delta_low 1.02e-05 > 1e-05): the least sufficient sigma lies in (1.498, 1.523]
-func writeCalibrationText(w io.Writer, cs []query.Calibration) error {
+//
+// r is named in epochs and steps too when the search gave epochs
+// (epochsAt: "after r 20 = 20 epochs of 1000 steps").
+func writeCalibrationText(w io.Writer, cs []query.Calibration, epochsAt func(search.Spec) manifest.EpochPoint) error {
 	// bounds rounded outwards (3 digits, more where needed to keep their
 	// side of the target delta)
 	up := func(v, target float64) string { return outward.Against(v, 3, true, target) }
@@ -208,7 +219,7 @@ func writeCalibrationText(w io.Writer, cs []query.Calibration) error {
 	for _, c := range cs {
 		s := c.Spec
 		fixed := fixedParams(s)
-		target := fmt.Sprintf("eps %s, delta %s after r %d", strconv.FormatFloat(s.Eps, 'g', -1, 64), strconv.FormatFloat(s.Delta, 'g', -1, 64), s.R)
+		target := fmt.Sprintf("eps %s, delta %s after %s", strconv.FormatFloat(s.Eps, 'g', -1, 64), strconv.FormatFloat(s.Delta, 'g', -1, 64), observationsText(s.R, epochsAt(s)))
 		what := fmt.Sprintf("%s %s; buckets, %d buckets", s.Mechanism.Kind, formatMechParams(fixed, mechWords(s.Mechanism.Noise, s.Mechanism.Sampling, s.Mechanism.Relation)...), s.Mechanism.Engine.Buckets)
 		if c.Meets == nil {
 			top := c.Result.Probes[len(c.Result.Probes)-1]
@@ -243,8 +254,9 @@ func fixedParams(s search.Spec) map[string]float64 {
 	return fixed
 }
 
-// writeCalibrationJSON prints the answers as a JSON array.
-func writeCalibrationJSON(w io.Writer, cs []query.Calibration) error {
+// writeCalibrationJSON prints the answers as a JSON array (with epochs
+// and steps when the search gave epochs, epochsAt).
+func writeCalibrationJSON(w io.Writer, cs []query.Calibration, epochsAt func(search.Spec) manifest.EpochPoint) error {
 	type answer struct {
 		Kind         string             `json:"kind"`
 		Params       map[string]float64 `json:"params"`
@@ -253,6 +265,8 @@ func writeCalibrationJSON(w io.Writer, cs []query.Calibration) error {
 		Relation     string             `json:"relation,omitempty"`
 		Tie          []string           `json:"tie"`
 		R            int                `json:"r"`
+		Epochs       float64            `json:"epochs,omitempty"`
+		Steps        int                `json:"steps,omitempty"`
 		Eps          float64            `json:"eps"`
 		Delta        float64            `json:"delta"`
 		Meets        map[string]float64 `json:"meets"`
@@ -272,6 +286,9 @@ func writeCalibrationJSON(w io.Writer, cs []query.Calibration) error {
 			Meets: c.Meets, Rounded: c.Rounded, Insufficient: c.Insufficient, Buckets: s.Mechanism.Engine.Buckets,
 			Status: c.Result.Status, Probes: len(c.Result.Probes), Notes: c.Result.Notes,
 			DeltaUpper: jsonFloat(math.NaN()), DeltaLower: jsonFloat(math.NaN())}
+		if p := epochsAt(s); p.Epochs > 0 {
+			a.Epochs, a.Steps = p.Epochs, p.Steps
+		}
 		if c.MeetsProbe != nil {
 			a.DeltaUpper = jsonFloat(c.MeetsProbe.Upper)
 		}

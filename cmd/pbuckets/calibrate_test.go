@@ -119,3 +119,64 @@ func TestCalibrateInterruptedConcludesNothing(t *testing.T) {
 		t.Errorf("exit %d, stdout %q\nstderr:\n%s", code, stdout.String(), stderr.buf.String())
 	}
 }
+
+// TestCalibrateEpochs checks calibrate --epochs, the noise for a whole
+// training run: the epochs make the same searches as the r they stand for
+// (random allocation: an observation is an epoch; Poisson: 1/q steps an
+// epoch), the lines name r, epochs and steps, and epochs that make no
+// whole r, kinds without epochs and --epochs with --r are refused.
+func TestCalibrateEpochs(t *testing.T) {
+	common := []string{"--eps", "2", "--delta", "1e-5", "--buckets", "4000", "--no-cache"}
+	for _, tc := range []struct {
+		name         string
+		mech         []string
+		epochs, r    string
+		line         string
+		epochs0      float64
+		steps0, code int
+		err          string
+	}{
+		{"random allocation", []string{"--kind", "random_allocation", "--steps-per-epoch", "10"}, "3", "3",
+			"after r 3 = 3 epochs of 10 steps (", 3, 30, exitOK, ""},
+		{"poisson", []string{"--kind", "sgd", "--q", "0.1"}, "2", "20",
+			"after r 20 steps = 2 epochs (", 2, 20, exitOK, ""},
+		{"fixed size", []string{"--kind", "sgd", "--sampling", "fixed_size", "--batch", "25", "--dataset-size", "100"}, "1", "4",
+			"after r 4 steps = 1 epoch (", 1, 4, exitOK, ""},
+		{"half an epoch of allocation", []string{"--kind", "random_allocation", "--steps-per-epoch", "10"}, "2.5", "",
+			"", 0, 0, exitUsage, "--epochs: mechanism \"random_allocation\": 2.5 epochs are not a whole number"},
+		{"steps not whole", []string{"--kind", "sgd", "--q", "0.03"}, "1", "",
+			"", 0, 0, exitUsage, "r = 33 is 0.99 epochs, r = 34 is 1.02 epochs"},
+		{"no epochs", []string{"--kind", "gauss"}, "1", "",
+			"", 0, 0, exitUsage, "has no epochs"},
+		{"epochs and r", []string{"--kind", "sgd", "--q", "0.1", "--r", "10"}, "1", "",
+			"", 0, 0, exitUsage, "give either --r or --epochs, not both"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"calibrate"}, tc.mech...), common...)
+			code, byEpochs, stderr := runCmd(t, append(args, "--epochs", tc.epochs)...)
+			if code != tc.code || !strings.Contains(stderr, tc.err) {
+				t.Fatalf("exit %d, want %d; stderr %q lacks %q", code, tc.code, stderr, tc.err)
+			}
+			if tc.code != exitOK {
+				return
+			}
+			if !strings.Contains(byEpochs, tc.line) {
+				t.Errorf("output lacks %q:\n%s", tc.line, byEpochs)
+			}
+			code, byR, stderr := runCmd(t, append(args, "--r", tc.r)...)
+			if code != exitOK {
+				t.Fatalf("--r %s: exit %d\n%s", tc.r, code, stderr)
+			}
+			// The same search: the lines differ only in how r is named.
+			if strings.Replace(byEpochs, tc.line, "after r "+tc.r+" (", 1) != byR {
+				t.Errorf("--epochs %s\n%s differs from --r %s\n%s", tc.epochs, byEpochs, tc.r, byR)
+			}
+			code, js, _ := runCmd(t, append(args, "--epochs", tc.epochs, "--json")...)
+			var answers []map[string]any
+			if err := json.Unmarshal([]byte(js), &answers); code != exitOK || err != nil || len(answers) != 1 ||
+				answers[0]["epochs"] != tc.epochs0 || answers[0]["steps"] != float64(tc.steps0) {
+				t.Errorf("json: exit %d, %v\n%s", code, err, js)
+			}
+		})
+	}
+}

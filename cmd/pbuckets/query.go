@@ -20,7 +20,7 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/query"
 )
 
-const epsSynopsis = `--kind KIND [PARAMS] --r R[,R...] --delta D[,D...] [options]
+const epsSynopsis = `--kind KIND [PARAMS] (--r R[,R...] | --epochs E[,E...]) --delta D[,D...] [options]
 
 Prints sound bounds on eps(delta) after r observations of one mechanism,
 one line per method, r and delta:
@@ -28,13 +28,18 @@ one line per method, r and delta:
   pbuckets eps --kind sgd --sigma 1.1 --q 0.01 --r 10000 --delta 1e-5
   eps in [5.19254, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 
+A training run is asked in epochs instead of --r: --epochs E is E/q steps
+of Poisson sampling, E*dataset_size/batch of fixed-size batches, and E
+observations of random_allocation (one an epoch of --steps-per-epoch
+steps); epochs that make no whole number of steps are refused.
+
 The mechanism flags are named like the manifest keys (experiments/README.md);
 kind eps_delta takes --eps0 and --delta0. --r, --delta, --eps and --e-eps take
 comma-separated lists and may be repeated. Composed states are cached in
 the user cache folder (~/.cache/pbuckets/states on Linux), or in OUT/.cache
 with --out (shared with run and search there), or in --cache DIR.`
 
-const deltaSynopsis = `--kind KIND [PARAMS] --r R[,R...] (--eps E[,E...] | --e-eps X[,X...]) [options]
+const deltaSynopsis = `--kind KIND [PARAMS] (--r R[,R...] | --epochs E[,E...]) (--eps E[,E...] | --e-eps X[,X...]) [options]
 
 Prints sound bounds on delta(eps) after r observations of one mechanism,
 one line per method, r and eps:
@@ -44,7 +49,7 @@ one line per method, r and eps:
 
 The flags are those of pbuckets eps (see pbuckets eps -h).`
 
-const tprSynopsis = `--kind KIND [PARAMS] --r R[,R...] --fpr F[,F...] [options]
+const tprSynopsis = `--kind KIND [PARAMS] (--r R[,R...] | --epochs E[,E...]) --fpr F[,F...] [options]
 
 Prints sound bounds on membership-inference risk after r observations of
 one mechanism: the largest true-positive rate any test reaches at each
@@ -224,10 +229,7 @@ func parseQuery(what string, args []string, stderr io.Writer) (m *manifest.Manif
 		return nil, qf, 0, exitUsage, false
 	}
 	if len(qf.epochs.vals) > 0 {
-		if qf.byR, err = epochCompositions(m, qf.epochs.vals); err != nil {
-			fmt.Fprintf(stderr, "error: --epochs: %v\n", err)
-			return nil, qf, 0, exitUsage, false
-		}
+		qf.byR = epochCompositions(m)
 	}
 	qf.cache, qf.cacheFlag = oneLinerCache(fs, *qf.out, *qf.cacheDir)
 	return m, qf, budget, exitOK, true
@@ -247,7 +249,7 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 	case len(rs.vals) > 0 && len(qf.epochs.vals) > 0:
 		problems.add("give either --r or --epochs, not both")
 	case len(qf.epochs.vals) > 0:
-		query["compositions"] = []int64{1} // replaced by the epochs' r (epochCompositions)
+		query["epochs"] = qf.epochs.vals
 	case len(rs.vals) == 0:
 		problems.add("--r is required (the number of observations, e.g. --r 1000 or --r 100,1000; or --epochs)")
 	default:
@@ -288,25 +290,17 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 	return parseFlagManifest(doc)
 }
 
-// epochCompositions sets the compositions of m's query to the r of each
-// number of epochs of its mechanism and returns what each r is.
-func epochCompositions(m *manifest.Manifest, epochs []float64) (map[int]epochSteps, error) {
-	spec := m.Instances()[0].Spec
+// epochCompositions sets the compositions of m's query (of one mechanism
+// instance, with query.epochs) to the r its epochs make
+// (manifest.Manifest.Compositions) and returns what each r is.
+func epochCompositions(m *manifest.Manifest) map[int]epochSteps {
+	in := &m.Instances()[0]
 	byR := map[int]epochSteps{}
-	var rs []int
-	for _, e := range epochs {
-		r, steps, err := spec.Epochs(e)
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := byR[r]; !dup {
-			rs = append(rs, r)
-		}
-		byR[r] = epochSteps{e, steps}
+	for _, p := range m.EpochPoints(in) {
+		byR[p.R] = epochSteps{p.Epochs, p.Steps}
 	}
-	sort.Ints(rs)
-	m.Query.Compositions = rs
-	return byR, nil
+	m.Query.Compositions = m.Compositions(in)
+	return byR
 }
 
 // queryAnswer is one line of the output of eps or delta: a bound on eps at
@@ -467,17 +461,7 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 			// a summary of the curve, not a bound: rounded to nearest
 			how += "; mu-GDP " + strconv.FormatFloat(float64(a.Mu), 'g', 4, 64)
 		}
-		rText := "r " + strconv.Itoa(a.R)
-		word := "epochs"
-		if a.Epochs == 1 {
-			word = "epoch"
-		}
-		switch {
-		case a.Epochs > 0 && a.Steps != a.R: // an observation is an epoch
-			rText += fmt.Sprintf(" = %g %s of %d steps", a.Epochs, word, a.Steps/a.R)
-		case a.Epochs > 0:
-			rText += fmt.Sprintf(" steps = %g %s", a.Epochs, word)
-		}
+		rText := observationsText(a.R, manifest.EpochPoint{R: a.R, Epochs: a.Epochs, Steps: a.Steps})
 		if _, err := fmt.Fprintf(w, "%s %s (%s, %s, %s, %s)\n", a.Query, formatBracket(float64(a.Lower), float64(a.Upper)), at, rText, what, how); err != nil {
 			return err
 		}
@@ -493,6 +477,25 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		}
 	}
 	return nil
+}
+
+// observationsText renders r and, when p has epochs (p.Epochs > 0), what
+// r is in epochs and steps: "r 200", "r 200 steps = 2 epochs" (one
+// observation a step), "r 20 = 20 epochs of 1000 steps" (random
+// allocation, one observation an epoch).
+func observationsText(r int, p manifest.EpochPoint) string {
+	text := "r " + strconv.Itoa(r)
+	word := "epochs"
+	if p.Epochs == 1 {
+		word = "epoch"
+	}
+	switch {
+	case p.Epochs > 0 && p.Steps != r: // an observation is an epoch
+		text += fmt.Sprintf(" = %g %s of %d steps", p.Epochs, word, p.Steps/r)
+	case p.Epochs > 0:
+		text += fmt.Sprintf(" steps = %g %s", p.Epochs, word)
+	}
+	return text
 }
 
 // mechWords returns the string settings of a mechanism that are set, as

@@ -11,19 +11,21 @@ import (
 type searchFlags struct {
 	tie                          *string
 	rs                           *listFlag[int64]
+	epochs                       *listFlag[float64]
 	eEps, eps, delta             *float64
 	relTol, minFactor, maxFactor *float64
 	maxProbes                    *int
 }
 
 // searchFlagNames lists the flags of addSearchFlags.
-var searchFlagNames = []string{"tie", "r", "e-eps", "eps", "delta", "rel-tol", "min-factor", "max-factor", "max-probes"}
+var searchFlagNames = []string{"tie", "r", "epochs", "e-eps", "eps", "delta", "rel-tol", "min-factor", "max-factor", "max-probes"}
 
 // addSearchFlags registers the [search] flags on fs.
 func addSearchFlags(fs *flag.FlagSet) *searchFlags {
-	f := &searchFlags{rs: intList()}
+	f := &searchFlags{rs: intList(), epochs: floatList()}
 	f.tie = fs.String("tie", "", "comma-separated parameters multiplied by the factor (default: scale/sigma; mu,scale for Vuvuzela)")
 	fs.Var(f.rs, "r", "number(s) of observations: comma-separated or repeated; 10000, 10_000 or 1e4")
+	fs.Var(f.epochs, "epochs", "number(s) of epochs of a training run, instead of --r: r = epochs/q steps (Poisson), epochs*dataset_size/batch (fixed size), or epochs (random_allocation, whose observation is an epoch)")
 	f.eEps = fs.Float64("e-eps", 0, "target e^eps (>= 1)")
 	f.eps = fs.Float64("eps", 0, "target eps (natural log, >= 0)")
 	f.delta = fs.Float64("delta", 0, "target delta, in (0, 1)")
@@ -42,9 +44,14 @@ func searchFlagManifest(set map[string]bool, mf *mechFlags, sf *searchFlags, sta
 	var problems flagProblems
 	mech, engine := mf.tables(set, &problems)
 	search := map[string]any{}
-	if len(sf.rs.vals) == 0 {
-		problems.add("--r is required (the number of observations)")
-	} else {
+	switch {
+	case len(sf.rs.vals) > 0 && len(sf.epochs.vals) > 0:
+		problems.add("give either --r or --epochs, not both")
+	case len(sf.epochs.vals) > 0:
+		search["epochs"] = sf.epochs.vals
+	case len(sf.rs.vals) == 0:
+		problems.add("--r is required (the number of observations; or --epochs for a training run)")
+	default:
 		search["compositions"] = sf.rs.vals
 	}
 	switch {

@@ -168,8 +168,8 @@ func (p *parser) figures(v any, m *Manifest) {
 			switch {
 			case !isInt:
 				bad("r", "must be an integer, got %s", typeName(x))
-			case !slices.Contains(m.Query.Compositions, int(n)):
-				bad("r", "r = %d is not in query.compositions", n)
+			case !slices.Contains(m.allCompositions(), int(n)):
+				bad("r", "r = %d is not in query.compositions (nor the r of query.epochs)", n)
 			default:
 				f.R = int(n)
 			}
@@ -356,8 +356,8 @@ func (p *parser) figurePoints(t map[string]any, m *Manifest, bad func(string, st
 				bad("points", "%s: %s", where, m.unqueried(id))
 			case !slices.Contains(m.Query.Methods, pt.Method):
 				bad("points", "%s: method %q is not in query.methods", where, pt.Method)
-			case !isInt || !slices.Contains(m.Query.Compositions, int(r)):
-				bad("points", "%s: r must be one of query.compositions", where)
+			case !isInt || !slices.Contains(m.allCompositions(), int(r)):
+				bad("points", "%s: r must be one of query.compositions (or the r of query.epochs)", where)
 			case !containsClose(m.Query.Delta, d):
 				bad("points", "%s: delta = %v is not in query.delta", where, d)
 			}

@@ -113,8 +113,14 @@ type SweepAxis struct {
 
 // Query lists what is computed for every mechanism.
 type Query struct {
-	// Compositions holds the numbers of compositions r, sorted, unique.
+	// Compositions holds the numbers of compositions r, sorted, unique:
+	// the key compositions (each instance's own, with epochs, are
+	// Manifest.Compositions).
 	Compositions []int
+	// Epochs holds the numbers of training epochs (the key epochs),
+	// sorted, unique: each instance of a mechanism with epochs is also
+	// queried at the r they make (MechanismSpec.Epochs, EpochPoints).
+	Epochs []float64
 	// Eps holds the eps values of delta(eps) queries (natural log scale,
 	// converted from e_eps when the manifest gives e_eps).
 	Eps []float64
@@ -252,6 +258,7 @@ func (p *parser) parse(raw map[string]any, m *Manifest) {
 	if v, ok := raw["sweep"]; ok {
 		p.sweep(v, m)
 	}
+	p.checkEpochs(m, "query", m.Query.Epochs, len(m.Query.Compositions) > 0, nil)
 	if v, ok := raw["figure"]; ok {
 		p.figures(v, m)
 	}
@@ -268,7 +275,7 @@ const maxTasks = 1000000
 // checkSize refuses manifests whose sweep and query expand to more than
 // maxTasks tasks.
 func (p *parser) checkSize(m *Manifest) {
-	tasks := m.instanceCount(nil) * float64(len(m.Query.Compositions)) * float64(max(1, len(m.Query.Methods)))
+	tasks := m.instanceCount(nil) * float64(len(m.Query.Compositions)+len(m.Query.Epochs)) * float64(max(1, len(m.Query.Methods)))
 	if tasks > maxTasks {
 		p.el.add(p.line("sweep"), "sweep", "the manifest expands to %.3g tasks, more than %d; split it", tasks, maxTasks)
 	}
@@ -489,16 +496,18 @@ func (p *parser) query(v any, m *Manifest) {
 		}
 		return
 	}
-	keys := []string{"compositions", "e_eps", "eps", "delta", "methods", "alpha", "fpr"}
+	keys := []string{"compositions", "epochs", "e_eps", "eps", "delta", "methods", "alpha", "fpr"}
 	tb := p.table(t, []string{"query"}, "query.")
 	tb.unknown(keys, "key", false)
 	at := tb.at
 	q := &m.Query
 	p.queryAlpha(t, q)
 	p.queryFPR(t, q)
-	var hasR, hasEps, hasDelta bool
-	if q.Compositions, hasR = tb.compositions(); !hasR {
-		p.el.add(p.line("query"), "query.compositions", "missing required key")
+	var hasR, hasEpochs, hasEps, hasDelta bool
+	q.Compositions, hasR = tb.compositions()
+	q.Epochs, hasEpochs = tb.epochs()
+	if !hasR && !hasEpochs {
+		p.el.add(p.line("query"), "query.compositions", "missing required key (the numbers of observations r; or epochs, for training runs)")
 	}
 	q.Eps, hasEps = tb.eps()
 	q.Delta, hasDelta = tb.delta()

@@ -14,9 +14,13 @@ type SearchConfig struct {
 	// DefaultTie of each mechanism's kind.
 	Tie []string
 	// Compositions, Eps (natural log) and Delta: one search per mechanism
-	// instance x r x eps x delta.
+	// instance x r x eps x delta; each instance's r are those of
+	// Compositions and of Epochs (Manifest.SearchCompositions).
 	Compositions []int
-	Eps, Delta   []float64
+	// Epochs holds the numbers of training epochs (the key epochs),
+	// sorted, unique, as query.epochs.
+	Epochs     []float64
+	Eps, Delta []float64
 	// RelTol, MinFactor, MaxFactor and MaxProbes are as in search.Spec (0:
 	// default).
 	RelTol, MinFactor, MaxFactor float64
@@ -37,7 +41,7 @@ func (p *parser) search(v any, m *Manifest) {
 		return
 	}
 	c := &SearchConfig{Line: p.line("search")}
-	keys := []string{"mechanisms", "tie", "compositions", "e_eps", "eps", "delta", "rel_tol", "min_factor", "max_factor", "max_probes"}
+	keys := []string{"mechanisms", "tie", "compositions", "epochs", "e_eps", "eps", "delta", "rel_tol", "min_factor", "max_factor", "max_probes"}
 	tb := p.table(t, []string{"search"}, "search.")
 	tb.unknown(keys, "key", true)
 	at := tb.at
@@ -83,10 +87,13 @@ func (p *parser) search(v any, m *Manifest) {
 			p.el.add(l, d, "mechanism %q: %s", spec.ID, msg)
 		}
 	}
-	var present bool
-	if c.Compositions, present = tb.compositions(); !present {
-		p.el.add(c.Line, "search.compositions", "missing required key (the numbers of observations r)")
+	var present, hasR, hasEpochs bool
+	c.Compositions, hasR = tb.compositions()
+	c.Epochs, hasEpochs = tb.epochs()
+	if !hasR && !hasEpochs {
+		p.el.add(c.Line, "search.compositions", "missing required key (the numbers of observations r; or epochs, for training runs)")
 	}
+	p.checkEpochs(m, "search", c.Epochs, len(c.Compositions) > 0, c.Mechanisms)
 	if c.Eps, present = tb.eps(); !present {
 		p.el.add(c.Line, "search.e_eps", "missing required key: the target e_eps (or eps)")
 	}
@@ -113,7 +120,7 @@ func (p *parser) search(v any, m *Manifest) {
 		return ""
 	})
 	m.Search = c
-	if n := m.instanceCount(c.Mechanisms) * float64(len(c.Compositions)*len(c.Eps)*len(c.Delta)); n > MaxSearches {
+	if n := m.instanceCount(c.Mechanisms) * float64((len(c.Compositions)+len(c.Epochs))*len(c.Eps)*len(c.Delta)); n > MaxSearches {
 		p.el.add(c.Line, "search", "the search expands to %.3g searches, more than %d; split it", n, MaxSearches)
 	}
 }

@@ -62,7 +62,7 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 	// one's.
 	chainRs := slices.Clone(job.Compositions)
 	if job.Manifest != nil {
-		chainRs = append(chainRs, job.Manifest.Query.Compositions...)
+		chainRs = append(chainRs, job.Manifest.Compositions(job.Instance)...)
 	}
 	chain := backend.ChainCounts(chainRs)
 	version := cache.BackendVersion(b.Backend)

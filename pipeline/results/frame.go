@@ -29,8 +29,8 @@ const (
 )
 
 // Column is one column of a Frame. Exactly the slice of its type is used.
-// In a Nullable Float64 column NaN stands for null; a Nullable String
-// column marks nulls in Null.
+// In a Nullable Float64 column NaN stands for null; a Nullable String or
+// Int64 column marks nulls in Null.
 type Column struct {
 	Name     string
 	Type     ColumnType
@@ -135,7 +135,14 @@ func WriteParquet(path string, f *Frame, meta map[string]string) error {
 				}
 			}
 		case *array.Int64Builder:
-			fb.AppendValues(c.Ints, nil)
+			var valid []bool
+			if c.Nullable && len(c.Null) > 0 {
+				valid = make([]bool, len(c.Ints))
+				for j := range valid {
+					valid[j] = !c.IsNull(j)
+				}
+			}
+			fb.AppendValues(c.Ints, valid)
 		case *array.Float64Builder:
 			for j, v := range c.Floats {
 				if c.IsNull(j) {
@@ -195,6 +202,7 @@ func ReadParquet(path string) (*Frame, error) {
 				case *array.Int64:
 					c.Type = Int64
 					c.Ints = append(c.Ints, a.Value(j))
+					c.Null = append(c.Null, null)
 				case *array.Float64:
 					c.Type = Float64
 					v := a.Value(j)

@@ -20,6 +20,7 @@ func TestParquetRoundTrip(t *testing.T) {
 		{Name: "i", Type: results.Int64, Ints: []int64{1, -2, 3}},
 		{Name: "f", Type: results.Float64, Nullable: true, Floats: []float64{0.5, math.NaN(), math.Inf(1)}},
 		{Name: "b", Type: results.Bool, Bools: []bool{true, false, true}},
+		{Name: "n", Type: results.Int64, Nullable: true, Ints: []int64{7, 0, 9}, Null: []bool{false, true, false}},
 	}}
 	for round := 0; round < 2; round++ { // the second write replaces the file
 		if err := results.WriteParquet(path, f, map[string]string{"k": "v"}); err != nil {
@@ -33,6 +34,9 @@ func TestParquetRoundTrip(t *testing.T) {
 	pipelinetest.FramesEqual(t, f, g)
 	if !g.Column("f").IsNull(1) || g.Column("f").IsNull(2) || !math.IsInf(g.Column("f").Floats[2], 1) {
 		t.Errorf("null handling: %v", g.Column("f").Floats)
+	}
+	if n := g.Column("n"); !n.IsNull(1) || n.IsNull(0) || n.IsNull(2) || n.Ints[2] != 9 {
+		t.Errorf("nullable integers: %v %v", n.Ints, n.Null)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {

@@ -45,10 +45,33 @@ type boundRow struct {
 	id, kind  string
 	params    string
 	r         int
-	method    string
-	at        float64
-	bound     methods.Bound
+	// ep is what r is in epochs and steps when the query gives epochs
+	// (ok false otherwise: the columns epochs and steps are null).
+	ep     manifest.EpochPoint
+	epOK   bool
+	method string
+	at     float64
+	bound  methods.Bound
 }
+
+// epochColumns returns the nullable columns epochs and steps of n rows:
+// what each row's compositions are in training epochs and steps, null
+// where the query gave r itself (query.compositions).
+func epochColumns(n int, at func(i int) (manifest.EpochPoint, bool)) (epochs, steps *results.Column) {
+	epochs = &results.Column{Name: "epochs", Type: results.Float64, Nullable: true, Floats: make([]float64, n)}
+	steps = &results.Column{Name: "steps", Type: results.Int64, Nullable: true, Ints: make([]int64, n), Null: make([]bool, n)}
+	for i := range n {
+		p, ok := at(i)
+		if !ok {
+			epochs.Floats[i], steps.Null[i] = math.NaN(), true
+			continue
+		}
+		epochs.Floats[i], steps.Ints[i] = p.Epochs, int64(p.Steps)
+	}
+	return epochs, steps
+}
+
+func (r boundRow) epochPoint() (manifest.EpochPoint, bool) { return r.ep, r.epOK }
 
 type runRow struct {
 	key          sortKey
@@ -117,6 +140,7 @@ func (c *collector) addOutcome(t Task, o methods.Outcome, eps, delta []float64) 
 		mechanism: t.Instance.Label, id: t.Instance.Spec.ID, kind: t.Instance.Spec.Kind,
 		params: t.Instance.ParamsJSON(), r: t.R, method: t.Method,
 	}
+	base.ep, base.epOK = t.Manifest.EpochsAt(t.Instance, t.R)
 	key := sortKey{instance: t.Instance.Order, method: methodIndex(t.Manifest, t.Method), r: t.R}
 	for i, b := range o.Delta {
 		row := base
@@ -172,7 +196,8 @@ func boundFrame(rows []boundRow, atName, upName, loName string, withEEps bool) *
 	if !withEEps {
 		eeps.Name = "e_eps_upper"
 	}
-	return &results.Frame{Columns: []*results.Column{mech, comp, meth, at, up, lo, eeps, id, kind, params}}
+	epochs, steps := epochColumns(n, func(i int) (manifest.EpochPoint, bool) { return rows[i].epochPoint() })
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, at, up, lo, eeps, id, kind, params, epochs, steps}}
 }
 
 func (c *collector) runsFrame(version, shard string) *results.Frame {
@@ -208,7 +233,11 @@ func (c *collector) runsFrame(version, shard string) *results.Frame {
 		}
 		acc.Floats[i], reached.Floats[i] = r.accuracy, r.reached
 	}
-	return &results.Frame{Columns: []*results.Column{mech, comp, meth, params, buckets, factor, inf, secs, note, hash, ver, status, cached, errc, id, kind, file, shardc, acc, reached}}
+	epochs, steps := epochColumns(n, func(i int) (manifest.EpochPoint, bool) {
+		t := rows[i].task
+		return t.Manifest.EpochsAt(t.Instance, t.R)
+	})
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, params, buckets, factor, inf, secs, note, hash, ver, status, cached, errc, id, kind, file, shardc, acc, reached, epochs, steps}}
 }
 
 // renyiFrame builds renyi.parquet: one row per mechanism instance x r x
@@ -231,7 +260,8 @@ func renyiFrame(rows []renyiRow) *results.Frame {
 		alpha.Floats[i], lo.Floats[i], up.Floats[i] = r.b.Alpha, r.b.Lower, r.b.Upper
 		est.Floats[i], an.Floats[i] = r.b.Estimate, r.b.Analytic
 	}
-	return &results.Frame{Columns: []*results.Column{mech, comp, meth, alpha, lo, up, est, an, id, kind, params}}
+	epochs, steps := epochColumns(n, func(i int) (manifest.EpochPoint, bool) { return rows[i].epochPoint() })
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, alpha, lo, up, est, an, id, kind, params, epochs, steps}}
 }
 
 type renyiRow struct {
@@ -265,7 +295,8 @@ func tradeoffFrame(rows []tprRow) *results.Frame {
 		id.Strings[i], kind.Strings[i], params.Strings[i] = r.id, r.kind, r.params
 		fpr.Floats[i], lo.Floats[i], up.Floats[i], mu.Floats[i] = r.b.FPR, r.b.Lower, r.b.Upper, r.b.Mu
 	}
-	return &results.Frame{Columns: []*results.Column{mech, comp, meth, fpr, lo, up, mu, id, kind, params}}
+	epochs, steps := epochColumns(n, func(i int) (manifest.EpochPoint, bool) { return rows[i].epochPoint() })
+	return &results.Frame{Columns: []*results.Column{mech, comp, meth, fpr, lo, up, mu, id, kind, params, epochs, steps}}
 }
 
 type tprRow struct {

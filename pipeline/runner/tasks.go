@@ -30,7 +30,7 @@ func Expand(manifests []*manifest.Manifest) []Task {
 		insts := m.Instances()
 		for i := range insts {
 			for _, meth := range m.Query.Methods {
-				for _, r := range m.Query.Compositions {
+				for _, r := range m.Compositions(&insts[i]) {
 					tasks = append(tasks, Task{Manifest: m, Instance: &insts[i], Method: meth, R: r})
 				}
 			}

@@ -23,7 +23,7 @@ func Specs(m *manifest.Manifest) []Spec {
 		if tie == nil {
 			tie = manifest.DefaultTieFor(in.Spec)
 		}
-		for _, r := range c.Compositions {
+		for _, r := range m.SearchCompositions(&in) {
 			for _, eps := range c.Eps {
 				for _, delta := range c.Delta {
 					out = append(out, Spec{

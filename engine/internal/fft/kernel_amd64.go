@@ -1,10 +1,10 @@
 //go:build amd64 && !purego
 
-package engine
+package fft
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the assembly butterfly loops (fftkernel_amd64.s); it is
+// useAVX2 selects the assembly butterfly loops (kernel_amd64.s); it is
 // fixed at start-up from the processor's features.
 var useAVX2 = cpu.X86.HasAVX2
 

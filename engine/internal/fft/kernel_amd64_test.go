@@ -1,16 +1,16 @@
 //go:build amd64 && !purego
 
-package engine
+package fft
 
 import (
 	"math/rand/v2"
 	"testing"
 )
 
-// TestFFTKernelsBitwise checks that the AVX2 butterfly loops give bitwise
+// TestKernelsMatchGoBitwise checks that the AVX2 butterfly loops give bitwise
 // the results of the Go loops (the transforms' bitwise tests then cover
 // both, whichever runs).
-func TestFFTKernelsBitwise(t *testing.T) {
+func TestKernelsMatchGoBitwise(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no AVX2")
 	}

@@ -1,14 +1,14 @@
-package engine
+package fft
 
-// The butterfly loops of the transforms (fft.go). Each exists as portable
+// The butterfly loops of the transforms (transform.go). Each exists as portable
 // Go (the *Go functions, the reference) and, on amd64 with AVX2, as
 // assembly doing the same IEEE operations in the same order on four
 // entries at a time (no fused multiply-add): the results are bitwise the
-// same, which TestFFTKernelsBitwise checks, so the error analysis of fft.go
+// same, which TestKernelsMatchGoBitwise checks, so the error analysis of Plan
 // holds for both.
 //
 // A complex product w x is computed as (wr xr - wi xi, wr xi + wi xr). The
-// twiddle tables satisfy w^(k+s/4) = -i w^k exactly (newFFTPlan), so a
+// twiddle tables satisfy w^(k+s/4) = -i w^k exactly (NewPlan), so a
 // product by w^(k+s/4) is taken as -i (w^k x) = (Im, -Re) for the forward
 // transform and, with conjugated twiddles, +i (conj(w^k) x) = (-Im, Re)
 // for the inverse: bitwise the product by the rotated table entry.

@@ -1,4 +1,4 @@
-package engine
+package fft
 
 import (
 	"math"
@@ -38,10 +38,18 @@ func relErr2(re, im []float64, want []complex128) float64 {
 	return math.Sqrt(errNorm / norm)
 }
 
-func TestFFTMatchesNaiveDFT(t *testing.T) {
+func randomComplex(rng *rand.Rand, n int) (re, im []float64) {
+	re, im = make([]float64, n), make([]float64, n)
+	for i := range re {
+		re[i], im[i] = rng.NormFloat64(), rng.NormFloat64()*rng.Float64()
+	}
+	return re, im
+}
+
+func TestForwardInverseMatchNaiveDFT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{2, 4, 8, 16, 64, 256, 1024} {
-		p := newFFTPlan(n)
+		p := NewPlan(n)
 		for _, inv := range []bool{false, true} {
 			x := make([]complex128, n)
 			re := make([]float64, n)
@@ -52,24 +60,55 @@ func TestFFTMatchesNaiveDFT(t *testing.T) {
 			}
 			want := naiveDFT(x, inv)
 			if inv {
-				p.inverse(re, im)
+				p.Inverse(re, im)
 			} else {
-				p.forward(re, im)
+				p.Forward(re, im)
 			}
 			rel := relErr2(re, im, want)
 			// The reference itself carries O(n u) error; the FFT's own
 			// bound is kappa. Allow both.
-			if lim := p.kappa + float64(n)*8*unitRoundoff; rel > lim {
+			if lim := p.Kappa() + float64(n)*8*unitRoundoff; rel > lim {
 				t.Errorf("n=%d inverse=%v: relative error %.3g > %.3g", n, inv, rel, lim)
 			}
 		}
 	}
 }
 
-func TestFFTRoundTrip(t *testing.T) {
+// TestBitReversedMatchesNaiveDFT checks forwardBR (and inverseBR) against
+// direct summation within the error bound kappa of Theorem 24.2.
+func TestBitReversedMatchesNaiveDFT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{2, 4, 8, 16, 32, 128, 1024, 8192} {
+		p := NewPlan(n)
+		for _, inv := range []bool{false, true} {
+			re, im := randomComplex(rng, n)
+			x := make([]complex128, n)
+			for i := range x {
+				x[i] = complex(re[i], im[i])
+			}
+			var want []complex128
+			if inv {
+				// inverseBR takes its input in bit-reversed order.
+				want = naiveDFT(x, true)
+				p.BitReverse(re, im)
+				p.InverseBitReversed(re, im)
+			} else {
+				want = naiveDFT(x, false)
+				p.ForwardBitReversed(re, im)
+				p.BitReverse(re, im)
+			}
+			rel := relErr2(re, im, want)
+			if lim := p.Kappa() + float64(n)*8*unitRoundoff; rel > lim {
+				t.Errorf("n=%d inverse=%v: relative error %.3g > %.3g", n, inv, rel, lim)
+			}
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := 1 << 12
-	p := newFFTPlan(n)
+	p := NewPlan(n)
 	re := make([]float64, n)
 	im := make([]float64, n)
 	orig := make([]float64, n)
@@ -77,8 +116,8 @@ func TestFFTRoundTrip(t *testing.T) {
 		re[i] = rng.Float64()
 		orig[i] = re[i]
 	}
-	p.forward(re, im)
-	p.inverse(re, im)
+	p.Forward(re, im)
+	p.Inverse(re, im)
 	for i := range re {
 		got := re[i] / float64(n)
 		if math.Abs(got-orig[i]) > 1e-13 || math.Abs(im[i]/float64(n)) > 1e-13 {
@@ -90,7 +129,7 @@ func TestFFTRoundTrip(t *testing.T) {
 func BenchmarkFFT(b *testing.B) {
 	for _, logN := range []int{17, 18, 21} {
 		n := 1 << logN
-		p := newFFTPlan(n)
+		p := NewPlan(n)
 		re := make([]float64, n)
 		im := make([]float64, n)
 		for i := range re {
@@ -100,13 +139,13 @@ func BenchmarkFFT(b *testing.B) {
 		// natural order (with the bit reversal permutation)
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				p.forward(re, im)
+				p.Forward(re, im)
 			}
 		})
 		// what a convolution does per transform: no permutation
 		b.Run(name+"/bitreversed", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				p.forwardBR(re, im)
+				p.ForwardBitReversed(re, im)
 			}
 		})
 	}

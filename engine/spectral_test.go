@@ -4,35 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-)
 
-// difReference is the plain one-stage-at-a-time decimation-in-frequency
-// transform (natural order in, bit-reversed order out), to check that the
-// blocked and fused dif gives bitwise the same results.
-func (p *fftPlan) difReference(re, im []float64, sign float64) {
-	n := p.n
-	for size := n; size >= 2; size >>= 1 {
-		half := size >> 1
-		step := n / size
-		for start := 0; start < n; start += size {
-			for k := 0; k < half; k++ {
-				ar, ai := re[start+k], im[start+k]
-				br, bi := re[start+half+k], im[start+half+k]
-				re[start+k], im[start+k] = ar+br, ai+bi
-				dr, di := ar-br, ai-bi
-				switch {
-				case k == 0:
-					re[start+half+k], im[start+half+k] = dr, di
-				case size == 4: // k == 1: w = -i (forward), +i (inverse)
-					re[start+half+k], im[start+half+k] = sign*di, -sign*dr
-				default:
-					wr, wi := p.twRe[k*step], sign*p.twIm[k*step]
-					re[start+half+k], im[start+half+k] = wr*dr-wi*di, wr*di+wi*dr
-				}
-			}
-		}
-	}
-}
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
+)
 
 func randomComplex(rng *rand.Rand, n int) (re, im []float64) {
 	re, im = make([]float64, n), make([]float64, n)
@@ -40,56 +14,6 @@ func randomComplex(rng *rand.Rand, n int) (re, im []float64) {
 		re[i], im[i] = rng.NormFloat64(), rng.NormFloat64()*rng.Float64()
 	}
 	return re, im
-}
-
-func TestFFTDIFBlockedBitwiseIdentical(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for logN := 1; logN <= 15; logN++ {
-		n := 1 << logN
-		p := newFFTPlan(n)
-		for _, sign := range []float64{1, -1} {
-			re, im := randomComplex(rng, n)
-			r2, i2 := append([]float64(nil), re...), append([]float64(nil), im...)
-			p.dif(re, im, sign)
-			p.difReference(r2, i2, sign)
-			for i := range re {
-				if re[i] != r2[i] || im[i] != i2[i] {
-					t.Fatalf("n=%d sign=%v: entry %d differs: (%v,%v) vs (%v,%v)", n, sign, i, re[i], im[i], r2[i], i2[i])
-				}
-			}
-		}
-	}
-}
-
-// TestFFTBitReversedMatchesNaiveDFT checks forwardBR (and inverseBR) against
-// direct summation within the error bound kappa of Theorem 24.2.
-func TestFFTBitReversedMatchesNaiveDFT(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{2, 4, 8, 16, 32, 128, 1024, 8192} {
-		p := newFFTPlan(n)
-		for _, inv := range []bool{false, true} {
-			re, im := randomComplex(rng, n)
-			x := make([]complex128, n)
-			for i := range x {
-				x[i] = complex(re[i], im[i])
-			}
-			var want []complex128
-			if inv {
-				// inverseBR takes its input in bit-reversed order.
-				want = naiveDFT(x, true)
-				p.permute(re, im)
-				p.inverseBR(re, im)
-			} else {
-				want = naiveDFT(x, false)
-				p.forwardBR(re, im)
-				p.permute(re, im)
-			}
-			rel := relErr2(re, im, want)
-			if lim := p.kappa + float64(n)*8*unitRoundoff; rel > lim {
-				t.Errorf("n=%d inverse=%v: relative error %.3g > %.3g", n, inv, rel, lim)
-			}
-		}
-	}
 }
 
 // spectralProductNatural is the product of spectra in natural order, the
@@ -115,7 +39,7 @@ func TestSpectralProductBitReversed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for logN := 1; logN <= 12; logN++ {
 		N := 1 << logN
-		p := newFFTPlan(N)
+		p := fft.NewPlan(N)
 		for _, self := range []bool{false, true} {
 			var a, b convScratch
 			a.reX, a.imX = randomComplex(rng, N)
@@ -123,11 +47,11 @@ func TestSpectralProductBitReversed(t *testing.T) {
 			b.reX, b.imX = append([]float64(nil), a.reX...), append([]float64(nil), a.imX...)
 			b.reY, b.imY = append([]float64(nil), a.reY...), append([]float64(nil), a.imY...)
 			// a in bit-reversed order, b natural.
-			p.permute(a.reX, a.imX)
-			p.permute(a.reY, a.imY)
+			p.BitReverse(a.reX, a.imX)
+			p.BitReverse(a.reY, a.imY)
 			spectralProduct(&a, N, self)
 			spectralProductNatural(&b, N, self)
-			p.permute(a.reX, a.imX)
+			p.BitReverse(a.reX, a.imX)
 			for i := range a.reX {
 				if a.reX[i] != b.reX[i] || a.imX[i] != b.imX[i] {
 					t.Fatalf("N=%d self=%v: entry %d differs", N, self, i)
@@ -138,12 +62,12 @@ func TestSpectralProductBitReversed(t *testing.T) {
 }
 
 // TestConvolutionBitReversed checks the whole packed convolution path
-// (forwardBR, spectralProduct, inverseBR) against direct convolution within
+// (ForwardBitReversed, spectralProduct, InverseBitReversed) against direct convolution within
 // convErrBound.
 func TestConvolutionBitReversed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, N := range []int{8, 64, 1024, 16384} {
-		p := newFFTPlan(N)
+		p := fft.NewPlan(N)
 		var s convScratch
 		s.buffers(N)
 		m := N / 2
@@ -170,11 +94,11 @@ func TestConvolutionBitReversed(t *testing.T) {
 		}
 		finishNorms(&nx)
 		finishNorms(&ny)
-		p.forwardBR(s.reX, s.imX)
-		p.forwardBR(s.reY, s.imY)
+		p.ForwardBitReversed(s.reX, s.imX)
+		p.ForwardBitReversed(s.reY, s.imY)
 		spectralProduct(&s, N, false)
-		p.inverseBR(s.reX, s.imX)
-		E := convErrBound(p.kappa, N, nx, ny)
+		p.InverseBitReversed(s.reX, s.imX)
+		E := convErrBound(p.Kappa(), N, nx, ny)
 		worst := 0.0
 		for k := 0; k < 2*m-1; k++ {
 			var wa, wc float64
@@ -194,39 +118,8 @@ func TestConvolutionBitReversed(t *testing.T) {
 	}
 }
 
-// TestFFTParallelBlocksBitwiseIdentical checks that transforms whose blocks
-// run on several goroutines (fftPlan.eachBlock, lengths from
-// fftParallelMin) give bitwise the results of one goroutine, forward (dif)
-// and inverse (dit), for worker counts that do and do not divide the
-// number of blocks.
-func TestFFTParallelBlocksBitwiseIdentical(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	for _, logN := range []int{15, 16, 17} {
-		n := 1 << logN
-		one := newFFTPlan(n)
-		one.workers = 1
-		for _, w := range []int{2, 3, 8} {
-			many := newFFTPlan(n)
-			many.workers = w
-			for _, sign := range []float64{1, -1} {
-				re, im := randomComplex(rng, n)
-				r2, i2 := append([]float64(nil), re...), append([]float64(nil), im...)
-				one.dif(re, im, sign)
-				many.dif(r2, i2, sign)
-				one.dit(re, im, -sign)
-				many.dit(r2, i2, -sign)
-				for i := range re {
-					if math.Float64bits(re[i]) != math.Float64bits(r2[i]) || math.Float64bits(im[i]) != math.Float64bits(i2[i]) {
-						t.Fatalf("n=%d workers=%d sign=%v: entry %d differs", n, w, sign, i)
-					}
-				}
-			}
-		}
-	}
-}
-
 // TestPackedProductPair: the pair gives both mirrors' products of two
-// packedProduct calls, value for value (issue 24), also with zeros,
+// packedProduct calls, value for value, also with zeros,
 // signed zeros, infinities and subnormals among the inputs.
 func TestPackedProductPair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 1))

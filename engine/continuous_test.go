@@ -59,3 +59,42 @@ func TestEmbedWorkersIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestContinuousLeafMisplacement checks that the leaves of the continuous
+// pairs place every piece in the bucket of its upper border (counter u of
+// Definition 7 at most 1 plus rounding): the bucket borders are moved below
+// the loss error bound (monotonePair.embed). With borders only 1e-13 below,
+// SGD's loss error bound pushed every piece one bucket up (u = 2).
+func TestContinuousLeafMisplacement(t *testing.T) {
+	var ms []Mechanism
+	add := func(m Mechanism, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	add(Gauss(3, 1, 0))
+	add(Gauss(0.7, 1, 5))
+	add(Laplace(2, 1, 0))
+	add(SGD(4, 0.01))
+	add(SGD(0.8, 0.999))
+	for _, s := range []Sampling{Poisson, FixedSize} {
+		for _, r := range []Relation{AddRemove, ReplaceOne} {
+			add(SubsampledGauss(1.1, 1, 0.02, s, r))
+			add(SubsampledLaplace(1.5, 1, 0.3, s, r))
+		}
+	}
+	for _, m := range ms {
+		for _, B := range []int{4000, 100000} {
+			o, _ := Options{Buckets: B}.withDefaults()
+			p, err := newPlan([]Part{{m, 1000}}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _ := p.leaf(m)
+			if l.u > 1+1e-6 {
+				t.Errorf("%v, %d buckets: leaf u = %v > 1", m, B, l.u)
+			}
+		}
+	}
+}

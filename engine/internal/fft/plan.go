@@ -1,0 +1,158 @@
+package fft
+
+import (
+	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+)
+
+// unitRoundoff is u = 2^-53, the unit roundoff of float64.
+const unitRoundoff = 0x1p-53
+
+// TwiddleErr is mu in Higham's notation: a bound on |w^ - w| for every
+// twiddle factor w = exp(-+2 pi i k/n) of a Plan. The twiddles are computed
+// by math.Sincos of an argument in [0, pi] (not by recurrence): the
+// argument itself carries a relative error of at most u = 2^-53, and Sincos
+// is accurate to about one ulp; 8u is generous.
+const TwiddleErr = 8 * unitRoundoff
+
+// Kappa returns the relative 2-norm error bound of Higham, "Accuracy and
+// Stability of Numerical Algorithms" (2nd ed.), Theorem 24.2, for a
+// radix-2 FFT of length 2^logN whose twiddles are within TwiddleErr of the
+// exact ones: the computed transform y^ of x satisfies
+// ||y^ - y||_2 <= kappa ||y||_2, y the exact transform, with
+//
+//	kappa = t eta / (1 - t eta),  t = logN,  eta = mu + gamma_4 (sqrt 2 + mu),
+//
+// mu = TwiddleErr and gamma_4 = 4u/(1-4u). It holds for every transform of
+// a Plan of that length (Plan.Kappa).
+func Kappa(logN int) float64 {
+	u := unitRoundoff
+	gamma4 := 4 * u / (1 - 4*u)
+	eta := TwiddleErr + gamma4*(math.Sqrt2+TwiddleErr)
+	t := float64(logN)
+	return t * eta / (1 - t*eta)
+}
+
+// A Plan holds the precomputed twiddle factors of radix-2 FFTs of one
+// length n, a power of two: the decimation-in-time Cooley-Tukey algorithm
+// (Forward, Inverse, InverseBitReversed) and the decimation-in-frequency
+// Gentleman-Sande algorithm (ForwardBitReversed).
+//
+// Every twiddle w^k = exp(-2 pi i k/n) is computed directly with math.Sincos
+// (not by recurrence), so each is within TwiddleErr of the exact value, and
+// every transform of the plan satisfies the error bound of Higham's Theorem
+// 24.2 with the constant Kappa returns.
+//
+// A Plan is safe for concurrent use by several goroutines (its transforms
+// only read it). Transforms of length at least 2^15 run their independent
+// blocks on up to GOMAXPROCS goroutines (as when the plan was made); the
+// blocks are disjoint and each is transformed by the same operations, so
+// the results are bitwise those of one goroutine.
+type Plan struct {
+	n     int
+	logN  int
+	twRe  []float64 // twRe[k] + i*twIm[k] = exp(-2 pi i k / n), k < n/2
+	twIm  []float64
+	rev   []uint32 // bit reversal permutation
+	kappa float64
+	// stage twiddles: for the stage of butterfly size s (s = 8, 16, ...,
+	// n), the s/2 twiddles exp(-2 pi i k/s) = tw[k*n/s] stored contiguously
+	// from offset s/2 - 4 (the same floating-point values as twRe/twIm, so
+	// the error analysis is unchanged; contiguous access is faster).
+	stRe, stIm []float64
+	stImC      []float64 // -stIm: the conjugate twiddles of the inverse
+	// workers is the number of goroutines over which a transform of
+	// length at least parallelMin runs its independent blocks
+	// (GOMAXPROCS when the plan was made).
+	workers int
+}
+
+// parallelMin is the shortest transform whose independent blocks run on
+// several goroutines: a composition convolves its tilts on all cores, but
+// with 3 tilts on 2 cores (or one list left of two) a core would idle
+// while the last tilt's transforms run. Splitting their blocks keeps it
+// busy, and costs two goroutines when every core is busy anyway. The
+// blocks are disjoint and each is transformed by the same operations, so
+// the result is bitwise that of one goroutine.
+const parallelMin = 1 << 15
+
+// eachBlock calls f(start) for start = 0, size, 2 size, ... < n, on up to
+// p.workers goroutines when n >= parallelMin and there are at least two
+// blocks, one after the other otherwise.
+func (p *Plan) eachBlock(n, size int, f func(start int)) {
+	count := n / size
+	w := min(p.workers, count)
+	if n < parallelMin || w < 2 {
+		for start := 0; start < n; start += size {
+			f(start)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func(b0, b1 int) {
+			defer wg.Done()
+			for b := b0; b < b1; b++ {
+				f(b * size)
+			}
+		}(count*k/w, count*(k+1)/w)
+	}
+	wg.Wait()
+}
+
+// NewPlan returns the plan of the transforms of length n. It panics unless
+// n is a power of two and at least 2 (the callers choose n; it is never
+// read from input).
+func NewPlan(n int) *Plan {
+	if n < 2 || n&(n-1) != 0 {
+		panic("fft: FFT length must be a power of two >= 2")
+	}
+	logN := bits.TrailingZeros(uint(n))
+	p := &Plan{n: n, logN: logN, workers: runtime.GOMAXPROCS(0)}
+	p.twRe = make([]float64, n/2)
+	p.twIm = make([]float64, n/2)
+	// w^(k+n/4) = -i w^k exactly in the table (w^k = (re, im) gives
+	// (im, -re)): the rotated entries are as accurate as the computed ones,
+	// and the butterflies can multiply by w^k once and rotate the product
+	// (an exact operation, bitwise the same as multiplying by the rotated
+	// twiddle; see ditPair).
+	q := max(n/4, 1)
+	for k := 0; k < min(q, n/2); k++ {
+		s, c := math.Sincos(2 * math.Pi * float64(k) / float64(n))
+		p.twRe[k] = c
+		p.twIm[k] = -s
+	}
+	for k := q; k < n/2; k++ {
+		p.twRe[k], p.twIm[k] = p.twIm[k-q], -p.twRe[k-q]
+	}
+	p.rev = make([]uint32, n)
+	for i := 0; i < n; i++ {
+		p.rev[i] = uint32(bits.Reverse(uint(i)) >> (bits.UintSize - logN))
+	}
+	if n >= 8 {
+		p.stRe = make([]float64, n-4)
+		p.stIm = make([]float64, n-4)
+		p.stImC = make([]float64, n-4)
+		for size := 8; size <= n; size <<= 1 {
+			half, step := size>>1, n/size
+			off := half - 4
+			for k := 0; k < half; k++ {
+				p.stRe[off+k] = p.twRe[k*step]
+				p.stIm[off+k] = p.twIm[k*step]
+				p.stImC[off+k] = -p.twIm[k*step]
+			}
+		}
+	}
+	p.kappa = Kappa(logN)
+	return p
+}
+
+// Len returns the length n of the plan's transforms.
+func (p *Plan) Len() int { return p.n }
+
+// Kappa returns the relative 2-norm error bound kappa of Higham's Theorem
+// 24.2 for the plan's transforms (the package function Kappa of log2 n).
+func (p *Plan) Kappa() float64 { return p.kappa }
