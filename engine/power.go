@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
 )
 
 // This file composes a grid list (grid.go) r times by one power in the
@@ -34,10 +36,10 @@ import (
 // # The spectral power (powerspec.go)
 //
 // The two real sequences are packed into one complex sequence x = b_a +
-// i b_c and transformed once (forwardBR). With Higham, "Accuracy and
+// i b_c and transformed once (ForwardBitReversed). With Higham, "Accuracy and
 // Stability of Numerical Algorithms" (2nd ed.), Theorem 24.2, the computed
 // spectrum Z^ satisfies ||Z^ - Z||_2 <= kappa ||Z||_2 = kappa sqrt(N)
-// ||x||_2 (fftPlan.kappa). The spectra of the two parts are A_k = (Z_k +
+// ||x||_2 (fft.Plan.Kappa). The spectra of the two parts are A_k = (Z_k +
 // conj Z_(N-k))/2 and C_k = (Z_k - conj Z_(N-k))/(2i), a linear map of
 // norm at most 1, computed with one rounded addition per component:
 // ||A^ - A||_2 <= eps_A = ||Z^ - Z||_2 + u/(1-u) ||A^||_2 (and the same for
@@ -55,7 +57,7 @@ import (
 //
 // for both parts; recombined, Q = P_A + i P_C has ||Q^ - Q||_2 <= ||P_A^ -
 // P_A||_2 + ||P_C^ - P_C||_2 + u/(1-u) ||Q^||_2. One inverse transform
-// (inverseBR, Theorem 24.2 again, ||IDFT||_2 = sqrt(N)) and the exact
+// (InverseBitReversed, Theorem 24.2 again, ||IDFT||_2 = sqrt(N)) and the exact
 // scaling by 1/N give the circular powers with
 //
 //	||p^ - p_circ||_2 <= err2 = (kappa ||Q^||_2 + ||Q^ - Q||_2) / sqrt(N),
@@ -362,7 +364,7 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 	u := unitRoundoff
 	fr := float64(r)
 	mg := newMGFGrid(leaf, powerSGrid(tau, sd, float64(n+1)*lam))
-	fp := newFFTPlan(N)
+	fp := fft.NewPlan(N)
 	K := len(tau)
 	tps := make([]tiltPower, K)
 	wr, wi := make([]float64, N), make([]float64, N)

@@ -1,6 +1,11 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"math/bits"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
+)
 
 // This file holds the spectral kernel of the power path (power.go): one
 // forward transform of two real sequences packed into one complex one, the
@@ -31,11 +36,11 @@ var cmulErr = math.Sqrt2 * gamma(2)
 const powSkipLn = -699.0
 
 // specPower computes the circular r-fold convolution powers of a and c
-// (length N = fp.n, non-negative, each summing to about 1) in place: a and
+// (length N = fp.Len(), non-negative, each summing to about 1) in place: a and
 // c hold the results on return (natural order). ma, mc bound the 1-norms
 // of a and c from above. Work arrays: wr, wi of length N.
-func specPower(fp *fftPlan, a, c, wr, wi []float64, r int, ma, mc float64) powerSpec {
-	N := fp.n
+func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc float64) powerSpec {
+	N := fp.Len()
 	u := unitRoundoff
 	fN := float64(N)
 	sqN := math.Sqrt(fN)
@@ -46,16 +51,14 @@ func specPower(fp *fftPlan, a, c, wr, wi []float64, r int, ma, mc float64) power
 	}
 	nx := math.Sqrt(s2*(1+gamma(2*N+2))) * (1 + 2*u)
 	// forward transform, spectrum in bit-reversed order
-	fp.forwardBR(a, c)
+	fp.ForwardBitReversed(a, c)
 	// ||Z^ - Z||_2 <= kappa ||Z||_2 = kappa sqrt(N) ||x||_2 (Theorem 24.2)
-	eZ := fp.kappa * sqN * nx * (1 + 4*u)
+	eZ := fp.Kappa() * sqN * nx * (1 + 4*u)
 	// Separation of the two real sequences' spectra (A in a, c; C in wr,
 	// wi), with the sums of squares of the computed A^ and C^.
-	rev := fp.rev
 	var sA, sC float64
 	for p := 0; p < N; p++ {
-		k := int(rev[p])
-		q := int(rev[(N-k)&(N-1)])
+		q := mirrorBR(p)
 		if q < p {
 			continue
 		}
@@ -88,8 +91,7 @@ func specPower(fp *fftPlan, a, c, wr, wi []float64, r int, ma, mc float64) power
 	var nSkip int
 	var pA, pC float64 // sums of squares of the computed powers
 	for p := 0; p < N; p++ {
-		k := int(rev[p])
-		q := int(rev[(N-k)&(N-1)])
+		q := mirrorBR(p)
 		if q < p {
 			continue
 		}
@@ -146,7 +148,7 @@ func specPower(fp *fftPlan, a, c, wr, wi []float64, r int, ma, mc float64) power
 	nQ := math.Sqrt(sQ*(1+gamma(N+2))) * (1 + 2*u)
 	// recombination: one rounded addition per component
 	eQ := (ePA + ePC + u/(1-u)*nQ + uf) * (1 + 4*u)
-	fp.inverseBR(a, c)
+	fp.InverseBitReversed(a, c)
 	inv := 1 / fN
 	for j := 0; j < N; j++ {
 		a[j] *= inv
@@ -154,8 +156,20 @@ func specPower(fp *fftPlan, a, c, wr, wi []float64, r int, ma, mc float64) power
 	}
 	// ||t^ - t||_2 <= (kappa ||Q^||_2 + ||Q^ - Q||_2) / sqrt(N), and the
 	// scaling by 1/N (exact unless the result is subnormal: 2^-1075 each)
-	err2 := (fp.kappa*nQ+eQ)/sqN*(1+4*u) + sqN*0x1p-1074
+	err2 := (fp.Kappa()*nQ+eQ)/sqN*(1+4*u) + sqN*0x1p-1074
 	return powerSpec{a: a, c: c, err2: err2}
+}
+
+// mirrorBR returns the position of the mirror frequency N-k of the
+// frequency k at position p of a spectrum in bit-reversed order: for p in
+// [h, 2h) (h a power of two) it is 3h-1-p, and positions 0 and 1 (k = 0
+// and N/2) are their own mirrors (spectral.go).
+func mirrorBR(p int) int {
+	if p < 2 {
+		return p
+	}
+	h := 1 << (bits.Len(uint(p)) - 1)
+	return 3*h - 1 - p
 }
 
 // cpow returns (xr + i xi)^r by repeated squaring: r-1 complex
