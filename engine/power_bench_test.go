@@ -37,7 +37,7 @@ func (row peersRow) answerWith(tb testing.TB, opt Options) peersAnswer {
 }
 
 // BenchmarkPowerPeers compares the power path (power.go) with the squaring
-// chain on issue 24's rows (not Vuvuzela: a count pair, which the power
+// chain on BenchmarkPeers' rows (not Vuvuzela: a count pair, which the power
 // path leaves to the chain) at the bucket counts PB_BUCKETS (default
 // 16384, 65536): ROW/MODE/BUCKETS reports cpu-s and relw as
 // BenchmarkPeers. Run with -benchtime 1x -count 5 and take medians.
