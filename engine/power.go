@@ -168,6 +168,14 @@ const (
 // beyond about 600 nats the B||A tail needs the swapped grid list.
 const powerMaxRange = 300
 
+// powerMaxL1 and powerMaxLoss bound the total rounding-error bound of a
+// power path's list and the share of the upper pair's mass its lower pair
+// may lose; beyond them the squaring chain composes (powerList).
+const (
+	powerMaxL1   = 1e-3
+	powerMaxLoss = 1e-2
+)
+
 // powerMinN is the smallest transform length of the power path.
 const powerMinN = 1 << 10
 
@@ -354,6 +362,16 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 		return nil, "", err
 	}
 	z.variance = float64(r) * gl.lossVariance()
+	// where the power's bounds are poor, the chain composes instead: a
+	// total rounding-error bound above powerMaxL1, or a lower pair that
+	// lost more than powerMaxLoss of the upper pair's mass (it merges at
+	// the leaf's spacing r times; the chain coarsens as the loss widens)
+	if !(z.l1A <= powerMaxL1) || !(z.l1C <= powerMaxL1) {
+		return nil, fmt.Sprintf("rounding-error bound %.3g", math.Max(z.l1A, z.l1C)), nil
+	}
+	if sa, sc := z.regularMass(); !(sc >= (1-powerMaxLoss)*sa) {
+		return nil, fmt.Sprintf("lower pair mass %.6g of %.6g", sc, sa), nil
+	}
 	return z, "", nil
 }
 
@@ -363,6 +381,7 @@ type tiltPower struct {
 	lnCa     float64   // ln sigma_a^-r
 	lnCc     float64
 	ea, ec   float64 // err2 + aliasing + abs part, (1 + rho_r) included
+	la, lc   float64 // the same with sqrt(N) err2: a bound on the 1-norm
 	ra, rc   float64 // rho_r
 	okA, okC bool    // the envelope is finite
 }
@@ -441,6 +460,9 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 		tp.ta, tp.tc = ps.a, ps.c
 		tp.ea = (ps.err2 + alA + abA) * (1 + rrA) * (1 + 4*u)
 		tp.ec = (ps.err2 + alC + abC) * (1 + rrC) * (1 + 4*u)
+		sqN := math.Sqrt(float64(N)) * (1 + 2*u)
+		tp.la = (ps.err2*sqN + alA + abA) * (1 + rrA) * (1 + 4*u)
+		tp.lc = (ps.err2*sqN + alC + abC) * (1 + rrC) * (1 + 4*u)
 		tp.ra, tp.rc = rrA, rrC
 		tp.lnCa, tp.lnCc = -fr*math.Log(siga), -fr*math.Log(sigc)
 		// sigma^-r e^(-tau L) must stay within float64 over the range
@@ -486,20 +508,20 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 	// per tilt: the factor sigma^-r e^(-tau L(o)) (weights times the
 	// constant), its relative error, and the side's data
 	type side struct {
-		t      []float64
-		lnC, e float64
-		rr     float64
-		ok     bool
-		fac    []float64
-		rf     float64
+		t         []float64
+		lnC, e, l float64
+		rr        float64
+		ok        bool
+		fac       []float64
+		rf        float64
 	}
 	ss := make([]side, K)
 	rel := 0.0
 	for m, t := range z.tau {
 		tp := tps[m]
-		s := side{t: tp.ta, lnC: tp.lnCa, e: tp.ea, rr: tp.ra, ok: tp.okA}
+		s := side{t: tp.ta, lnC: tp.lnCa, e: tp.ea, l: tp.la, rr: tp.ra, ok: tp.okA}
 		if !upper {
-			s = side{t: tp.tc, lnC: tp.lnCc, e: tp.ec, rr: tp.rc, ok: tp.okC}
+			s = side{t: tp.tc, lnC: tp.lnCc, e: tp.ec, l: tp.lc, rr: tp.rc, ok: tp.okC}
 		}
 		env[m] = math.Inf(1)
 		if s.ok {
@@ -564,8 +586,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 		}
 		sumT *= 1 + gamma(N+2)
 		C := math.Exp(s.lnC) * (1 + 4*u*(math.Abs(s.lnC)+2) + 2*u)
-		sqN := math.Sqrt(float64(N))
-		own := C * (1 + s.rf) * (s.e*sqN*(1+2*u) + (s.rf+s.rr)/(1-s.rf)*sumT*(1+4*u))
+		own := C * (1 + s.rf) * (s.l + (s.rf+s.rr)/(1-s.rf)*sumT*(1+4*u))
 		for o := 0; o < N; o++ {
 			if int(chosen[o]) == m {
 				d[o] = 0
