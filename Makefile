@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/pbuckets
 
-.PHONY: all build test test-slurm test-k8s example fuzz clean figures bench regress golden bench-peers synthetic-data reproduction-images searches sgd-sweep
+.PHONY: all build test lint deadcode-install test-slurm test-k8s example fuzz clean figures bench regress golden bench-peers synthetic-data reproduction-images searches sgd-sweep
 
 all: build
 
@@ -29,10 +29,21 @@ test-k8s:
 	cd scripts/k8s/check && $(GO) test ./...
 
 # staticcheck at a pinned version (go run fetches it through the module
-# proxy; nothing is added to go.mod).
+# proxy; nothing is added to go.mod), then deadcode -test: no function
+# unreachable from main or the tests. deadcode is installed at a pinned
+# version by make deadcode-install (.ci/run does; go install puts it in
+# $(go env GOPATH)/bin); it prints what it finds and exits 0, so the output
+# decides.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE_VERSION ?= v0.52.0
+DEADCODE ?= $(shell $(GO) env GOPATH)/bin/deadcode
 lint:
 	$(GO) run $(STATICCHECK) ./...
+	@out=$$($(DEADCODE) -test ./...) || exit 1; \
+	if [ -n "$$out" ]; then echo "$$out"; echo "deadcode: unreachable functions above"; exit 1; fi
+
+deadcode-install:
+	$(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
 # Runs the small example end to end (about a second once bin/pbuckets is
 # built) and prints its delta bounds.

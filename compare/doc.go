@@ -23,7 +23,11 @@
 //
 // Lower bounds: SumTest, for r-fold DP-SGD (the sampled Gaussian, Poisson
 // sampling, add/remove), from threshold tests on the sum of the outputs (a
-// post-processing), evaluated with rounding toward the safe side.
+// post-processing), evaluated with rounding toward the safe side;
+// LossTailLower, for the r-fold remove pair ((1-q) N(0,1) + q N(a,1),
+// N(0,1)) of any DP-SGD instance, from the likelihood-ratio event and
+// Chernoff bounds on the composed privacy loss, plain and exponentially
+// tilted (losstail.go, losstail_tilt.go), for large r.
 //
 // Single-round inputs without the engine: GaussDelta0, LaplaceDelta0,
 // TruncatedGaussDelta0, TruncatedLaplaceDelta0, RRDelta0, EpsDeltaDelta0
@@ -31,8 +35,10 @@
 // SampledGaussianRenyi (Renyi curves). Any DeltaFunc or RenyiFunc from
 // elsewhere (e.g. privacy buckets) can be used instead.
 //
-// Certified Renyi curves (rdp_sound.go): SampledGaussianRenyiUpper,
-// GaussRenyiUpper, LaplaceRenyiUpper, RRRenyiUpper and ComposeRenyiUpper
+// Certified Renyi curves (rdp_sound.go, rdp_fixed.go):
+// SampledGaussianRenyiUpper, SymmetrisedGaussianRenyiUpper (the symmetrised
+// pair of fixed-size sampling under replace-one), GaussRenyiUpper,
+// LaplaceRenyiUpper, RRRenyiUpper and ComposeRenyiUpper
 // are upper bounds whose floating-point error is bounded and added (no
 // numerical integration); with RDPOptions.Outward, RDP's conversion is
 // rounded up too, so its Delta and Eps are certified upper bounds.

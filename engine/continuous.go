@@ -35,9 +35,11 @@ type monotonePair struct {
 // eventSink receives groups of atomic events: A-mass pa, B-mass pb and an
 // interval [lossLo, lossHi] holding the privacy loss of every event in the
 // group (leafBuilder.add, or a transformation of it such as mirrorSink).
+// The loss of every event of a monotone pair is known to within its
+// rounding, so a sink needs no way to take events of unknown loss (the
+// leaves that have them call leafBuilder.addUnknown directly).
 type eventSink interface {
 	add(pa, pb, lossLo, lossHi float64)
-	addUnknown(aLo, aHi, cLo, cHi float64)
 	// grid returns the bucket width lambda = ln f and n of the list built.
 	grid() (lambda float64, n int)
 }
@@ -260,8 +262,3 @@ func (m mirrorSink) add(pa, pb, lossLo, lossHi float64) {
 }
 
 func (m mirrorSink) grid() (float64, int) { return m.b.grid() }
-
-func (m mirrorSink) addUnknown(aLo, aHi, cLo, cHi float64) {
-	m.b.addUnknown(aLo, aHi, cLo, cHi)
-	m.b.addUnknown(cLo, cHi, aLo, aHi)
-}

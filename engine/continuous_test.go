@@ -13,10 +13,7 @@ type recordSink struct {
 }
 
 func (s *recordSink) add(pa, pb, lo, hi float64) { s.adds = append(s.adds, [4]float64{pa, pb, lo, hi}) }
-func (s *recordSink) addUnknown(aLo, aHi, cLo, cHi float64) {
-	s.adds = append(s.adds, [4]float64{aLo, aHi, cLo, cHi})
-}
-func (s *recordSink) grid() (float64, int) { return s.lam, s.n }
+func (s *recordSink) grid() (float64, int)       { return s.lam, s.n }
 
 // TestEmbedWorkersIdentical checks that embedding a continuous pair on
 // several goroutines adds the same groups, bit for bit and in the same

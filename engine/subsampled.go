@@ -130,21 +130,6 @@ import (
 // masses from accurate distribution functions, atoms where the loss is
 // constant (Laplace outside [0, a]).
 
-// noiseKind is the noise distribution of a subsampled mechanism.
-type noiseKind int
-
-const (
-	gaussNoise noiseKind = iota
-	laplaceNoise
-)
-
-func (n noiseKind) String() string {
-	if n == laplaceNoise {
-		return "laplace"
-	}
-	return "gauss"
-}
-
 // shape is one of the pair shapes R, P, S above.
 type shape int
 
@@ -167,11 +152,11 @@ type recipe struct {
 
 // pairRecipe returns the pair of one step with sampling rate q and largest
 // contribution m per record (units of the noise scale), per the table above.
-func pairRecipe(noise noiseKind, s Sampling, r Relation, q, m float64) recipe {
+func pairRecipe(noise Noise, s Sampling, r Relation, q, m float64) recipe {
 	switch {
 	case s == Poisson && r == AddRemove:
 		return recipe{shapeRemove, q, m}
-	case s == Poisson && r == ReplaceOne && noise == gaussNoise:
+	case s == Poisson && r == ReplaceOne && noise == NoiseGauss:
 		return recipe{shapeAntipodal, q, m}
 	case s == FixedSize && r == AddRemove:
 		return recipe{shapeRemove, q, 2 * m}
@@ -182,7 +167,7 @@ func pairRecipe(noise noiseKind, s Sampling, r Relation, q, m float64) recipe {
 
 // subsampledMech is a subsampled Gaussian or Laplace step.
 type subsampledMech struct {
-	noise          noiseKind
+	noise          Noise
 	scale, sens, q float64
 	sampling       Sampling
 	relation       Relation
@@ -218,7 +203,7 @@ func (m *subsampledMech) lowerPair() (low Mechanism, distinct bool, reason strin
 	switch {
 	case m.sampling == Poisson && m.relation == AddRemove:
 		return nil, false, ""
-	case m.sampling == Poisson && m.noise == gaussNoise:
+	case m.sampling == Poisson && m.noise == NoiseGauss:
 		return nil, false, ""
 	case m.sampling == Poisson: // replace-one, Laplace
 		return m.lowerWith(recipe{shapeAntipodal, m.q, mu}, "antipodal"), true, ""
@@ -254,7 +239,7 @@ func (m *subsampledMech) lowerSlack() (lnA, lnC float64) {
 // (listsPreferrer, lowerpair.go): grouped for Laplace (atoms), grid for
 // the Gaussian.
 func (m *subsampledMech) lowerLists() Lists {
-	if m.noise == laplaceNoise {
+	if m.noise == NoiseLaplace {
 		return ListsGrouped
 	}
 	return ListsGrid
@@ -311,8 +296,8 @@ func SubsampledGauss(sigma, sensitivity, q float64, s Sampling, r Relation) (Mec
 	if err := checkSubsampled("sgd", "sigma", sigma, sensitivity, q, s, r); err != nil {
 		return nil, err
 	}
-	m := &subsampledMech{noise: gaussNoise, scale: sigma, sens: sensitivity, q: q, sampling: s, relation: r}
-	m.rc = pairRecipe(gaussNoise, s, r, q, sensitivity/sigma)
+	m := &subsampledMech{noise: NoiseGauss, scale: sigma, sens: sensitivity, q: q, sampling: s, relation: r}
+	m.rc = pairRecipe(NoiseGauss, s, r, q, sensitivity/sigma)
 	name := fmt.Sprintf("sgd(sigma=%s, q=%s", fmtFloat(sigma), fmtFloat(q))
 	m.name = name + m.suffix(sensitivity != 1) + ")"
 	return m, nil
@@ -342,8 +327,8 @@ func SubsampledLaplace(scale, sensitivity, q float64, s Sampling, r Relation) (M
 	if err := checkSubsampled("laplace", "scale", scale, sensitivity, q, s, r); err != nil {
 		return nil, err
 	}
-	m := &subsampledMech{noise: laplaceNoise, scale: scale, sens: sensitivity, q: q, sampling: s, relation: r}
-	m.rc = pairRecipe(laplaceNoise, s, r, q, sensitivity/scale)
+	m := &subsampledMech{noise: NoiseLaplace, scale: scale, sens: sensitivity, q: q, sampling: s, relation: r}
+	m.rc = pairRecipe(NoiseLaplace, s, r, q, sensitivity/scale)
 	m.name = fmt.Sprintf("laplace(scale=%s, sensitivity=%s, q=%s", fmtFloat(scale), fmtFloat(sensitivity), fmtFloat(q)) + m.suffix(false) + ")"
 	return m, nil
 }
@@ -367,7 +352,7 @@ func (m *subsampledMech) String() string { return m.name }
 
 func (m *subsampledMech) embed(b *leafBuilder) error {
 	rc := m.rc
-	if m.noise == gaussNoise {
+	if m.noise == NoiseGauss {
 		switch rc.shape {
 		case shapeRemove:
 			gaussRemove(rc.rate, rc.shift).embed(b)
@@ -397,7 +382,7 @@ func (m *subsampledMech) embed(b *leafBuilder) error {
 // relative u a (40 + a) for the Gaussian, u a for the Laplace).
 func (m *subsampledMech) relErr() float64 {
 	a := m.rc.shift
-	if m.noise == gaussNoise {
+	if m.noise == NoiseGauss {
 		return 64*unitRoundoff + 4*unitRoundoff*a*(40+a)
 	}
 	return 64*unitRoundoff + 4*unitRoundoff*a
@@ -407,7 +392,7 @@ func (m *subsampledMech) relErr() float64 {
 // Laplace pair (the constant loss beyond the shift; the factor puts a
 // bucket border at or above it), 0 for the Gaussian (no atoms).
 func (m *subsampledMech) atomLoss() float64 {
-	if m.noise != laplaceNoise {
+	if m.noise != NoiseLaplace {
 		return 0
 	}
 	r := newLapRemove(m.rc.rate, m.rc.shift)
@@ -419,7 +404,7 @@ func (m *subsampledMech) atomLoss() float64 {
 
 func (m *subsampledMech) lossRange(p float64) float64 {
 	rc := m.rc
-	if m.noise == laplaceNoise {
+	if m.noise == NoiseLaplace {
 		return m.atomLoss() * (1 + 1e-12)
 	}
 	// tail(l) bounds P_A(L > l) + P_B(L < -l) (and the mirror-image events

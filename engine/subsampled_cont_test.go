@@ -265,11 +265,11 @@ func refLapMass(t1, t2 float64) float64 {
 }
 
 // refPairOf builds the reference pair of a recipe (see subsampled.go).
-func refPairOf(noise noiseKind, rc recipe) refPair {
+func refPairOf(noise Noise, rc recipe) refPair {
 	q, a := rc.rate, rc.shift
 	logf, mass := refGaussLog, refGaussMass
 	T := 45 + 2*a
-	if noise == laplaceNoise {
+	if noise == NoiseLaplace {
 		logf, mass = refLapLog, refLapMass
 		T = 800 + 2*a
 	}
@@ -287,7 +287,7 @@ func refPairOf(noise noiseKind, rc recipe) refPair {
 			lA: refLogMixture(wA, sA, logf), lB: refLogMixture(wB, sB, logf),
 			mA: refMassMixture(wA, sA, mass), mB: refMassMixture(wB, sB, mass)}
 	}
-	if noise == gaussNoise {
+	if noise == NoiseGauss {
 		if rc.shape != shapeSymmetric {
 			return refPair{mk(-T, T, false)}
 		}
@@ -321,7 +321,7 @@ func TestSubsampledContinuousReference(t *testing.T) {
 		cases = 6
 	}
 	for c := 0; c < cases; c++ {
-		noise := noiseKind(c % 2)
+		noise := [...]Noise{NoiseGauss, NoiseLaplace}[c%2]
 		s := Sampling((c / 2) % 2)
 		rel := Relation((c / 4) % 2)
 		scale := math.Exp(rng.Float64()*3 - 0.7) // 0.5 .. 10
@@ -333,12 +333,12 @@ func TestSubsampledContinuousReference(t *testing.T) {
 		if rng.IntN(6) == 0 {
 			q = 1
 		}
-		if noise == laplaceNoise {
+		if noise == NoiseLaplace {
 			scale = math.Exp(rng.Float64()*3 - 1)
 		}
 		var m Mechanism
 		var err error
-		if noise == gaussNoise {
+		if noise == NoiseGauss {
 			m, err = SubsampledGauss(scale, sens, q, s, rel)
 		} else {
 			m, err = SubsampledLaplace(scale, sens, q, s, rel)
@@ -373,7 +373,7 @@ func TestSubsampledContinuousReference(t *testing.T) {
 // from (one step), for Gaussian and Laplace, and the remove pair's B||A
 // direction is no larger (the base pair is symmetric).
 func TestSymmetrisedEqualsRemoveDirection(t *testing.T) {
-	for _, noise := range []noiseKind{gaussNoise, laplaceNoise} {
+	for _, noise := range []Noise{NoiseGauss, NoiseLaplace} {
 		for _, g := range []float64{0.001, 0.05, 0.4, 0.9} {
 			for _, a := range []float64{0.05, 0.7, 3} {
 				sym := refPairOf(noise, recipe{shapeSymmetric, g, a})

@@ -33,7 +33,7 @@ func binomialNoise(K int) zNoise {
 	return z
 }
 
-// laplaceNoise is p(k) proportional to exp(-|k|/b) on -K..K.
+// discreteLaplaceNoise is p(k) proportional to exp(-|k|/b) on -K..K.
 func discreteLaplaceNoise(K int, b float64) zNoise {
 	z := make(zNoise, 2*K+1)
 	s := 0.0
@@ -278,7 +278,7 @@ type stepConfig struct {
 
 // enumSetting is one subsampled mechanism on tiny data sets.
 type enumSetting struct {
-	noise    noiseKind // which recipe table
+	noise    Noise // which recipe table
 	z        zNoise
 	sampling Sampling
 	relation Relation
@@ -360,9 +360,9 @@ func enumSettings() []enumSetting {
 	bin := binomialNoise(2)
 	lap := discreteLaplaceNoise(3, 0.8)
 	var out []enumSetting
-	for _, nk := range []noiseKind{gaussNoise, laplaceNoise} {
+	for _, nk := range []Noise{NoiseGauss, NoiseLaplace} {
 		z := bin
-		if nk == laplaceNoise {
+		if nk == NoiseLaplace {
 			z = lap
 		}
 		for _, r := range []Relation{AddRemove, ReplaceOne} {
@@ -526,7 +526,7 @@ func TestEnumerationDetectsWrongPairs(t *testing.T) {
 func TestReplaceOneNeedsSymmetrisation(t *testing.T) {
 	found := false
 	for _, e := range enumSettings() {
-		if e.sampling != FixedSize || e.relation != ReplaceOne || e.noise != laplaceNoise {
+		if e.sampling != FixedSize || e.relation != ReplaceOne || e.noise != NoiseLaplace {
 			continue
 		}
 		pr := discretePair(recipe{shapeRemove, e.rate(), float64(2 * e.s)}, e.z)

@@ -6,24 +6,6 @@ import (
 	"math"
 )
 
-// Noise selects the noise distribution of a Vuvuzela mechanism.
-type Noise int
-
-const (
-	// NoiseLaplace is Laplace noise with the given scale (the original
-	// Vuvuzela design).
-	NoiseLaplace Noise = iota
-	// NoiseGauss is Gaussian noise with standard deviation scale (Section 7).
-	NoiseGauss
-)
-
-func (n Noise) String() string {
-	if n == NoiseGauss {
-		return "gauss"
-	}
-	return "laplace"
-}
-
 // Tails of the noise counts: the dialing PMF is enumerated until the tails
 // are below dialTail; the conversation's two counts until convTail (their
 // sum is computed by FFT, whose length grows with the range).

@@ -2,8 +2,9 @@
 // manifests into result files, one concern each, and data flows one way
 // through them:
 //
-//	manifest -> runner (tasks)     -> methods -> backend -> engine
+//	manifest -> runner (tasks)     -> methods -> states -> backend -> engine
 //	manifest -> query (one-liners) -> methods
+//	manifest -> search (noise)     -> states
 //	runner   -> results (Parquet)  -> plots
 //
 // The packages:
@@ -20,8 +21,10 @@
 //     bucket counts until the brackets meet it).
 //   - backend: the Backend interface through which states are composed,
 //     and Engine, its implementation with package engine.
-//   - cache: composed states on disk, keyed by everything that produced
-//     them.
+//   - states: the one service for composed states (Service.Get): from
+//     the cache folder, keyed by everything that fixes their bits, or
+//     composed through the backend within the memory budget and cached;
+//     used by the buckets method, the comparison methods and the search.
 //   - memory: the memory budget jobs share and the Go soft memory limit.
 //   - results: Frame, the Parquet result files and the layout of a
 //     manifest's results folder (shards-of-N/, the current dataset, stale

@@ -180,9 +180,9 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 			stop = fmt.Sprintf("%d buckets is the largest count", cur.Engine.Buckets)
 			break
 		}
-		if need := b.MemoryNeed(next); b.Budget > 0 && need > b.Budget {
+		if need, budget := b.MemoryNeed(next), b.budget(); budget > 0 && need > budget {
 			stop = fmt.Sprintf("the next round, %d buckets, needs about %s, more than the memory budget %s",
-				next.Engine.Buckets, memory.FormatBytes(need), memory.FormatBytes(b.Budget))
+				next.Engine.Buckets, memory.FormatBytes(need), memory.FormatBytes(budget))
 			break
 		}
 		cur = next

@@ -10,10 +10,9 @@ import (
 	"testing"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
-	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/pipelinetest"
-	"golang.org/x/sync/semaphore"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
 // widthBackend is a fake backend whose brackets have a relative width
@@ -164,7 +163,7 @@ func TestRefineAccuracy(t *testing.T) {
 				}
 				rounds = append(rounds, buckets)
 			}
-			bm := &Buckets{Backend: be, Mem: semaphore.NewWeighted(tc.budget), Budget: tc.budget}
+			bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(tc.budget)}}
 			outs, err := bm.Run(context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
@@ -208,7 +207,7 @@ func TestRefineComposesUnmetOnly(t *testing.T) {
 		Engine: manifest.EngineOptions{Buckets: 1000, ErrorCorrection: true, Accuracy: 0.0041}}
 	// widths at 1000 buckets: r=2 0.002 (met), r=8 0.008, r=16 0.016.
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{2, 8, 16}, Eps: []float64{1}}
-	bm := &Buckets{Backend: be, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +235,7 @@ func TestRefineCachedRerun(t *testing.T) {
 	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 1},
 		Engine: manifest.EngineOptions{Buckets: 1000, ErrorCorrection: true, Accuracy: 0.01}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{4}, Eps: []float64{1}, Delta: []float64{1e-5}}
-	bm := &Buckets{Backend: be, Cache: cache.States{Dir: t.TempDir()}, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+	bm := &Buckets{States: &states.Service{Backend: be, Dir: t.TempDir(), Memory: states.NewBudget(1 << 40)}}
 	first, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +304,7 @@ func TestRefineEngine(t *testing.T) {
 	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 2, "sensitivity": 1},
 		Engine: manifest.EngineOptions{Buckets: 8000, ErrorCorrection: true}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{64}, Eps: []float64{1}, Delta: []float64{1e-5}}
-	bm := &Buckets{Backend: backend.Engine{}, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 	plain, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)

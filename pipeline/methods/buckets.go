@@ -8,35 +8,43 @@ import (
 	"strings"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
-	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
-	"golang.org/x/sync/semaphore"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
-// Buckets computes the privacy-buckets bounds through a Backend,
-// reusing cached states and sharing a memory budget between jobs.
+// Buckets computes the privacy-buckets bounds with the composed states of
+// a states.Service (the cache, the memory budget and the backend shared
+// between jobs). A composition whose memory estimate exceeds the whole
+// budget is refused (*states.OverBudgetError): the runner and query.Ask
+// refuse such a job before any work, and the refinement of an accuracy
+// target stops before such a round.
 type Buckets struct {
-	Backend backend.Backend
-	Cache   cache.States
-	Mem     *semaphore.Weighted
-	Budget  int64
+	// States gives the composed states. Required.
+	States *states.Service
 }
 
-// memoryNeed returns the bytes a job of spec reserves from the budget.
+// MemoryNeed returns the bytes a job of spec reserves from the budget
+// (states.Service.MemoryNeed).
 func (b *Buckets) MemoryNeed(spec manifest.MechanismSpec) int64 {
-	n := b.Backend.EstimateMemory(spec)
-	if n < 1 {
-		n = 1
+	return b.States.MemoryNeed(spec)
+}
+
+// budget returns the size of the memory budget in bytes, or 0 for none.
+func (b *Buckets) budget() int64 {
+	if b.States.Memory == nil {
+		return 0
 	}
-	return n
+	return b.States.Memory.Total()
 }
 
 // Run computes the job's bounds: at the bucket count of the spec's engine
 // options, or, with an accuracy target (EngineOptions.Accuracy), at
 // growing bucket counts until the brackets meet it (refine, accuracy.go).
+// It composes job.Mechanism, or when that is nil the mechanism it builds
+// from the instance's spec.
 func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
 	spec := job.Instance.Spec
-	mech, err := b.Backend.Mechanism(spec)
+	mech, err := job.mechanism(b.States.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("mechanism %q: %w", job.Instance.Label, err)
 	}
@@ -48,95 +56,30 @@ func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
 
 // round computes the outcomes of the job at the numbers of compositions
 // rs with the engine options of spec (which may differ from the job's in
-// the bucket count), reusing and filling the state cache.
+// the bucket count). The chain of the states is the whole question's (the
+// job's and its manifest's numbers of compositions: Request.Basis), so
+// that every shard of a manifest, a rerun after an interruption and the
+// unsplit run compute the same states.
 func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, spec manifest.MechanismSpec, rs []int) (out []Outcome, retErr error) {
-	opt := spec.Engine
-	// A state's bits depend on the ComposeMany call that composed it
-	// through its shaping counts (engine.ChainCounts: the largest r, which
-	// fixes the automatic factor and the final tilts, and the r at most
-	// 1/64 of it, whose saddle tilts the shared levels carry). The chain
-	// is the whole query's, so that every shard of a manifest, a rerun
-	// after an interruption and the unsplit run compute the same states;
-	// the shaping counts are in the cache key, so a state written by a
-	// chain of another shape (another manifest) is not taken for this
-	// one's.
-	chainRs := slices.Clone(job.Compositions)
+	basis := slices.Clone(job.Compositions)
 	if job.Manifest != nil {
-		chainRs = append(chainRs, job.Manifest.Compositions(job.Instance)...)
+		basis = append(basis, job.Manifest.Compositions(job.Instance)...)
 	}
-	chain := backend.ChainCounts(chainRs)
-	version := cache.BackendVersion(b.Backend)
-	states := make([]backend.State, len(rs))
-	cached := make([]bool, len(rs))
-	var missing []int
-	for i, r := range rs {
-		data, ok := b.Cache.Load(cache.Key(version, mech, spec, opt, r, chain))
-		if ok {
-			if st, err := b.Backend.DecodeState(data); err == nil {
-				states[i], cached[i] = st, true
-				continue
-			}
-		}
-		missing = append(missing, r)
+	got, err := b.States.Get(ctx, states.Request{Mechanism: mech, Spec: spec, R: rs, Basis: basis, Progress: job.Progress})
+	if err != nil {
+		return nil, err
 	}
-	if len(missing) > 0 {
-		// the shaping counts are composed too (their accumulations are
-		// the cheap ones, the largest one's levels are needed anyway), so
-		// the call has the chain's shape and the states their bits
-		compute := slices.Clone(missing)
-		for _, r := range chain {
-			if !slices.Contains(compute, r) {
-				compute = append(compute, r)
-			}
+	defer func() {
+		if err := got.Stored(); err != nil && retErr == nil {
+			out, retErr = nil, err
 		}
-		need := min(b.MemoryNeed(spec), b.Budget)
-		if err := b.Mem.Acquire(ctx, need); err != nil {
-			return nil, err
-		}
-		got, err := b.Backend.ComposeMany(ctx, mech, compute, opt, job.Progress)
-		b.Mem.Release(need)
-		if err != nil {
-			return nil, err
-		}
-		if len(got) != len(compute) {
-			return nil, fmt.Errorf("backend returned %d states for %d compositions", len(got), len(compute))
-		}
-		byR := make(map[int]backend.State, len(compute))
-		for i, r := range compute {
-			byR[r] = got[i]
-		}
-		// The states are encoded and written to the cache while the
-		// queries below are answered (a few MB each: 5-10% of a short
-		// run); the round waits for it before it returns.
-		stored := make(chan error, 1)
-		go func() {
-			for i, r := range compute {
-				if data, err := got[i].MarshalBinary(); err == nil {
-					if err := b.Cache.Store(cache.Key(version, mech, spec, opt, r, chain), data); err != nil {
-						stored <- fmt.Errorf("caching state: %w", err)
-						return
-					}
-				}
-			}
-			stored <- nil
-		}()
-		defer func() {
-			if err := <-stored; err != nil && retErr == nil {
-				out, retErr = nil, err
-			}
-		}()
-		for i, r := range rs {
-			if states[i] == nil {
-				states[i] = byR[r]
-			}
-		}
-	}
+	}()
 	out = make([]Outcome, len(rs))
 	others := newOtherBounds(spec)
 	for i, r := range rs {
-		st := states[i]
+		st := got.States[i]
 		sum := st.Summary()
-		o := Outcome{R: r, Buckets: sum.Buckets, Factor: sum.Factor, InfinityMass: sum.InfinityMass, Cached: cached[i]}
+		o := Outcome{R: r, Buckets: sum.Buckets, Factor: sum.Factor, InfinityMass: sum.InfinityMass, Cached: got.Cached[i]}
 		for _, eps := range job.Eps {
 			up, lo := st.DeltaBounds(eps)
 			o.Delta = append(o.Delta, Bound{Upper: up, Lower: lo})

@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
-	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
-	"golang.org/x/sync/semaphore"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
 // TestBucketsCacheWrite checks the cache writes that run beside the
@@ -22,7 +21,7 @@ func TestBucketsCacheWrite(t *testing.T) {
 		Engine: manifest.EngineOptions{Buckets: 2000, ErrorCorrection: true}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{1, 8}, Eps: []float64{0.1}, Delta: []float64{1e-4}}
 	dir := t.TempDir()
-	bm := &Buckets{Backend: backend.Engine{}, Cache: cache.States{Dir: dir}, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Dir: dir, Memory: states.NewBudget(1 << 40)}}
 	first, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +43,7 @@ func TestBucketsCacheWrite(t *testing.T) {
 	if err := os.WriteFile(blocked, []byte("not a folder"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bm.Cache = cache.States{Dir: filepath.Join(blocked, "cache")}
+	bm.States.Dir = filepath.Join(blocked, "cache")
 	if _, err := bm.Run(context.Background(), job); err == nil || !strings.Contains(err.Error(), "caching state") {
 		t.Errorf("Run with an unwritable cache: error %v, want one about caching state", err)
 	}

@@ -25,7 +25,11 @@ import (
 //     compare.SampledGaussianRenyiUpper (Mironov, Talwar and Zhang's
 //     binomial sum at integer orders for one direction, Taylor-Lagrange
 //     and convexity bounds for the other, chords of (alpha-1) D_alpha in
-//     between); for Gauss, Laplace and randomized response the closed forms
+//     between); for DP-SGD with fixed-size sampling the same curve at
+//     noise multiplier sigma/(2 sensitivity) under add/remove (the
+//     engine's pair R(gamma, 2m)) and compare.SymmetrisedGaussianRenyiUpper
+//     under replace-one (its pair S(gamma, 2m)), fixedSizeRenyiUpper;
+//     for Gauss, Laplace and randomized response the closed forms
 //     with their rounding bounded (compare.GaussRenyiUpper, ...); for
 //     sequences their sum rounded up. So the eps and delta it yields are
 //     upper bounds on the mechanism's, with no pad (the one of 1e-6 that
@@ -36,22 +40,37 @@ import (
 //     exactly: the sum of the r outputs is a post-processing of the r-step
 //     output, so its pair of laws is dominated by the mechanism's and its
 //     hockey-stick divergence, evaluated with safe rounding, is a lower
-//     bound on the mechanism's delta (compare/sumtest.go).
+//     bound on the mechanism's delta (compare/sumtest.go); and for every
+//     DP-SGD setting, the loss-tail test (compare.LossTailLower: the
+//     likelihood-ratio event with Chernoff bounds, plain and exponentially
+//     tilted) on a remove pair R(q, shift) that a worst-case instance
+//     attains or dominates (sgdLowerRemovePair), whose r-fold composition
+//     is a real r-step run.
 //
-// Buckets at large r can be looser than either (engine/README.md, "Large
-// r"): issue 20 found DP-SGD brackets [0, +Inf] where RDP was finite.
+// Buckets at large r can be looser than these (engine/README.md, "Large
+// r"): DP-SGD brackets [0, +Inf] where RDP was finite; fixed-size DP-SGD
+// at sigma 0.5775, q 1e-5, r 2^30, whose lower end collapses to 16.7
+// (delta 1e-5; the loss-tail test gives 1059.4, the tight value is
+// about 1215).
 //
 // They are consulted only for brackets wider than otherWidth (relative,
-// RelativeWidth): neither comes near a tight bracket of the buckets
+// RelativeWidth): none comes near a tight bracket of the buckets
 // method, and RDP over the sampled Gaussian's certified curve costs about
 // 20-30 ms of CPU per mechanism (its single-round values are kept across
 // the r of a round; the former numerically integrated curve took 60-130
-// ms). Which brackets are consulted is a choice; every bound it yields
-// is sound.
+// ms); the loss-tail test costs about 1.5 s per mechanism and round (its
+// per-step moments) and 70-300 ms per query. Which brackets are consulted is
+// a choice; every bound it yields is sound.
 type otherBounds struct {
 	renyi compare.RenyiFunc
 	// sum test parameters (sumSigma > 0: applies)
 	sumSigma, sumQ float64
+	// loss-tail test of the remove pair R(lossQ, lossShift) that an
+	// instance of the mechanism attains (lossShift > 0: applies), built on
+	// first use (its per-step moments serve every r)
+	lossShift, lossQ float64
+	lossOnce         sync.Once
+	loss             *compare.LossTailLower
 }
 
 // otherWidth is the relative width above which a bracket is intersected
@@ -77,10 +96,25 @@ func newOtherBounds(spec manifest.MechanismSpec) *otherBounds {
 			o.sumSigma, o.sumQ = s, spec.Params["q"]
 		}
 	}
-	if o.renyi == nil && o.sumSigma == 0 {
+	if shift, q, ok := sgdLowerRemovePair(spec); ok {
+		o.lossShift, o.lossQ = shift, q
+	}
+	if o.renyi == nil && o.sumSigma == 0 && o.lossShift == 0 {
 		return nil
 	}
 	return o
+}
+
+// lossTail returns the loss-tail test of o (nil where it does not apply).
+func (ob *otherBounds) lossTail() *compare.LossTailLower {
+	ob.lossOnce.Do(func() {
+		if ob.lossShift > 0 {
+			if lt, err := compare.NewLossTailLower(ob.lossShift, ob.lossQ); err == nil {
+				ob.loss = lt
+			}
+		}
+	})
+	return ob.loss
 }
 
 // apply intersects the brackets of o with the other methods' bounds after
@@ -126,6 +160,12 @@ func (ob *otherBounds) apply(o *Outcome, r int, eps, deltas []float64) []string 
 				b.Lower = l
 			}
 		}
+		if lt := ob.lossTail(); lt != nil && !math.IsNaN(b.Lower) {
+			if l := lt.DeltaLower(r, e); l > b.Lower {
+				notes = append(notes, fmt.Sprintf("delta_lower at eps %.6g from the loss-tail test (Chernoff bounds, tilted; buckets or the sum test gave %.6g)", e, b.Lower))
+				b.Lower = l
+			}
+		}
 	}
 	for j, d := range deltas {
 		b := &o.Eps[j]
@@ -144,6 +184,12 @@ func (ob *otherBounds) apply(o *Outcome, r int, eps, deltas []float64) []string 
 				b.Lower = l
 			}
 		}
+		if lt := ob.lossTail(); lt != nil && !math.IsNaN(b.Lower) {
+			if l := lt.EpsLower(r, d); l > b.Lower {
+				notes = append(notes, fmt.Sprintf("eps_lower at delta %.6g from the loss-tail test (Chernoff bounds, tilted; buckets or the sum test gave %.6g)", d, b.Lower))
+				b.Lower = l
+			}
+		}
 	}
 	return notes
 }
@@ -153,6 +199,9 @@ func (ob *otherBounds) apply(o *Outcome, r int, eps, deltas []float64) []string 
 // where renyiCurve has a closed form; an error wrapping ErrNotApplicable
 // otherwise.
 func soundRenyiCurve(spec manifest.MechanismSpec) (compare.RenyiFunc, error) {
+	if spec.Kind == manifest.KindSGD && spec.EffectiveSampling() == manifest.SamplingFixedSize {
+		return fixedSizeRenyiUpper(spec)
+	}
 	if _, err := renyiCurve(spec); err != nil {
 		return nil, err // same applicability (truncation, sampling, relation)
 	}
@@ -210,4 +259,120 @@ func memoRenyi(f compare.RenyiFunc) compare.RenyiFunc {
 		mu.Unlock()
 		return v
 	}
+}
+
+// sgdLowerRemovePair returns the remove pair R(q, shift) = ((1-q) N(0,1) +
+// q N(shift,1), N(0,1)) of a worst-case instance of the DP-SGD mechanism of
+// spec (kind sgd, Gaussian noise), whose r-fold composition is a real
+// r-step run, so that its lower bounds are the mechanism's
+// (compare.LossTailLower); ok is false where none is known. With m =
+// sensitivity/sigma (rounded down: R is dominated by R at a larger shift,
+// Gaussian post-processing):
+//
+//   - Poisson, add/remove: R(q, m), the engine's own pair (others
+//     contribute 0, the added record m).
+//   - Poisson, replace-one: R(q, m), the instance "others contribute 0,
+//     the replaced record m, its replacement 0" (a zero contribution has
+//     norm within the sensitivity): the batch with the replacement is
+//     distributed as the batch without either record.
+//   - Fixed size, add/remove and replace-one: R(q', 2m) with q' <= b/n,
+//     the engine's lower pair (engine/subsampled.go: others contribute -m,
+//     the added or replacing record +m; R(q', 2m) is dominated by the
+//     attained R(b/n, 2m), R being monotone in the rate): q' is the float
+//     below q when q is given (the engine's reading of a decimal q), b/n
+//     rounded down from batch and dataset_size; none for add/remove with
+//     b = n (q = 1), where no instance has a known rate.
+//
+// q' = 1 (a Gaussian pair, which the buckets bound tightly) is left out.
+func sgdLowerRemovePair(spec manifest.MechanismSpec) (shift, q float64, ok bool) {
+	if spec.Kind != manifest.KindSGD {
+		return 0, 0, false
+	}
+	p := spec.Params
+	sens, has := p["sensitivity"]
+	if !has {
+		sens = 1
+	}
+	m := sens / p["sigma"] * (1 - 0x1p-50) // below the exact ratio
+	if !(m > 0) || math.IsInf(m, 0) {
+		return 0, 0, false
+	}
+	fixed := spec.EffectiveSampling() == manifest.SamplingFixedSize
+	addRemove := spec.EffectiveRelation() == manifest.RelationAddRemove
+	if !fixed {
+		q, has = p["q"]
+		if !has || !(q > 0 && q < 1) {
+			return 0, 0, false
+		}
+		return m, q, true
+	}
+	lo, hi, ok := fixedSizeRates(p)
+	if !ok || (addRemove && hi == 1) || !(lo > 0 && lo < 1) {
+		return 0, 0, false
+	}
+	return 2 * m, lo, true
+}
+
+// fixedSizeRates returns a rate q' <= b/n and one q >= b/n of fixed-size
+// sampling: from q as given (the engine's upper rate; its lower rate the
+// float below), or from batch and dataset_size (b/n rounded down and up,
+// as engine.FixedSizeRate rounds up); ok is false when neither is given.
+func fixedSizeRates(p map[string]float64) (lo, hi float64, ok bool) {
+	if q, has := p["q"]; has {
+		if !(q > 0 && q <= 1) {
+			return 0, 0, false
+		}
+		return math.Nextafter(q, 0), q, true
+	}
+	b, hasB := p["batch"]
+	n, hasN := p["dataset_size"]
+	if !hasB || !hasN || !(b >= 1 && b <= n) {
+		return 0, 0, false
+	}
+	q := b / n
+	lo, hi = q, q
+	switch f := math.FMA(q, n, -b); {
+	case f < 0:
+		hi = math.Nextafter(q, math.Inf(1))
+	case f > 0:
+		lo = math.Nextafter(q, 0)
+	}
+	return lo, math.Min(hi, 1), true
+}
+
+// fixedSizeRenyiUpper returns a certified Renyi curve of DP-SGD with
+// fixed-size sampling (spec kind sgd): an upper bound on max(D_alpha(P||Q),
+// D_alpha(Q||P)) over every pair of neighbouring data sets and every step.
+// The engine's pair of one step dominates it in every hockey-stick
+// divergence (engine/subsampled.go; Zhu, Dong, Wang 2022), hence in every
+// f-divergence, Renyi's included: the family of hockey-stick divergences
+// fixes the tradeoff function, and a pair that is more distinguishable in
+// it is one of which the step's pair is a post-processing (Dong, Roth, Su
+// 2022, Blackwell's theorem), so data processing applies. RDP composes
+// adaptively over such per-step bounds (Mironov 2017, Prop. 1).
+//
+//   - add/remove: the pair R(gamma, 2m) (both orders), exactly the
+//     sampled Gaussian of compare.SampledGaussianRenyiUpper with noise
+//     multiplier sigma/(2 sensitivity) at rate gamma >= b/n (R is
+//     monotone in the rate).
+//   - replace-one: the symmetrised pair S(gamma, 2m)
+//     (compare.SymmetrisedGaussianRenyiUpper).
+func fixedSizeRenyiUpper(spec manifest.MechanismSpec) (compare.RenyiFunc, error) {
+	p := spec.Params
+	sens, ok := p["sensitivity"]
+	if !ok {
+		sens = 1
+	}
+	s := p["sigma"] / sens
+	if sens != 1 {
+		s *= 1 - 0x1p-50 // a lower bound on sigma/sens (the divergence decreases in it)
+	}
+	_, q, ok := fixedSizeRates(p)
+	if !ok {
+		return nil, fmt.Errorf("%w: no sampling rate (q, or batch and dataset_size)", ErrNotApplicable)
+	}
+	if spec.EffectiveRelation() == manifest.RelationAddRemove {
+		return compare.SampledGaussianRenyiUpper(s/2, q) // s/2 exact
+	}
+	return compare.SymmetrisedGaussianRenyiUpper(s/2, q)
 }

@@ -3,16 +3,17 @@ package methods
 import (
 	"context"
 	"errors"
-	"github.com/pbuckets/pbuckets/internal/bigref"
+	"math"
 	"math/big"
 	"strings"
 	"testing"
 
 	"github.com/pbuckets/pbuckets/compare"
+	"github.com/pbuckets/pbuckets/internal/bigref"
 	"github.com/pbuckets/pbuckets/internal/testfig"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
-	"golang.org/x/sync/semaphore"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
 // TestBucketsTakesOtherBounds checks issue 20 item 3's intersection: with
@@ -27,7 +28,7 @@ func TestBucketsTakesOtherBounds(t *testing.T) {
 	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": sigma, "q": q},
 		Engine: manifest.EngineOptions{Buckets: 16, ErrorCorrection: true}}
 	job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{r}, Eps: []float64{eps}, Delta: []float64{delta}}
-	bm := &Buckets{Backend: backend.Engine{}, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -47,15 +48,157 @@ func TestBucketsTakesOtherBounds(t *testing.T) {
 			t.Errorf("note %q does not say %q", o.Note, s)
 		}
 	}
-	// fixed-size sampling: neither applies
+	// fixed-size sampling: RDP over the pair R(q, 2m) (the sampled
+	// Gaussian at sigma/2) and the loss-tail test on R(q', 2m), no sum test
 	spec.Sampling = manifest.SamplingFixedSize
 	job.Instance = &manifest.Instance{Label: "sgd", Spec: spec}
 	outs, err = bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(outs[0].Note, "Renyi DP") || strings.Contains(outs[0].Note, "sum-of-outputs") {
-		t.Errorf("fixed-size sampling: note %q names another method", outs[0].Note)
+	rf, _ = compare.SampledGaussianRenyiUpper(sigma/2, q)
+	rdp, _ = compare.RDP(rf, r, compare.Classic, compare.RDPOptions{Outward: true})
+	lt, err := compare.NewLossTailLower(2/sigma*(1-0x1p-50), math.Nextafter(q, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = outs[0]
+	if e := o.Eps[0]; e.Upper != rdp.Eps(delta) || e.Lower < lt.EpsLower(r, delta) || e.Lower > e.Upper {
+		t.Errorf("fixed size: eps bracket [%v, %v], want RDP's %v and at least the loss-tail test's %v", e.Lower, e.Upper, rdp.Eps(delta), lt.EpsLower(r, delta))
+	}
+	if strings.Contains(o.Note, "sum-of-outputs") || !strings.Contains(o.Note, "eps_upper at delta 1e-05 from Renyi DP") {
+		t.Errorf("fixed size: note %q", o.Note)
+	}
+}
+
+// TestFixedSizeRenyiUpper checks the RDP cap's curve for fixed-size DP-SGD:
+// under add/remove the sampled Gaussian's certified curve at sigma/(2
+// sensitivity) and the rate rounded up (from q, or from batch and
+// dataset_size), under replace-one the symmetrised pair's, at least the
+// add/remove one (S dominates R).
+func TestFixedSizeRenyiUpper(t *testing.T) {
+	fixed := func(rel string, p map[string]float64) manifest.MechanismSpec {
+		return manifest.MechanismSpec{Kind: manifest.KindSGD, Params: p, Sampling: manifest.SamplingFixedSize, Relation: rel}
+	}
+	cases := []struct {
+		spec     manifest.MechanismSpec
+		sigma, q float64 // the sampled Gaussian's parameters under add/remove
+	}{
+		{fixed("", map[string]float64{"sigma": 2, "q": 0.01}), 1, 0.01},
+		{fixed(manifest.RelationAddRemove, map[string]float64{"sigma": 0.5775, "batch": 3, "dataset_size": 300000}), 0.28875, 1e-5}, // the float 1e-5 is above 3/300000
+		{fixed("", map[string]float64{"sigma": 3, "sensitivity": 2, "q": 0.1}), 0.75 * (1 - 0x1p-50), 0.1},
+	}
+	for _, c := range cases {
+		got, err := soundRenyiCurve(c.spec)
+		if err != nil {
+			t.Fatalf("%v: %v", c.spec.Params, err)
+		}
+		want, _ := compare.SampledGaussianRenyiUpper(c.sigma, c.q)
+		ro := c.spec
+		ro.Relation = manifest.RelationReplaceOne
+		sym, err := soundRenyiCurve(ro)
+		if err != nil {
+			t.Fatalf("%v replace-one: %v", c.spec.Params, err)
+		}
+		for _, a := range []float64{1.5, 2, 3, 8, 32} {
+			if g, w := got(a), want(a); g != w {
+				t.Errorf("%v alpha %g: %.17g, want the sampled Gaussian's %.17g", c.spec.Params, a, g, w)
+			}
+			if s, g := sym(a), got(a); !(s >= g) {
+				t.Errorf("%v alpha %g: replace-one %.17g below add/remove %.17g", c.spec.Params, a, s, g)
+			}
+		}
+	}
+}
+
+// TestFixedSizeRates checks the rates of fixed-size sampling: b/n rounded
+// down and up (equal when exact), q and the float below it when q is
+// given.
+func TestFixedSizeRates(t *testing.T) {
+	third := 1.0 / 3 // rounded down from 1/3
+	cases := []struct {
+		p      map[string]float64
+		lo, hi float64
+		ok     bool
+	}{
+		{map[string]float64{"batch": 1, "dataset_size": 4}, 0.25, 0.25, true},
+		{map[string]float64{"batch": 1, "dataset_size": 3}, third, math.Nextafter(third, 1), true},
+		{map[string]float64{"batch": 2, "dataset_size": 3}, 2.0 / 3, math.Nextafter(2.0/3, 1), true}, // 2/3 rounds down
+		{map[string]float64{"batch": 5, "dataset_size": 5}, 1, 1, true},
+		{map[string]float64{"q": 0.01}, math.Nextafter(0.01, 0), 0.01, true},
+		{map[string]float64{"batch": 5}, 0, 0, false},
+		{map[string]float64{"batch": 6, "dataset_size": 5}, 0, 0, false},
+		{map[string]float64{"q": 0}, 0, 0, false},
+	}
+	for _, c := range cases {
+		lo, hi, ok := fixedSizeRates(c.p)
+		if ok != c.ok || ok && (lo != c.lo || hi != c.hi) {
+			t.Errorf("%v: (%v, %v, %v), want (%v, %v, %v)", c.p, lo, hi, ok, c.lo, c.hi, c.ok)
+		}
+		if ok {
+			b, n := c.p["batch"], c.p["dataset_size"]
+			if n > 0 && (big.NewRat(int64(b), int64(n)).Cmp(new(big.Rat).SetFloat64(lo)) < 0 || big.NewRat(int64(b), int64(n)).Cmp(new(big.Rat).SetFloat64(hi)) > 0) {
+				t.Errorf("%v: [%v, %v] does not hold b/n", c.p, lo, hi)
+			}
+		}
+	}
+}
+
+// TestSGDLowerRemovePair checks which DP-SGD settings get the loss-tail
+// lower bound and on which pair: R(q, m) for Poisson, R(q', 2m) for fixed
+// size (q' <= b/n), none for fixed-size add/remove with b = n.
+func TestSGDLowerRemovePair(t *testing.T) {
+	m := 0.5 * (1 - 0x1p-50)
+	cases := []struct {
+		spec     manifest.MechanismSpec
+		shift, q float64
+		ok       bool
+	}{
+		{manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "q": 0.01}}, m, 0.01, true},
+		{manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "q": 0.01}, Relation: manifest.RelationReplaceOne}, m, 0.01, true},
+		{manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "q": 0.01}, Sampling: manifest.SamplingFixedSize}, 2 * m, math.Nextafter(0.01, 0), true},
+		{manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "batch": 1, "dataset_size": 3}, Sampling: manifest.SamplingFixedSize, Relation: manifest.RelationReplaceOne}, 2 * m, 1.0 / 3, true},
+		{manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "batch": 3, "dataset_size": 3}, Sampling: manifest.SamplingFixedSize}, 0, 0, false},
+		{manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "q": 1}, Sampling: manifest.SamplingFixedSize, Relation: manifest.RelationReplaceOne}, 2 * m, math.Nextafter(1, 0), true},
+		{manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "q": 1}}, 0, 0, false},
+		{manifest.MechanismSpec{Kind: manifest.KindLaplace, Params: map[string]float64{"scale": 2, "sensitivity": 1, "q": 0.1}}, 0, 0, false},
+	}
+	for _, c := range cases {
+		shift, q, ok := sgdLowerRemovePair(c.spec)
+		if ok != c.ok || ok && (shift != c.shift || q != c.q) {
+			t.Errorf("%s %s %v: (%v, %v, %v), want (%v, %v, %v)", c.spec.EffectiveSampling(), c.spec.EffectiveRelation(), c.spec.Params, shift, q, ok, c.shift, c.q, c.ok)
+		}
+	}
+}
+
+// TestBucketsFixedSizeLargeR checks the case where the buckets' bracket of
+// fixed-size DP-SGD is wide at large r (sigma 0.5775, q 1e-5, r 2^30,
+// delta 1e-5; 100,000 buckets gave [16.70, 1218.13] under add/remove and
+// [0, 1798.25] under replace-one): the loss-tail test lifts the lower end
+// above 1040 (1059.4; the composed loss has mean about 954.5 nats), the
+// upper end stays the buckets' (RDP, 1573 at add/remove, is looser here),
+// and dp_accounting's pessimistic PLD (intervals 1e-4 to 1e-5) puts the
+// truth near 1215.1 under add/remove.
+func TestBucketsFixedSizeLargeR(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two compositions to r = 2^30")
+	}
+	for _, rel := range []string{manifest.RelationAddRemove, manifest.RelationReplaceOne} {
+		spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 0.5775, "q": 1e-5},
+			Sampling: manifest.SamplingFixedSize, Relation: rel, Engine: manifest.EngineOptions{ErrorCorrection: true}}
+		job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{1 << 30}, Delta: []float64{1e-5}}
+		bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+		outs, err := bm.Run(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := outs[0].Eps[0]
+		if !(e.Lower > 1040 && e.Lower <= e.Upper && e.Upper < 1800) {
+			t.Errorf("%s: eps bracket [%v, %v], want a lower end above 1040 below a finite upper end", rel, e.Lower, e.Upper)
+		}
+		if !strings.Contains(outs[0].Note, "from the loss-tail test") {
+			t.Errorf("%s: note %q does not name the loss-tail test", rel, outs[0].Note)
+		}
 	}
 }
 
@@ -140,7 +283,7 @@ func TestRDPCapAboveBucketsLower(t *testing.T) {
 // kind: at least the closed forms of renyiCurve (rounded to nearest) and
 // within rounding of them (Gauss, Laplace, randomized response, a sequence
 // of Gauss mechanisms, DP-SGD), and not applicable where renyiCurve is not
-// (truncation, fixed-size sampling).
+// (truncation). Fixed-size sampling: TestFixedSizeRenyiUpper.
 func TestSoundRenyiCurveKinds(t *testing.T) {
 	dir := t.TempDir()
 	sched := sequenceJob(t, dir, testfig.Sequence, "sched", 1)
@@ -171,10 +314,61 @@ func TestSoundRenyiCurveKinds(t *testing.T) {
 	}
 	for _, spec := range []manifest.MechanismSpec{
 		{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 3, "sensitivity": 1, "truncate": 50}},
-		{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 2, "q": 0.01}, Sampling: manifest.SamplingFixedSize},
 	} {
 		if _, err := soundRenyiCurve(spec); !errors.Is(err, ErrNotApplicable) {
 			t.Errorf("%s %v: error %v, want ErrNotApplicable", spec.Kind, spec.Params, err)
+		}
+	}
+}
+
+// TestLossTailBelowBucketsUpper checks the loss-tail lower bound against
+// the sound upper bounds of the buckets method (intersected with RDP) on
+// DP-SGD cases where those are tight: below them in eps and delta, for
+// Poisson and fixed-size sampling under both relations.
+func TestLossTailBelowBucketsUpper(t *testing.T) {
+	type row struct {
+		sampling, relation string
+		sigma, q           float64
+		r                  int
+	}
+	rows := []row{
+		{manifest.SamplingPoisson, manifest.RelationAddRemove, 1, 0.01, 1 << 14},
+		{manifest.SamplingPoisson, manifest.RelationReplaceOne, 0.8, 1e-3, 1 << 18},
+		{manifest.SamplingFixedSize, manifest.RelationAddRemove, 1, 0.01, 1 << 14},
+		{manifest.SamplingFixedSize, manifest.RelationReplaceOne, 2, 0.05, 1 << 12},
+		{manifest.SamplingFixedSize, manifest.RelationAddRemove, 0.5775, 1e-5, 1 << 24},
+	}
+	if testing.Short() {
+		rows = rows[2:4]
+	}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+	for _, w := range rows {
+		spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": w.sigma, "q": w.q},
+			Sampling: w.sampling, Relation: w.relation, Engine: manifest.EngineOptions{ErrorCorrection: true}}
+		shift, q, ok := sgdLowerRemovePair(spec)
+		if !ok {
+			t.Fatalf("%+v: no lower pair", w)
+		}
+		lt, err := compare.NewLossTailLower(shift, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deltas := []float64{1e-3, 1e-5, 1e-8}
+		eps := []float64{0.1, 1, 4}
+		job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{w.r}, Delta: deltas, Eps: eps}
+		outs, err := bm.Run(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range deltas {
+			if l, u := lt.EpsLower(w.r, d), outs[0].Eps[i].Upper; l > u {
+				t.Errorf("%+v delta %g: loss-tail eps %.17g above the sound upper bound %.17g", w, d, l, u)
+			}
+		}
+		for i, e := range eps {
+			if l, u := lt.DeltaLower(w.r, e), outs[0].Delta[i].Upper; l > u {
+				t.Errorf("%+v eps %g: loss-tail delta %.17g above the sound upper bound %.17g", w, e, l, u)
+			}
 		}
 	}
 }

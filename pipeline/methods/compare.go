@@ -11,10 +11,12 @@ import (
 	"github.com/pbuckets/pbuckets/compare"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
-// Compare returns CompareWith(backend.Engine{}).
-func Compare() Registry { return CompareWith(backend.Engine{}) }
+// Compare returns the comparison methods composing with package engine
+// (backend.Engine), without a state cache or a memory budget.
+func Compare() Registry { return CompareWith(&states.Service{Backend: backend.Engine{}}) }
 
 // CompareWith returns the comparison methods implemented with
 // package compare: kov, advanced, rdp (classic conversion), cdp
@@ -22,14 +24,14 @@ func Compare() Registry { return CompareWith(backend.Engine{}) }
 // every mechanism: they are fed with the tight single-round curve
 // delta0(eps0) where package compare has a closed form, and otherwise with
 // the sound upper bound delta_up(eps0) of the single-round state that
-// backend computes (r = 1, see singleRoundCurve). rdp and cdp are fed
+// the service gives (r = 1, see singleRoundCurve). rdp and cdp are fed
 // likewise with the closed-form single-round Renyi curve where one exists,
 // and otherwise with the sound upper bound on D_alpha of the backend's
 // single-round state (see singleRoundRenyi); where that bound is +Inf they
 // do not apply. A method without an input for a mechanism kind skips the
 // job with a note. Sequences: see sequence.go.
-func CompareWith(backend backend.Backend) Registry {
-	rounds := &singleRoundCache{backend: backend}
+func CompareWith(s *states.Service) Registry {
+	rounds := &singleRoundCache{states: s}
 	reg := Registry{
 		manifest.MethodKOV: curveMethod(func(ctx context.Context, job Job) (curveBuilder, string, error) {
 			d0, grid, source, err := rounds.delta0(ctx, job)
@@ -143,10 +145,11 @@ func (p singleRoundProduct) usedBy(methods []string) bool {
 // productRenyi), so the methods share it. It keeps the sampled products
 // only, a few KiB each, not the state.
 type singleRoundCache struct {
-	backend backend.Backend
-	mu      sync.Mutex
-	// entries maps mechanism key + "|" + product to the computation that
-	// produces it; one entry may serve several products.
+	states *states.Service
+	mu     sync.Mutex
+	// entries maps the state's key (states.Service.Key) + "|" + product
+	// to the computation that produces it; one entry may serve several
+	// products.
 	entries map[string]*singleRoundEntry
 }
 
@@ -180,10 +183,10 @@ func (c *singleRoundCache) delta0(ctx context.Context, job Job) (compare.DeltaFu
 	if !errors.Is(err, ErrNotApplicable) {
 		return nil, nil, "", err
 	}
-	if c.backend == nil {
+	if c.states == nil || c.states.Backend == nil {
 		return nil, nil, "", fmt.Errorf("%w: no closed-form single-round curve for kind %s and no backend", ErrNotApplicable, spec.Kind)
 	}
-	return c.deltaFromBackend(ctx, spec, alsoNeeded(job, productDelta))
+	return c.deltaFromBackend(ctx, spec, job.Mechanism, alsoNeeded(job, productDelta))
 }
 
 // alsoNeeded lists the products other than want that the job's manifest
@@ -204,13 +207,13 @@ func alsoNeeded(job Job, want singleRoundProduct) []singleRoundProduct {
 // fromBackend returns the single-round curve of spec computed with the
 // backend (see singleRoundCurve), its eps0 grid and a description.
 func (c *singleRoundCache) fromBackend(ctx context.Context, spec manifest.MechanismSpec) (compare.DeltaFunc, []float64, string, error) {
-	return c.deltaFromBackend(ctx, spec, nil)
+	return c.deltaFromBackend(ctx, spec, nil, nil)
 }
 
-// deltaFromBackend is fromBackend; the composition also yields the
-// products in also.
-func (c *singleRoundCache) deltaFromBackend(ctx context.Context, spec manifest.MechanismSpec, also []singleRoundProduct) (compare.DeltaFunc, []float64, string, error) {
-	e, err := c.get(ctx, spec, productDelta, also)
+// deltaFromBackend is fromBackend of spec's mechanism mech (nil: built
+// from spec); the composition also yields the products in also.
+func (c *singleRoundCache) deltaFromBackend(ctx context.Context, spec manifest.MechanismSpec, mech backend.Mechanism, also []singleRoundProduct) (compare.DeltaFunc, []float64, string, error) {
+	e, err := c.get(ctx, spec, mech, productDelta, also)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -227,19 +230,23 @@ func (c *singleRoundCache) deltaFromBackend(ctx context.Context, spec manifest.M
 	return lookup, grid, e.delta.info, nil
 }
 
-// get returns the cached entry that produces want for spec, computing it
-// (with the products in also that no entry produces yet) if needed.
-// Callers asking for an entry in progress wait for it (or for ctx).
-func (c *singleRoundCache) get(ctx context.Context, spec manifest.MechanismSpec, want singleRoundProduct, also []singleRoundProduct) (*singleRoundEntry, error) {
-	mech, err := c.backend.Mechanism(spec)
-	if err != nil {
-		return nil, fmt.Errorf("single-round %s: mechanism: %w", want, err)
+// get returns the cached entry that produces want for spec, whose
+// mechanism is mech (nil: built from spec), computing it (with the
+// products in also that no entry produces yet) if needed. Callers asking
+// for an entry in progress wait for it (or for ctx).
+func (c *singleRoundCache) get(ctx context.Context, spec manifest.MechanismSpec, mech backend.Mechanism, want singleRoundProduct, also []singleRoundProduct) (*singleRoundEntry, error) {
+	if mech == nil {
+		var err error
+		if mech, err = c.states.Backend.Mechanism(spec); err != nil {
+			return nil, fmt.Errorf("single-round %s: mechanism: %w", want, err)
+		}
 	}
-	opt := spec.Engine
-	opt.Factor = 0
-	// The mechanism's String describes it completely up to histogram data,
-	// which %v prints exactly (shortest round-trip form).
-	key := fmt.Sprintf("%s|%v|%v|%+v", mech, spec.A, spec.B, opt)
+	// The factor is chosen automatically for r = 1 (the finest list that
+	// holds the single round); the other engine options are the
+	// mechanism's.
+	spec.Engine.Factor = 0
+	req := states.Request{Mechanism: mech, Spec: spec, R: []int{1}}
+	key := c.states.Key(req, 1)
 	c.mu.Lock()
 	if c.entries == nil {
 		c.entries = map[string]*singleRoundEntry{}
@@ -254,7 +261,7 @@ func (c *singleRoundCache) get(ctx context.Context, spec manifest.MechanismSpec,
 		if e.err != nil {
 			if isContextErr(e.err) && ctx.Err() == nil {
 				// The job computing it was cancelled, this one was not.
-				return c.get(ctx, spec, want, also)
+				return c.get(ctx, spec, mech, want, also)
 			}
 			return nil, e.err
 		}
@@ -269,7 +276,7 @@ func (c *singleRoundCache) get(ctx context.Context, spec manifest.MechanismSpec,
 		}
 	}
 	c.mu.Unlock()
-	e.err = e.compute(ctx, c.backend, mech, spec, opt)
+	e.err = e.compute(ctx, c.states, req)
 	if e.err != nil {
 		// Do not keep failures (a cancelled context, for one): a later
 		// job computes the products again.
@@ -285,31 +292,32 @@ func (c *singleRoundCache) get(ctx context.Context, spec manifest.MechanismSpec,
 	return e, e.err
 }
 
-// compute composes one observation of the mechanism with the backend and
-// derives the entry's products from that state. The factor is chosen
-// automatically for r = 1 (the finest list that holds the single round);
-// the other engine options are the mechanism's.
-func (e *singleRoundEntry) compute(ctx context.Context, backend backend.Backend, mech backend.Mechanism, spec manifest.MechanismSpec, opt manifest.EngineOptions) error {
-	states, err := backend.ComposeMany(ctx, mech, []int{1}, opt, nil)
+// compute gets the state of one observation of the mechanism (req, r =
+// 1) from the service and derives the entry's products from it.
+func (e *singleRoundEntry) compute(ctx context.Context, s *states.Service, req states.Request) (retErr error) {
+	got, err := s.Get(ctx, req)
 	if err != nil {
 		return fmt.Errorf("single-round %v: composing r = 1: %w", e.products, err)
 	}
-	if len(states) != 1 {
-		return fmt.Errorf("single-round %v: backend returned %d states for r = 1", e.products, len(states))
-	}
+	defer func() {
+		if err := got.Stored(); err != nil && retErr == nil {
+			retErr = err
+		}
+	}()
+	st, spec := got.States[0], req.Spec
 	for _, p := range e.products {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		switch p {
 		case productDelta:
-			grid, vals, info, err := singleRoundCurve(states[0])
+			grid, vals, info, err := singleRoundCurve(st)
 			if err != nil {
 				return err
 			}
 			e.delta = &deltaSamples{grid: grid, vals: vals, info: info}
 		case productRenyi:
-			e.renyi = singleRoundRenyi(states[0], spec)
+			e.renyi = singleRoundRenyi(st, spec)
 		}
 	}
 	return nil

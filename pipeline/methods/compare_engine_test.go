@@ -8,13 +8,14 @@ import (
 	"github.com/pbuckets/pbuckets/compare"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
 // engineKOV returns KOV and Advanced fed with the single-round curve that
 // backend.Engine computes for spec (even where a closed form exists).
 func engineKOV(t *testing.T, spec manifest.MechanismSpec, r int) (*compare.KOVCurve, *compare.AdvancedCurve) {
 	t.Helper()
-	c := &singleRoundCache{backend: backend.Engine{}}
+	c := &singleRoundCache{states: &states.Service{Backend: backend.Engine{}}}
 	d0, grid, _, err := c.fromBackend(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)

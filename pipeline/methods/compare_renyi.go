@@ -42,17 +42,17 @@ func (c *singleRoundCache) renyi(ctx context.Context, job Job) (renyiInput, erro
 	if !errors.Is(err, ErrNotApplicable) {
 		return renyiInput{}, err
 	}
-	if c.backend == nil {
+	if c.states == nil || c.states.Backend == nil {
 		return renyiInput{}, fmt.Errorf("%w: no closed-form Renyi curve for kind %s%s and no backend", ErrNotApplicable, spec.Kind, truncNote(spec))
 	}
-	return c.renyiFromBackend(ctx, spec, alsoNeeded(job, productRenyi))
+	return c.renyiFromBackend(ctx, spec, job.Mechanism, alsoNeeded(job, productRenyi))
 }
 
-// renyiFromBackend returns the single-round Renyi curve of spec computed
-// with the backend (productRenyi); the composition also yields the
-// products in also.
-func (c *singleRoundCache) renyiFromBackend(ctx context.Context, spec manifest.MechanismSpec, also []singleRoundProduct) (renyiInput, error) {
-	e, err := c.get(ctx, spec, productRenyi, also)
+// renyiFromBackend returns the single-round Renyi curve of spec's
+// mechanism mech (nil: built from spec) computed with the backend
+// (productRenyi); the composition also yields the products in also.
+func (c *singleRoundCache) renyiFromBackend(ctx context.Context, spec manifest.MechanismSpec, mech backend.Mechanism, also []singleRoundProduct) (renyiInput, error) {
+	e, err := c.get(ctx, spec, mech, productRenyi, also)
 	if err != nil {
 		return renyiInput{}, err
 	}

@@ -11,14 +11,15 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/pipelinetest"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
 // engineRenyi returns the single-round Renyi input that backend.Engine
 // computes for spec (even where a closed form exists).
 func engineRenyi(t *testing.T, spec manifest.MechanismSpec) renyiInput {
 	t.Helper()
-	c := &singleRoundCache{backend: backend.Engine{}}
-	in, err := c.renyiFromBackend(context.Background(), spec, nil)
+	c := &singleRoundCache{states: &states.Service{Backend: backend.Engine{}}}
+	in, err := c.renyiFromBackend(context.Background(), spec, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestRenyiInfiniteNotApplicable(t *testing.T) {
 // without Renyi bounds makes rdp not applicable.
 func TestRenyiSharesSingleRound(t *testing.T) {
 	fb := &pipelinetest.Fake{}
-	reg := CompareWith(fb)
+	reg := CompareWith(&states.Service{Backend: fb})
 	spec := manifest.MechanismSpec{Kind: manifest.KindHistogram, A: []float64{0.5, 0.5}, B: []float64{0.4, 0.6}, Engine: manifest.EngineOptions{Buckets: 200}}
 	m := &manifest.Manifest{Query: manifest.Query{Methods: []string{manifest.MethodBuckets, manifest.MethodKOV, manifest.MethodRDP}}}
 	job := Job{Manifest: m, Instance: &manifest.Instance{Label: "h", Spec: spec}, Compositions: []int{1}, Eps: []float64{0.1}, Delta: []float64{1e-3}}
@@ -264,7 +265,7 @@ func TestRenyiSharesSingleRound(t *testing.T) {
 	// Without rdp in the manifest, kov does not produce the Renyi samples:
 	// a later rdp job composes again.
 	fb2 := &pipelinetest.Fake{}
-	reg = CompareWith(fb2)
+	reg = CompareWith(&states.Service{Backend: fb2})
 	job.Manifest = &manifest.Manifest{Query: manifest.Query{Methods: []string{manifest.MethodKOV}}}
 	if _, err := reg[manifest.MethodKOV](context.Background(), job); err != nil {
 		t.Fatal(err)

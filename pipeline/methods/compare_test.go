@@ -11,7 +11,7 @@ import (
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/pipelinetest"
-	"golang.org/x/sync/semaphore"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
 func TestCompareMethodsApplicability(t *testing.T) {
@@ -74,7 +74,7 @@ func TestBucketsBracketExact(t *testing.T) {
 	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 5, "sensitivity": 1}, Engine: manifest.EngineOptions{Buckets: 2000, ErrorCorrection: true}}
 	in := &manifest.Instance{Label: "g", Spec: spec}
 	job := Job{Instance: in, Compositions: []int{1, 8}, Eps: []float64{0, 0.1, 0.5}, Delta: []float64{1e-4}}
-	bm := &Buckets{Backend: backend.Engine{}, Mem: semaphore.NewWeighted(1 << 40), Budget: 1 << 40}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 	got, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestBucketsBracketExact(t *testing.T) {
 // run at the same time; a failed computation is not cached.
 func TestSingleRoundCacheShared(t *testing.T) {
 	fb := &pipelinetest.Fake{}
-	reg := CompareWith(fb)
+	reg := CompareWith(&states.Service{Backend: fb})
 	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 4, "q": 0.01}, Engine: manifest.EngineOptions{Buckets: 200, Factor: 1.5}}
 	job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{1, 4}, Eps: []float64{0.1}, Delta: []float64{1e-3}}
 	errs := make(chan error, 2)

@@ -2,9 +2,10 @@
 // contract between them and the runner: a method (Func) computes a Job,
 // one mechanism instance at several numbers of compositions, and returns
 // one Outcome per number. Buckets computes the privacy-buckets bounds
-// through a Backend and the state cache; Compare returns the comparison
-// methods of package compare (kov, advanced, rdp, cdp, exact), fed with
-// closed forms or with the backend's single-round state, and on sequences
+// with the composed states of a states.Service (backend, cache, memory
+// budget); Compare returns the comparison methods of package compare
+// (kov, advanced, rdp, cdp, exact), fed with closed forms or with the
+// single-round state of the same service, and on sequences
 // of mechanisms where they compose (sequence.go).
 //
 // With an accuracy target ([engine] accuracy, EngineOptions.Accuracy),
@@ -18,6 +19,6 @@
 // count. The Outcome reports the narrowest round (Buckets, Accuracy) and
 // says what was reached in its Note.
 //
-// May import: compare, pipeline/backend, pipeline/cache, pipeline/manifest,
-// pipeline/memory.
+// May import: compare, pipeline/backend, pipeline/manifest, pipeline/memory,
+// pipeline/states.
 package methods

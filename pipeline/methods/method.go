@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
@@ -20,8 +21,13 @@ var ErrNotAvailable = errors.New("method not available in this build")
 // Job is the work of one method on one mechanism instance: every number
 // of compositions of a batch, with the manifest's eps and delta grids.
 type Job struct {
-	Manifest     *manifest.Manifest
-	Instance     *manifest.Instance
+	Manifest *manifest.Manifest
+	Instance *manifest.Instance
+	// Mechanism is the instance's mechanism, built from Instance.Spec by
+	// the backend's Mechanism once, where the spec was validated, and
+	// handed on to every method of the question. Defaults to nil: a
+	// method that composes builds it.
+	Mechanism    backend.Mechanism
 	Compositions []int
 	// Eps holds the eps values of delta(eps) queries; Delta the delta
 	// values of eps(delta) queries.
@@ -37,6 +43,15 @@ type Job struct {
 	// Round, if not nil, is called when the buckets method starts a round
 	// of an accuracy target (1, 2, ...) with the round's bucket count.
 	Round func(round, buckets int)
+}
+
+// mechanism returns job.Mechanism, or the instance's mechanism built by
+// be when the job carries none.
+func (job Job) mechanism(be backend.Backend) (backend.Mechanism, error) {
+	if job.Mechanism != nil {
+		return job.Mechanism, nil
+	}
+	return be.Mechanism(job.Instance.Spec)
 }
 
 // Bound is an upper and a lower bound at one query point; Lower is NaN when

@@ -106,10 +106,10 @@ func (c *singleRoundCache) sequenceRenyi(ctx context.Context, spec manifest.Mech
 		if !errors.Is(err, ErrNotApplicable) {
 			return renyiInput{}, err
 		}
-		if c.backend == nil {
+		if c.states == nil || c.states.Backend == nil {
 			return renyiInput{}, fmt.Errorf("%w: part %q: no closed-form Renyi curve for kind %s and no backend", ErrNotApplicable, p.Mechanism.ID, p.Mechanism.Kind)
 		}
-		in, err := c.renyiFromBackend(ctx, p.Mechanism, nil)
+		in, err := c.renyiFromBackend(ctx, p.Mechanism, nil, nil)
 		if err != nil {
 			return renyiInput{}, fmt.Errorf("part %q: %w", p.Mechanism.ID, err)
 		}

@@ -7,12 +7,11 @@ import (
 	"slices"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
-	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/memory"
 	"github.com/pbuckets/pbuckets/pipeline/methods"
 	"github.com/pbuckets/pbuckets/pipeline/results"
-	"golang.org/x/sync/semaphore"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 )
 
 // Options are the settings of Ask beside the question.
@@ -30,8 +29,9 @@ type Options struct {
 }
 
 // Error is a refusal of Ask before any work. Key names the setting that
-// caused it: "cache" (Options.CacheDir is not writable) or "memory" (the
-// buckets need more than Options.Budget).
+// caused it: "cache" (Options.CacheDir is not writable), "mechanism" (the
+// backend refuses the mechanism that manifest.Parse accepted) or "memory"
+// (the buckets need more than Options.Budget).
 type Error struct {
 	Key string
 	Err error
@@ -77,10 +77,11 @@ type Problem struct {
 
 // Ask bounds eps(delta) or delta(eps) (the manifest's query) after each r
 // of the query for the manifest's first mechanism instance, by each method
-// of the query. The mechanism was checked by manifest.Parse; it is built
-// by the method that composes it. An error is an *Error refusing the
-// question before any work, or ctx's error when ctx ended (nothing is
-// concluded then).
+// of the query. The mechanism, checked by manifest.Parse, is built once
+// here and handed to every method; the buckets and the comparison methods
+// compose through one states.Service (the cache folder and the memory
+// budget). An error is an *Error refusing the question before any work,
+// or ctx's error when ctx ended (nothing is concluded then).
 func Ask(ctx context.Context, m *manifest.Manifest, opt Options) (*Answer, error) {
 	in := m.Instances()[0]
 	budget := opt.Budget
@@ -89,24 +90,28 @@ func Ask(ctx context.Context, m *manifest.Manifest, opt Options) (*Answer, error
 			budget = memory.Unlimited
 		}
 	}
-	bm := &methods.Buckets{Backend: backend.Engine{}, Mem: semaphore.NewWeighted(budget), Budget: budget}
+	svc := &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(budget)}
 	if opt.CacheDir != "" {
-		bm.Cache = cache.States{Dir: opt.CacheDir}
 		if err := results.CheckWritable(opt.CacheDir); err != nil {
 			return nil, &Error{Key: "cache", Err: err}
 		}
+		svc.Dir = opt.CacheDir
+	}
+	mech, err := svc.Backend.Mechanism(in.Spec)
+	if err != nil {
+		return nil, &Error{Key: "mechanism", Err: err}
 	}
 	if slices.Contains(m.Query.Methods, manifest.MethodBuckets) {
-		if need := bm.MemoryNeed(in.Spec); need > budget {
+		if need := svc.MemoryNeed(in.Spec); need > budget {
 			return nil, &Error{Key: "memory", Err: fmt.Errorf("the buckets need about %s with %d buckets, more than the %s available",
 				memory.FormatBytes(need), in.Spec.Engine.Buckets, memory.FormatBytes(budget))}
 		}
 	}
-	registry := methods.Compare()
-	registry[manifest.MethodBuckets] = bm.Run
+	registry := methods.CompareWith(svc)
+	registry[manifest.MethodBuckets] = (&methods.Buckets{States: svc}).Run
 	defer memory.LimitRuntime(budget)()
 
-	a := &Answer{Instance: in, Job: methods.Job{Manifest: m, Instance: &in, Compositions: m.Query.Compositions, Eps: m.Query.Eps, Delta: m.Query.Delta, FPR: m.Query.FPR, Round: opt.Round}}
+	a := &Answer{Instance: in, Job: methods.Job{Manifest: m, Instance: &in, Mechanism: mech, Compositions: m.Compositions(&in), Eps: m.Query.Eps, Delta: m.Query.Delta, FPR: m.Query.FPR, Round: opt.Round}}
 	for _, meth := range m.Query.Methods {
 		outs, err := registry[meth](ctx, a.Job)
 		switch {

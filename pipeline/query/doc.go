@@ -7,7 +7,7 @@
 // again). It prints nothing: package main parses the flags into a manifest
 // and prints the answers.
 //
-// May import: internal/outward, pipeline/backend, pipeline/cache,
-// pipeline/manifest, pipeline/memory, pipeline/methods, pipeline/results,
-// pipeline/search.
+// May import: internal/outward, pipeline/backend, pipeline/manifest,
+// pipeline/memory, pipeline/methods, pipeline/results, pipeline/search,
+// pipeline/states.
 package query

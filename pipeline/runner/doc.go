@@ -8,6 +8,6 @@
 // when the query gives epochs. A failed task fails alone; an interrupted
 // run writes what finished.
 //
-// May import: pipeline/backend, pipeline/cache, pipeline/manifest,
-// pipeline/memory, pipeline/methods, pipeline/results.
+// May import: pipeline/backend, pipeline/manifest, pipeline/memory,
+// pipeline/methods, pipeline/results, pipeline/states.
 package runner

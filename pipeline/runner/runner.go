@@ -15,13 +15,12 @@ import (
 	"time"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
-	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/memory"
 	"github.com/pbuckets/pbuckets/pipeline/methods"
 	"github.com/pbuckets/pbuckets/pipeline/results"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/semaphore"
 )
 
 // Runner runs the tasks of manifests and writes their results.
@@ -158,7 +157,7 @@ func (rn *Runner) Run(ctx context.Context, manifests []*manifest.Manifest) (*Rep
 	}
 	budget := rn.budget()
 	defer memory.LimitRuntime(budget)()
-	bm := &methods.Buckets{Backend: rn.Backend, Cache: cache.States{Dir: cacheDir}, Mem: semaphore.NewWeighted(budget), Budget: budget}
+	bm := &methods.Buckets{States: &states.Service{Backend: rn.Backend, Dir: cacheDir, Memory: states.NewBudget(budget)}}
 	registry := methods.Registry{manifest.MethodBuckets: bm.Run}
 	for _, name := range manifest.MethodNames() {
 		if name == manifest.MethodBuckets {

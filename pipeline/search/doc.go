@@ -2,11 +2,12 @@
 // factor on its noise, the least factor whose buckets upper bound meets a
 // target (eps, delta) and the largest whose lower bound proves it missed
 // (Searcher, Spec, Result), expanded from a manifest's [search] table
-// (Specs), and their result frames. It composes through a Backend and
-// shares the state cache and the memory budget with the runner. A spec
+// (Specs), and their result frames. Its probes compose through a
+// states.Service, sharing the state cache with the runner and a memory
+// budget between concurrent searches. A spec
 // with an accuracy target (EngineOptions.Accuracy) is refused
 // (ErrAccuracy): a probe is decided at one bucket count.
 //
-// May import: pipeline/backend, pipeline/cache, pipeline/manifest,
-// pipeline/memory, pipeline/results.
+// May import: pipeline/backend, pipeline/manifest, pipeline/memory,
+// pipeline/results, pipeline/states.
 package search

@@ -9,16 +9,16 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
-	"github.com/pbuckets/pbuckets/pipeline/cache"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/memory"
+	"github.com/pbuckets/pbuckets/pipeline/states"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/semaphore"
 )
 
 // Spec describes one noise search: a mechanism family with one free
@@ -243,17 +243,10 @@ type Searcher struct {
 	cache map[string]Probe
 }
 
-// probeKey identifies a probe for the in-memory cache.
-func probeKey(mech backend.Mechanism, spec manifest.MechanismSpec, r int, eps float64) string {
-	return fmt.Sprintf("%s|%s|%+v|%d|%v", mech.String(), spec.DataHash, spec.Engine, r, eps)
-}
-
-// searchMemory is the memory budget SearchAll shares between its searches:
-// each probe that composes reserves its own estimate (the build of a
-// Vuvuzela pair grows with the factor) while it runs.
-type searchMemory struct {
-	sem    *semaphore.Weighted
-	budget int64
+// states returns the service the probes compose through: the backend
+// and the cache folder of s, and the memory budget mem (nil: none).
+func (s *Searcher) states(mem *states.Budget) *states.Service {
+	return &states.Service{Backend: s.Backend, Dir: s.CacheDir, Memory: mem}
 }
 
 // Probe computes (or finds in the caches) delta_up(eps) and delta_low(eps)
@@ -268,19 +261,22 @@ func (s *Searcher) Probe(ctx context.Context, spec Spec, t float64) (Probe, erro
 	if err != nil {
 		return Probe{}, err
 	}
-	return s.probe(ctx, spec, t, 1, nil)
+	return s.probe(ctx, spec, t, 1, s.states(nil))
 }
 
-// probe computes (or finds) delta_up and delta_low at factor t; a
-// composition reserves its memory from mem, if not nil.
-func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, mem *searchMemory) (Probe, error) {
+// probe computes (or finds) delta_up and delta_low at factor t with the
+// states of svc. Each probe composes spec.R alone (its own chain).
+func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, svc *states.Service) (Probe, error) {
 	ms := spec.At(t)
 	p := Probe{Factor: t, Params: ms.Params, Order: order}
 	mech, err := s.Backend.Mechanism(ms)
 	if err != nil {
 		return p, fmt.Errorf("%w: factor %g (%s): %v", errUnbuildable, t, formatParams(ms.Params, spec.Tie), err)
 	}
-	key := probeKey(mech, ms, spec.R, spec.Eps)
+	req := states.Request{Mechanism: mech, Spec: ms, R: []int{spec.R}}
+	// the probe's answer is the state's delta bounds at eps: keyed by the
+	// state's key and eps
+	key := svc.Key(req, spec.R) + "|" + strconv.FormatFloat(spec.Eps, 'g', -1, 64)
 	s.mu.Lock()
 	if s.cache == nil {
 		s.cache = map[string]Probe{}
@@ -292,44 +288,22 @@ func (s *Searcher) probe(ctx context.Context, spec Spec, t float64, order int, m
 		return p, nil
 	}
 	start := time.Now()
-	disk := cache.States{Dir: s.CacheDir}
-	opt := ms.Engine
-	// one r per call (ComposeMany of spec.R alone): its own chain
-	skey := cache.Key(cache.BackendVersion(s.Backend), mech, ms, opt, spec.R, backend.ChainCounts([]int{spec.R}))
-	var st backend.State
-	if data, ok := disk.Load(skey); ok {
-		if decoded, err := s.Backend.DecodeState(data); err == nil {
-			st, p.Cached = decoded, true
-		}
+	got, err := svc.Get(ctx, req)
+	var over *states.OverBudgetError
+	switch {
+	case errors.As(err, &over):
+		return p, fmt.Errorf("%w: factor %g (%s): %v", errOverBudget, t, formatParams(ms.Params, spec.Tie), over)
+	case err != nil:
+		return p, fmt.Errorf("factor %g (%s): r=%d: %w", t, formatParams(ms.Params, spec.Tie), spec.R, err)
 	}
-	if st == nil {
-		if mem != nil {
-			need := max(s.Backend.EstimateMemory(ms), 1)
-			if need > mem.budget {
-				return p, fmt.Errorf("%w: factor %g (%s): needs about %s with %d buckets, more than the %s available",
-					errOverBudget, t, formatParams(ms.Params, spec.Tie), memory.FormatBytes(need), opt.Buckets, memory.FormatBytes(mem.budget))
-			}
-			if err := mem.sem.Acquire(ctx, need); err != nil {
-				return p, err
-			}
-			defer mem.sem.Release(need)
-		}
-		states, err := s.Backend.ComposeMany(ctx, mech, []int{spec.R}, opt, nil)
-		if err != nil {
-			return p, fmt.Errorf("factor %g (%s): r=%d: %w", t, formatParams(ms.Params, spec.Tie), spec.R, err)
-		}
-		if len(states) != 1 {
-			return p, fmt.Errorf("factor %g: backend returned %d states for one r", t, len(states))
-		}
-		st = states[0]
-		if data, err := st.MarshalBinary(); err == nil {
-			if err := disk.Store(skey, data); err != nil {
-				return p, fmt.Errorf("caching state: %w", err)
-			}
-		}
+	p.Upper, p.Lower = got.States[0].DeltaBounds(spec.Eps)
+	// the state is written to the cache while it answers
+	if err := got.Stored(); err != nil {
+		return p, err
+	}
+	if p.Cached = got.Cached[0]; !p.Cached {
 		p.Seconds = time.Since(start).Seconds()
 	}
-	p.Upper, p.Lower = st.DeltaBounds(spec.Eps)
 	if math.IsNaN(p.Upper) {
 		return p, fmt.Errorf("factor %g (%s): delta_up is NaN", t, formatParams(ms.Params, spec.Tie))
 	}
@@ -355,7 +329,7 @@ type searchRun struct {
 	probes map[float64]Probe
 	n      int
 	notes  []string
-	mem    *searchMemory // nil: no budget
+	states *states.Service
 }
 
 func (sr *searchRun) get(ctx context.Context, t float64) (Probe, error) {
@@ -366,7 +340,7 @@ func (sr *searchRun) get(ctx context.Context, t float64) (Probe, error) {
 		return Probe{}, errMaxProbes
 	}
 	sr.n++
-	p, err := sr.s.probe(ctx, sr.spec, t, sr.n, sr.mem)
+	p, err := sr.s.probe(ctx, sr.spec, t, sr.n, sr.states)
 	if err != nil {
 		return p, err
 	}
@@ -435,7 +409,7 @@ func (s *Searcher) Search(ctx context.Context, spec Spec) (*Result, error) {
 
 // search is Search with the probes' compositions reserving memory from mem
 // (if not nil).
-func (s *Searcher) search(ctx context.Context, spec Spec, mem *searchMemory) (*Result, error) {
+func (s *Searcher) search(ctx context.Context, spec Spec, mem *states.Budget) (*Result, error) {
 	if s.Backend == nil {
 		return nil, errors.New("search: Searcher.Backend is nil")
 	}
@@ -443,7 +417,7 @@ func (s *Searcher) search(ctx context.Context, spec Spec, mem *searchMemory) (*R
 	if err != nil {
 		return nil, err
 	}
-	sr := &searchRun{s: s, spec: spec, probes: map[float64]Probe{}, mem: mem}
+	sr := &searchRun{s: s, spec: spec, probes: map[float64]Probe{}, states: s.states(mem)}
 	res := &Result{Spec: spec}
 	err = sr.run(ctx, res)
 	res.Notes = append(res.Notes, sr.notes...)
@@ -645,7 +619,7 @@ func (s *Searcher) SearchAll(ctx context.Context, specs []Spec, jobs int, budget
 	defer memory.LimitRuntime(budget)()
 	results = make([]*Result, len(specs))
 	perSearch := make([]error, len(specs))
-	mem := &searchMemory{sem: semaphore.NewWeighted(budget), budget: budget}
+	mem := states.NewBudget(budget)
 	var g errgroup.Group
 	g.SetLimit(jobs)
 	for i, spec := range specs {
@@ -695,7 +669,7 @@ func (s *Searcher) CheckMemory(specs []Spec, budget int64) []error {
 }
 
 func (s *Searcher) checkMemory(spec Spec, budget int64) error {
-	need := max(s.Backend.EstimateMemory(spec.Mechanism), 1)
+	need := s.states(nil).MemoryNeed(spec.Mechanism)
 	if need <= budget {
 		return nil
 	}

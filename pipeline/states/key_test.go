@@ -1,4 +1,4 @@
-package cache
+package states
 
 import (
 	"crypto/sha256"
@@ -14,17 +14,17 @@ import (
 
 // TestStateKeyIncludesBackendVersion checks that states cached by another
 // build of the engine are not reused.
-func TestStateKeyIncludesBackendVersion(t *testing.T) {
+func TestStateKeyIncludesbackendVersion(t *testing.T) {
 	mech := pipelinetest.FakeMech{Desc: "x"}
-	a := Key("engine-a", mech, manifest.MechanismSpec{}, manifest.EngineOptions{}, 4, []int{4})
-	b := Key("engine-b", mech, manifest.MechanismSpec{}, manifest.EngineOptions{}, 4, []int{4})
+	a := stateKey("engine-a", mech, manifest.MechanismSpec{}, manifest.EngineOptions{}, 4, []int{4})
+	b := stateKey("engine-b", mech, manifest.MechanismSpec{}, manifest.EngineOptions{}, 4, []int{4})
 	if a == b {
 		t.Fatal("stateKey ignores the backend version")
 	}
-	if v := BackendVersion(backend.Engine{}); !strings.HasPrefix(v, engine.Version+"/") || len(v) <= len(engine.Version)+1 {
+	if v := backendVersion(backend.Engine{}); !strings.HasPrefix(v, engine.Version+"/") || len(v) <= len(engine.Version)+1 {
 		t.Errorf("EngineBackend version %q: want %s/<build>", v, engine.Version)
 	}
-	if v := BackendVersion(&pipelinetest.Fake{}); v != "" {
+	if v := backendVersion(&pipelinetest.Fake{}); v != "" {
 		t.Errorf("fake backend version %q, want empty", v)
 	}
 }
@@ -41,18 +41,18 @@ func TestKeyFormat(t *testing.T) {
 	sum := sha256.Sum256([]byte(text))
 	want := hex.EncodeToString(sum[:])
 	spec := manifest.MechanismSpec{DataHash: "d"}
-	if got := Key("v1", mech, spec, opt, 64, []int{2, 128}); got != want {
+	if got := stateKey("v1", mech, spec, opt, 64, []int{2, 128}); got != want {
 		t.Errorf("Key = %s, want %s (the sha256 of the pinned text)", got, want)
 	}
 	opt.Accuracy = 1e-3
-	if got := Key("v1", mech, spec, opt, 64, []int{2, 128}); got != want {
+	if got := stateKey("v1", mech, spec, opt, 64, []int{2, 128}); got != want {
 		t.Errorf("Key with accuracy = %s, want %s: the target must not enter the key", got, want)
 	}
-	if got := Key("v1", mech, spec, opt, 64, []int{128}); got == want {
+	if got := stateKey("v1", mech, spec, opt, 64, []int{128}); got == want {
 		t.Error("Key ignores the chain's shaping counts")
 	}
 	opt.Buckets = 200000
-	if got := Key("v1", mech, spec, opt, 64, []int{2, 128}); got == want {
+	if got := stateKey("v1", mech, spec, opt, 64, []int{2, 128}); got == want {
 		t.Error("Key ignores the bucket count")
 	}
 }

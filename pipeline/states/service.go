@@ -1,0 +1,239 @@
+package states
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/memory"
+	"golang.org/x/sync/semaphore"
+)
+
+// Service gives the composed states of mechanisms: from the cache folder
+// when a state with the same bits is there, else composed through the
+// Backend within the memory Budget and written to the cache. The buckets
+// method (pbuckets run, eps, delta, tpr), the noise search (pbuckets
+// search, calibrate) and the comparison methods' single-round inputs all
+// compose through it, so that the cache key and the rule that fixes a
+// state's bits (the shaping counts of the composition chain, see
+// Request.Basis) have one owner.
+//
+// A Service is safe for concurrent use; its fields must not change while
+// it is used.
+type Service struct {
+	// Backend composes and decodes the states. Required.
+	Backend backend.Backend
+	// Dir is the cache folder (normally <out>/.cache, shared by run,
+	// search and the one-line commands). Defaults to "": nothing is read
+	// or written.
+	Dir string
+	// Memory is the budget that compositions reserve their memory
+	// estimate from while they run (MemoryNeed). Defaults to nil: nothing
+	// is reserved.
+	Memory *Budget
+}
+
+// Request asks for the states after each number of compositions in R of
+// one mechanism.
+type Request struct {
+	// Mechanism is Spec's mechanism, built by Backend.Mechanism (built
+	// once by the caller that validated the spec, and handed on).
+	// Required.
+	Mechanism backend.Mechanism
+	// Spec is the mechanism's spec: its engine options (Spec.Engine) are
+	// those of the composition, its data hash enters the key, and its
+	// memory estimate is reserved. Required.
+	Spec manifest.MechanismSpec
+	// R holds the numbers of compositions wanted (at least one, each >= 1).
+	R []int
+	// Basis holds the other numbers of compositions of the question that R
+	// belongs to (the whole query of a manifest, over every shard and
+	// batch). A state's bits depend on the shaping counts of the
+	// ComposeMany call that made it (engine.ChainCounts of R and Basis:
+	// the largest r, which fixes the automatic factor and the final tilts,
+	// and those at most 1/64 of it, whose saddle tilts the shared levels
+	// carry), so every part of a question composes the same chain and
+	// gets the same bits, and the shaping counts enter the key. Defaults
+	// to nil: the chain of R alone.
+	Basis []int
+	// Progress, if not nil, receives the composition's progress steps
+	// (done, total). Defaults to nil.
+	Progress func(done, total int)
+}
+
+// Result holds the states of a Request.
+type Result struct {
+	// States[i] is the state after Request.R[i] compositions.
+	States []backend.State
+	// Cached[i] is true when States[i] came from the cache.
+	Cached []bool
+
+	// done is closed when the composed states are in the cache (nil:
+	// nothing was composed); storeErr says why they are not.
+	done     chan struct{}
+	storeErr error
+}
+
+// Stored waits until the states that Get composed are written to the
+// cache (Get writes them while the caller queries the states) and returns
+// the error of writing them ("caching state: ..."). Callers call it before
+// they return, so that a cache that cannot be written fails the work
+// instead of being lost silently.
+func (r *Result) Stored() error {
+	if r.done == nil {
+		return nil
+	}
+	<-r.done
+	return r.storeErr
+}
+
+// OverBudgetError refuses a composition whose memory estimate exceeds
+// the budget.
+type OverBudgetError struct {
+	// Need and Budget are in bytes; Buckets is the bucket count of the
+	// composition.
+	Need, Budget int64
+	Buckets      int
+}
+
+func (e *OverBudgetError) Error() string {
+	return fmt.Sprintf("needs about %s with %d buckets, more than the %s available",
+		memory.FormatBytes(e.Need), e.Buckets, memory.FormatBytes(e.Budget))
+}
+
+// Budget is memory in bytes that concurrent compositions share: each
+// reserves its estimate while it runs.
+type Budget struct {
+	sem   *semaphore.Weighted
+	total int64
+}
+
+// NewBudget returns a budget of total bytes (memory.Unlimited for none).
+func NewBudget(total int64) *Budget {
+	return &Budget{sem: semaphore.NewWeighted(total), total: total}
+}
+
+// Total returns the budget's size in bytes.
+func (b *Budget) Total() int64 { return b.total }
+
+// MemoryNeed returns the bytes a composition of spec (with spec.Engine)
+// reserves from the budget: the backend's estimate, at least 1.
+func (s *Service) MemoryNeed(spec manifest.MechanismSpec) int64 {
+	return max(s.Backend.EstimateMemory(spec), 1)
+}
+
+// Key returns the cache key of the state after r compositions of req's
+// mechanism in req's chain: it names everything that fixes the state's
+// bits (the backend's build, the mechanism, its data, the engine options
+// but the accuracy target, r and the chain's shaping counts). Callers
+// that keep what they derive from a state in memory (a search's probes)
+// key it by this too.
+func (s *Service) Key(req Request, r int) string {
+	return stateKey(backendVersion(s.Backend), req.Mechanism, req.Spec, req.Spec.Engine, r, s.chain(req))
+}
+
+// chain returns the shaping counts of req's composition chain.
+func (s *Service) chain(req Request) []int {
+	return backend.ChainCounts(append(slices.Clone(req.R), req.Basis...))
+}
+
+// Get returns the states after each number of compositions of req: those
+// in the cache as they are there, the others composed in one ComposeMany
+// call of the chain's shape (the missing r and the shaping counts, whose
+// accumulations are cheap and whose largest one's levels are needed
+// anyway) and written to the cache while the caller queries them (see
+// Result.Stored). A composition reserves MemoryNeed(req.Spec) from the
+// budget while it runs; one that needs more than the whole budget is
+// refused with an *OverBudgetError, one that waits for memory ends with
+// ctx. A state in the cache that cannot be decoded is composed again.
+func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
+	if s.Backend == nil {
+		return nil, errors.New("states: Service.Backend is nil")
+	}
+	if req.Mechanism == nil {
+		return nil, errors.New("states: Request.Mechanism is nil")
+	}
+	if len(req.R) == 0 {
+		return nil, errors.New("states: Request.R is empty")
+	}
+	version := backendVersion(s.Backend)
+	chain := s.chain(req)
+	opt := req.Spec.Engine
+	key := func(r int) string { return stateKey(version, req.Mechanism, req.Spec, opt, r, chain) }
+	res := &Result{States: make([]backend.State, len(req.R)), Cached: make([]bool, len(req.R))}
+	var missing []int
+	for i, r := range req.R {
+		if data, ok := disk(s.Dir).load(key(r)); ok {
+			if st, err := s.Backend.DecodeState(data); err == nil {
+				res.States[i], res.Cached[i] = st, true
+				continue
+			}
+		}
+		if !slices.Contains(missing, r) {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) == 0 {
+		return res, nil
+	}
+	compute := missing
+	for _, r := range chain {
+		if !slices.Contains(compute, r) {
+			compute = append(compute, r)
+		}
+	}
+	got, err := s.compose(ctx, req, compute)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range req.R {
+		if res.States[i] == nil {
+			res.States[i] = got[slices.Index(compute, r)]
+		}
+	}
+	if s.Dir == "" {
+		return res, nil
+	}
+	// The states are encoded and written while the caller answers its
+	// queries (a few MB each: 5-10% of a short run).
+	res.done = make(chan struct{})
+	go func() {
+		defer close(res.done)
+		for i, r := range compute {
+			data, err := got[i].MarshalBinary()
+			if err != nil {
+				continue // a state that cannot be encoded is not cached
+			}
+			if err := disk(s.Dir).store(key(r), data); err != nil {
+				res.storeErr = fmt.Errorf("caching state: %w", err)
+				return
+			}
+		}
+	}()
+	return res, nil
+}
+
+// compose runs one ComposeMany call of rs within the budget.
+func (s *Service) compose(ctx context.Context, req Request, rs []int) ([]backend.State, error) {
+	if b := s.Memory; b != nil {
+		need := s.MemoryNeed(req.Spec)
+		if need > b.total {
+			return nil, &OverBudgetError{Need: need, Budget: b.total, Buckets: req.Spec.Engine.Buckets}
+		}
+		if err := b.sem.Acquire(ctx, need); err != nil {
+			return nil, err
+		}
+		defer b.sem.Release(need)
+	}
+	got, err := s.Backend.ComposeMany(ctx, req.Mechanism, rs, req.Spec.Engine, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	if len(got) != len(rs) {
+		return nil, fmt.Errorf("backend returned %d states for %d compositions", len(got), len(rs))
+	}
+	return got, nil
+}
