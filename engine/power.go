@@ -562,8 +562,10 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 			continue
 		}
 		j := (o + n + 1) & (N - 1)
-		v := math.Max(0, ss[bm].t[j]) * ss[bm].fac[o]
-		if v > 0 && v < minNormal {
+		tv := math.Max(0, ss[bm].t[j])
+		v := tv * ss[bm].fac[o]
+		if v < minNormal && tv > 0 {
+			// subnormal or underflowed to 0: an absolute 2^-1074 lost
 			small = true
 		}
 		vals[o] = v
