@@ -89,12 +89,8 @@ func TestAllocRefTable(t *testing.T) {
 				l, dl := refGauss(1/c.sigma, eps)
 				ab, ba, e = math.Exp(l), math.Exp(l), math.Expm1(dl)*math.Exp(l)
 			} else {
-				h := 0.01
-				if c.t == 3 {
-					h = 0.025
-				}
-				ab, ba = allocQuad(1/c.sigma, c.t, eps, h)
-				ab2, ba2 := allocQuad(1/c.sigma, c.t, eps, 2*h)
+				ab, ba = sumQuad{1 / c.sigma, 0.5}.dirs(c.t, eps)
+				ab2, ba2 := sumQuad{1 / c.sigma, 1}.dirs(c.t, eps)
 				e = math.Max(math.Abs(ab-ab2), math.Abs(ba-ba2))
 			}
 			d := res.Delta(eps)

@@ -44,6 +44,8 @@ import (
 //	subsampled Poisson replace-one Laplace  dominating only: S(q, 2m); lower pair P(q, m)
 //	subsampled fixed size add/remove        attained at rate b/n: R(b/n, 2m); lower bounds of R(q', 2m), q' the float below q, from R(q, 2m) by rateSlacked (none for q = 1)
 //	subsampled fixed size replace-one       dominating only: S(q, 2m); lower pair R(q', 2m)
+//	random allocation, k = 1                attained: (1/t) sum_i N(m e_i, I) vs N(0, I) (z on one fixed axis in every step)
+//	random allocation, k > 1                dominating only: blocks of 1-out-of-floor(t/k), ceil(t/k); lower pair the sum statistic's Gaussian, mu = k m / sqrt(t)
 //
 // (subsampled.go gives the derivations.)
 
