@@ -78,6 +78,10 @@ type Options struct {
 	// step with the number of steps done and planned. It must be cheap and
 	// safe to call from the goroutine running the composition.
 	Progress func(done, total int)
+
+	// power selects the power path (power.go) for the r-fold composition
+	// of one mechanism; the zero value keeps the squaring chain.
+	power powerMode
 }
 
 // Lists selects the bucket lists a computation composes (Options.Lists).
@@ -239,6 +243,12 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 	}
 	if err := prepare(ctx, m); err != nil {
 		return nil, err
+	}
+	if o.power != powerOff {
+		out, err := composePower(ctx, m, rs, o)
+		if err != nil || out != nil {
+			return out, err
+		}
 	}
 	plan, err := newPlan([]Part{{Mechanism: m, Count: maxR}}, o)
 	if err != nil {

@@ -49,6 +49,8 @@ type plan struct {
 	// stepsPlanned is set when the caller planned every step of the
 	// computation (composeSequence) and composeMany must not add its own.
 	stepsPlanned bool
+	// powerN is the transform length of the power path (power.go)
+	powerN int
 }
 
 // maxRange is the largest bucket range (n+1) lambda, in units of privacy

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// The property test of the power path (power.go): random Gauss pairs (r up
+// to 2^40, against the closed form) and subsampled pairs (one step exact,
+// r = 2..8 against the grid bracket, DP-SGD at r up to 2^30 against the
+// large-r bracket; soundness_pairs_test.go), composed with Options.power
+// on and random bucket counts, tilts and tail budgets, checked by
+// checkPropCase as TestSoundnessProperty checks the chain. Each case
+// records whether the power path composed it (the others fall back to the
+// chain and are checked all the same). Which mutations of the power path
+// the tests detect is in power.go's comment ("Tests").
+//
+//	go test ./engine -run TestPowerSoundnessProperty -power.cases 400 -v
+var (
+	powerCases = flag.Int("power.cases", 0, "cases of TestPowerSoundnessProperty (0: 40, or 12 with -short)")
+	powerSeed  = flag.Uint64("power.seed", 1, "seed of TestPowerSoundnessProperty")
+)
+
+// genPowerCase draws one case; used reports whether the power path
+// composed it (set when it runs).
+func genPowerCase(rng *rand.Rand, used *bool) propCase {
+	var o Options
+	o.Buckets = 1 << (10 + rng.IntN(7))
+	if rng.IntN(2) == 0 {
+		o.Tilts = 1 + rng.IntN(5)
+	}
+	if rng.IntN(3) == 0 {
+		o.TailBudget = math.Pow(10, -8-22*rng.Float64())
+	}
+	o.power = powerOn
+	optDesc := fmt.Sprintf("buckets=%d tilts=%d tail=%v", o.Buckets, o.Tilts, o.TailBudget)
+	single := func(m Mechanism, r int) func(context.Context) (*Result, error) {
+		return func(ctx context.Context) (*Result, error) {
+			res, err := Compose(ctx, m, r, o)
+			if err == nil && res.l == nil && res.g != nil && res.g.squarings == 0 && res.g.compositions == r {
+				*used = true
+			}
+			return res, err
+		}
+	}
+	// subsampled pairs without atoms of loss (the power path leaves those
+	// to the chain)
+	sub := func(realistic bool) (Mechanism, rpPair, largeShape, string) {
+		for {
+			m, rp, ls, desc, _ := randSubsampled(rng, realistic)
+			if am, ok := m.(atomic); !ok || am.atomLoss() == 0 {
+				return m, rp, ls, desc
+			}
+		}
+	}
+	var c propCase
+	c.ec = true
+	switch k := rng.IntN(10); {
+	case k < 4: // Gauss
+		sigma := logUniform(rng, 0.01, 1000)
+		sens := 1.0
+		if rng.IntN(3) == 0 {
+			sens = logUniform(rng, 0.2, 5)
+		}
+		r := randR(rng, 1<<40)
+		m, _ := Gauss(sigma, sens, 0)
+		mu := sens * math.Sqrt(float64(r)) / sigma
+		c.desc = fmt.Sprintf("gauss sigma=%v sens=%v r=%d (mu=%.4g)", sigma, sens, r, mu)
+		c.compose = single(m, r)
+		c.ref = func(eps float64) (float64, float64) { return refGauss(mu, eps) }
+		c.dirs = symDirs(c.ref)
+	case k < 5: // one step of a subsampled pair
+		m, rp, _, desc := sub(false)
+		c.desc = "sub1 " + desc + " r=1"
+		c.compose = single(m, 1)
+		c.ref = rpRef1(rp)
+		c.dirs = pairDirs(rp)
+	case k < 7: // a few steps: the grid bracket
+		m, rp, _, desc := sub(false)
+		r := 2 + rng.IntN(7)
+		c.desc = fmt.Sprintf("subSmall %s r=%d", desc, r)
+		c.compose = single(m, r)
+		mb := newMultiBracket(rp, r, 400, false)
+		c.br = mb.bracket
+		c.dirs = mb.dirs
+	default: // DP-SGD at large r
+		m, rp, ls, desc := sub(true)
+		r := int(logUniform(rng, 17, 1<<30))
+		c.desc = fmt.Sprintf("subLarge %s r=%d", desc, r)
+		c.compose = single(m, r)
+		lb := newLargeBracket(ls, rp)
+		c.br = func(eps float64) (float64, float64) { return lb.bracket(r, eps) }
+		c.dirs = func(eps float64) (float64, float64, float64, float64) { return lb.dirs(r, eps) }
+	}
+	c.desc += " | " + optDesc
+	c.eps = []float64{0, 1e-3, 0.1, 1, 3, 10, 100, 700, 745, 1e4, math.Inf(1)}
+	for i := 0; i < 3; i++ {
+		c.eps = append(c.eps, logUniform(rng, 1e-3, 1e4))
+	}
+	if c.ref != nil {
+		for _, d := range []float64{0.5, 1e-3, 1e-10} {
+			if e := refEps(c.ref, d); e > 0 && !math.IsInf(e, 1) {
+				c.eps = append(c.eps, e, e*(1+1e-3))
+			}
+		}
+	}
+	all := []float64{0.5, 1e-2, 1e-6, 1e-12, 1e-30, 1e-100}
+	for len(c.deltas) < 3 {
+		c.deltas = append(c.deltas, all[rng.IntN(len(all))])
+	}
+	return c
+}
+
+// TestPowerSoundnessProperty runs the random cases of the power path.
+func TestPowerSoundnessProperty(t *testing.T) {
+	n := *powerCases
+	if n == 0 {
+		n = 40
+		if testing.Short() {
+			n = 12
+		}
+	}
+	rng := rand.New(rand.NewPCG(*powerSeed, 0x9017))
+	st := newPropStats()
+	failed, used := 0, 0
+	kinds := map[string]int{}
+	for i := 0; i < n; i++ {
+		var u bool
+		c := genPowerCase(rng, &u)
+		fails := checkPropCase(t, c, &st)
+		if u {
+			used++
+			kinds[strings.Fields(c.desc)[0]]++
+		}
+		if len(fails) > 0 {
+			failed++
+			if failed <= 20 {
+				t.Errorf("case %d (%s, power path %v):\n  %s", i, c.desc, u, strings.Join(fails, "\n  "))
+			}
+		}
+	}
+	t.Logf("%d cases, %d composed by the power path (%v), %d checks (%d ill-conditioned), %d failed", n, used, kinds, st.checks, st.illConditioned, failed)
+	t.Logf("worst upper margin ln(upper/exact) = %.3g (%s)", st.worstUp, st.worstUpDesc)
+	t.Logf("worst lower margin ln(exact/lower) = %.3g (%s)", st.worstLo, st.worstLoDesc)
+	t.Logf("closest upper to a bracket's lower end: ln(upper/low) = %.3g (%s)", st.bracketUp, st.bracketUpDesc)
+	t.Logf("closest lower to a bracket's upper end: ln(high/lower) = %.3g (%s)", st.bracketLo, st.bracketLoDesc)
+	if n >= 40 && used < n/3 {
+		t.Errorf("only %d of %d cases took the power path: the test does not exercise it", used, n)
+	}
+}

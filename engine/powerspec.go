@@ -1,0 +1,197 @@
+package engine
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
+)
+
+// This file holds the spectral kernel of the power path (power.go): one
+// forward transform of two real sequences packed into one complex one, the
+// r-th power of both spectra, and one inverse transform, with a rigorous
+// bound on the 2-norm of the result's error. The proof is in power.go's
+// comment ("The spectral power"); the names below follow it.
+
+// powerSpec is the result of specPower: the circular r-fold convolution
+// powers of the two input sequences (re and im of the inputs), in natural
+// order, and err2, a bound on the 2-norm of the error of the complex result
+// (so on every entry's error of either part, and sqrt(N) err2 bounds the
+// 1-norm of either part's error).
+type powerSpec struct {
+	a, c []float64
+	err2 float64
+}
+
+// cmulErr is the normwise relative error of one complex multiplication,
+// |fl(xy) - xy| <= cmulErr |x||y|: sqrt2 gamma_2 (Higham, Lemma 3.5; the
+// bound holds with or without fused multiply-adds, which give 2u:
+// Jeannerod, Kornerup, Louvet, Muller, Math. Comp. 2017).
+var cmulErr = math.Sqrt2 * gamma(2)
+
+// powSkipLn is ln of the modulus below which the r-th power of a spectral
+// coefficient is not formed (it is at most e^powSkipLn, set to 0 and that
+// counted as its error): above it, every intermediate power of the
+// repeated squaring stays a normal float64.
+const powSkipLn = -699.0
+
+// specPower computes the circular r-fold convolution powers of a and c
+// (length N = fp.Len(), non-negative, each summing to about 1) in place: a and
+// c hold the results on return (natural order). ma, mc bound the 1-norms
+// of a and c from above. Work arrays: wr, wi of length N.
+func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc float64) powerSpec {
+	N := fp.Len()
+	u := unitRoundoff
+	fN := float64(N)
+	sqN := math.Sqrt(fN)
+	// ||x||_2 of the packed input (rounded up)
+	var s2 float64
+	for j := 0; j < N; j++ {
+		s2 += a[j]*a[j] + c[j]*c[j]
+	}
+	nx := math.Sqrt(s2*(1+gamma(2*N+2))) * (1 + 2*u)
+	// forward transform, spectrum in bit-reversed order
+	fp.ForwardBitReversed(a, c)
+	// ||Z^ - Z||_2 <= kappa ||Z||_2 = kappa sqrt(N) ||x||_2 (Theorem 24.2)
+	eZ := fp.Kappa() * sqN * nx * (1 + 4*u)
+	// Separation of the two real sequences' spectra (A in a, c; C in wr,
+	// wi), with the sums of squares of the computed A^ and C^.
+	var sA, sC float64
+	for p := 0; p < N; p++ {
+		q := mirrorBR(p)
+		if q < p {
+			continue
+		}
+		zr, zi, mr, mi := a[p], c[p], a[q], c[q]
+		ar, ai := (zr+mr)*0.5, (zi-mi)*0.5
+		cr, ci := (zi+mi)*0.5, (mr-zr)*0.5
+		a[p], c[p] = ar, ai
+		wr[p], wi[p] = cr, ci
+		m := 1.0
+		if q != p {
+			a[q], c[q] = ar, -ai
+			wr[q], wi[q] = cr, -ci
+			m = 2
+		}
+		sA += m * (ar*ar + ai*ai)
+		sC += m * (cr*cr + ci*ci)
+	}
+	nA := math.Sqrt(sA*(1+gamma(N+2))) * (1 + 2*u)
+	nC := math.Sqrt(sC*(1+gamma(N+2))) * (1 + 2*u)
+	// ||A^ - A||_2 <= ||Z^ - Z||_2 + u/(1-u) ||A^||_2 (the separation is
+	// linear with norm at most 1; one rounded addition per component,
+	// halving exact, an underflowing half off by 2^-1075 per component)
+	uf := sqN * 0x1p-1073
+	eA := (eZ + u/(1-u)*nA + uf) * (1 + 2*u)
+	eC := (eZ + u/(1-u)*nC + uf) * (1 + 2*u)
+	// r-th powers by repeated squaring; pairs (k, N-k) share one power
+	// (the conjugate's power is the conjugate, bit for bit)
+	fr := float64(r)
+	skipSq := math.Exp(2 * powSkipLn / fr) // |z|^2 below it: |z|^r <= e^-699
+	var nSkip int
+	var pA, pC float64 // sums of squares of the computed powers
+	for p := 0; p < N; p++ {
+		q := mirrorBR(p)
+		if q < p {
+			continue
+		}
+		m := 1.0
+		if q != p {
+			m = 2
+		}
+		xr, xi := a[p], c[p]
+		if xr*xr+xi*xi <= skipSq {
+			xr, xi = 0, 0
+			nSkip += int(m)
+		} else {
+			xr, xi = cpow(xr, xi, r)
+			pA += m * (xr*xr + xi*xi)
+		}
+		yr, yi := wr[p], wi[p]
+		if yr*yr+yi*yi <= skipSq {
+			yr, yi = 0, 0
+			nSkip += int(m)
+		} else {
+			yr, yi = cpow(yr, yi, r)
+			pC += m * (yr*yr + yi*yi)
+		}
+		// Q = P_A + i P_C
+		a[p], c[p] = xr-yi, xi+yr
+		if q != p {
+			// P_A(N-k) = conj, P_C(N-k) = conj
+			a[q], c[q] = xr+yi, yr-xi
+		}
+	}
+	nPA := math.Sqrt(pA*(1+gamma(N+2))) * (1 + 2*u)
+	nPC := math.Sqrt(pC*(1+gamma(N+2))) * (1 + 2*u)
+	// rounding of the powers: (1+d)^(r-1) - 1 relative
+	rho := math.Expm1((fr-1)*math.Log1p(cmulErr)) * (1 + 1e-10)
+	// skipped coefficients: at most e^-699 each (set to 0); intermediate
+	// products with subnormal components: 2^-1073 each, grown by at most
+	// M^r over the remaining factors
+	MA := (ma + eA) * (1 + 2*u)
+	MC := (mc + eC) * (1 + 2*u)
+	lnM := math.Max(math.Log(MA), math.Log(MC))*(1+1e-10) + 1e-300
+	growR := math.Exp(math.Max(fr*lnM, 0)*(1+1e-10) + 1e-12)
+	ops := 2 * (64 + 1)
+	skipE := math.Sqrt(float64(nSkip)) * math.Exp(powSkipLn) * 1.001
+	ufPow := sqN * float64(ops) * 0x1p-1073 * growR
+	// |A^^r - A^r| <= r max(|A^|, |A|)^(r-1) |A^ - A|, max <= MA
+	grA := math.Exp(math.Max((fr-1)*math.Log(MA), 0)*(1+1e-10) + 1e-12)
+	grC := math.Exp(math.Max((fr-1)*math.Log(MC), 0)*(1+1e-10) + 1e-12)
+	ePA := rho/(1-rho)*(nPA+skipE) + fr*grA*eA + skipE + ufPow
+	ePC := rho/(1-rho)*(nPC+skipE) + fr*grC*eC + skipE + ufPow
+	var sQ float64
+	for j := 0; j < N; j++ {
+		sQ += a[j]*a[j] + c[j]*c[j]
+	}
+	nQ := math.Sqrt(sQ*(1+gamma(N+2))) * (1 + 2*u)
+	// recombination: one rounded addition per component
+	eQ := (ePA + ePC + u/(1-u)*nQ + uf) * (1 + 4*u)
+	fp.InverseBitReversed(a, c)
+	inv := 1 / fN
+	for j := 0; j < N; j++ {
+		a[j] *= inv
+		c[j] *= inv
+	}
+	// ||t^ - t||_2 <= (kappa ||Q^||_2 + ||Q^ - Q||_2) / sqrt(N), and the
+	// scaling by 1/N (exact unless the result is subnormal: 2^-1075 each)
+	err2 := (fp.Kappa()*nQ+eQ)/sqN*(1+4*u) + sqN*0x1p-1074
+	return powerSpec{a: a, c: c, err2: err2}
+}
+
+// mirrorBR returns the position of the mirror frequency N-k of the
+// frequency k at position p of a spectrum in bit-reversed order: for p in
+// [h, 2h) (h a power of two) it is 3h-1-p, and positions 0 and 1 (k = 0
+// and N/2) are their own mirrors (spectral.go).
+func mirrorBR(p int) int {
+	if p < 2 {
+		return p
+	}
+	h := 1 << (bits.Len(uint(p)) - 1)
+	return 3*h - 1 - p
+}
+
+// cpow returns (xr + i xi)^r by repeated squaring: r-1 complex
+// multiplications in all (the squarings of the binary powers and the
+// products of those used), so its result has a relative error of at most
+// (1+cmulErr)^(r-1) - 1 while no component underflows.
+func cpow(xr, xi float64, r int) (float64, float64) {
+	rr, ri := 1.0, 0.0
+	first := true
+	for {
+		if r&1 == 1 {
+			if first {
+				rr, ri = xr, xi
+				first = false
+			} else {
+				rr, ri = rr*xr-ri*xi, rr*xi+ri*xr
+			}
+		}
+		r >>= 1
+		if r == 0 {
+			return rr, ri
+		}
+		xr, xi = xr*xr-xi*xi, 2*xr*xi
+	}
+}
