@@ -94,19 +94,33 @@ func (r Relation) valid() bool { return r == AddRemove || r == ReplaceOne }
 // batch must be in [1, n] and n at most 2^53; a refusal is a *ParamError
 // naming "batch" or "n".
 func FixedSizeRate(batch, n int) (float64, error) {
+	_, hi, err := FixedSizeRates(batch, n)
+	return hi, err
+}
+
+// FixedSizeRates returns float64 rates lo <= batch/n <= hi of fixed-size
+// sampling, both equal to batch/n when the quotient is exact and otherwise
+// the floats on either side of it (hi is FixedSizeRate's rate, lo the rate
+// of a lower pair that the mechanism dominates; hi is at most 1). The
+// arguments are checked as by FixedSizeRate.
+func FixedSizeRates(batch, n int) (lo, hi float64, err error) {
 	if n < 1 {
-		return 0, paramError("fixed_size: n", "must be >= 1, got %d", n)
+		return 0, 0, paramError("fixed_size: n", "must be >= 1, got %d", n)
 	}
 	if batch < 1 || batch > n {
-		return 0, paramError("fixed_size: batch", "must be in [1, %d] (the data set size n), got %d", n, batch)
+		return 0, 0, paramError("fixed_size: batch", "must be in [1, %d] (the data set size n), got %d", n, batch)
 	}
 	if n > 1<<53 {
-		return 0, paramError("fixed_size: n", "must be at most 2^53, got %d", n)
+		return 0, 0, paramError("fixed_size: n", "must be at most 2^53, got %d", n)
 	}
 	b, m := float64(batch), float64(n)
 	q := b / m
-	if math.FMA(q, m, -b) < 0 {
-		q = math.Nextafter(q, math.Inf(1))
+	lo, hi = q, q
+	switch f := math.FMA(q, m, -b); {
+	case f < 0:
+		hi = math.Nextafter(q, math.Inf(1))
+	case f > 0:
+		lo = math.Nextafter(q, 0)
 	}
-	return math.Min(q, 1), nil
+	return lo, math.Min(hi, 1), nil
 }

@@ -94,7 +94,8 @@ func TestParseSamplingRelation(t *testing.T) {
 }
 
 // TestFixedSizeRate checks that b/n is never rounded down (q n >= b
-// exactly) and at most one ulp above, and the refusals.
+// exactly) and at most one ulp above, that FixedSizeRates' lower rate is
+// the float at or below b/n, and the refusals.
 func TestFixedSizeRate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	for i := 0; i < 100000; i++ {
@@ -109,6 +110,13 @@ func TestFixedSizeRate(t *testing.T) {
 		}
 		if lower := math.Nextafter(q, 0); q != 1 && math.FMA(lower, float64(n), -float64(b)) >= 0 {
 			t.Fatalf("FixedSizeRate(%d, %d) = %v: the float below is also >= b/n", b, n, q)
+		}
+		lo, hi, err := FixedSizeRates(b, n)
+		if err != nil || hi != q {
+			t.Fatalf("FixedSizeRates(%d, %d) = (%v, %v, %v), want hi = FixedSizeRate's %v", b, n, lo, hi, err, q)
+		}
+		if math.FMA(lo, float64(n), -float64(b)) > 0 || (lo != hi && math.FMA(math.Nextafter(lo, 1), float64(n), -float64(b)) <= 0) {
+			t.Fatalf("FixedSizeRates(%d, %d): lo %v is above b/n or not the float below it", b, n, lo)
 		}
 	}
 	for _, c := range [][2]int{{0, 10}, {11, 10}, {1, 0}, {-1, 5}, {1, 1<<53 + 2}} {

@@ -194,17 +194,27 @@ func subsampled(spec MechanismSpec, build func(scale, sensitivity, q float64, s 
 // rate returns the sampling rate of a subsampled mechanism: q, or
 // engine.FixedSizeRate(batch, dataset_size), which checks their range.
 func rate(spec MechanismSpec) (float64, error) {
+	_, hi, err := spec.SamplingRates()
+	return hi, err
+}
+
+// SamplingRates returns rates lo <= the mechanism's sampling rate <= hi:
+// hi is the rate its (upper) pair is built with, lo the rate of a lower
+// pair it dominates. From q as given, hi = q and lo is the float below;
+// from batch and dataset_size, engine.FixedSizeRates (b/n rounded down and
+// up, equal when exact), which checks their range.
+func (spec MechanismSpec) SamplingRates() (lo, hi float64, err error) {
 	p := spec.Params
 	if q, hasQ := p["q"]; hasQ {
-		return q, nil
+		return math.Nextafter(q, 0), q, nil
 	}
 	b, hasB := p["batch"]
 	n, hasN := p["dataset_size"]
 	if !hasB || !hasN {
-		return 0, fmt.Errorf("missing the sampling rate q (or batch and dataset_size)")
+		return 0, 0, fmt.Errorf("missing the sampling rate q (or batch and dataset_size)")
 	}
 	if !(positiveInteger(b) == "" && positiveInteger(n) == "") {
-		return 0, fmt.Errorf("batch %v and dataset_size %v must be integers in [1, 2^53]", b, n)
+		return 0, 0, fmt.Errorf("batch %v and dataset_size %v must be integers in [1, 2^53]", b, n)
 	}
-	return engine.FixedSizeRate(int(b), int(n))
+	return engine.FixedSizeRates(int(b), int(n))
 }

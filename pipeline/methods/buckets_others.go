@@ -306,7 +306,7 @@ func sgdLowerRemovePair(spec manifest.MechanismSpec) (shift, q float64, ok bool)
 		}
 		return m, q, true
 	}
-	lo, hi, ok := fixedSizeRates(p)
+	lo, hi, ok := fixedSizeRates(spec)
 	if !ok || (addRemove && hi == 1) || !(lo > 0 && lo < 1) {
 		return 0, 0, false
 	}
@@ -314,30 +314,11 @@ func sgdLowerRemovePair(spec manifest.MechanismSpec) (shift, q float64, ok bool)
 }
 
 // fixedSizeRates returns a rate q' <= b/n and one q >= b/n of fixed-size
-// sampling: from q as given (the engine's upper rate; its lower rate the
-// float below), or from batch and dataset_size (b/n rounded down and up,
-// as engine.FixedSizeRate rounds up); ok is false when neither is given.
-func fixedSizeRates(p map[string]float64) (lo, hi float64, ok bool) {
-	if q, has := p["q"]; has {
-		if !(q > 0 && q <= 1) {
-			return 0, 0, false
-		}
-		return math.Nextafter(q, 0), q, true
-	}
-	b, hasB := p["batch"]
-	n, hasN := p["dataset_size"]
-	if !hasB || !hasN || !(b >= 1 && b <= n) {
-		return 0, 0, false
-	}
-	q := b / n
-	lo, hi = q, q
-	switch f := math.FMA(q, n, -b); {
-	case f < 0:
-		hi = math.Nextafter(q, math.Inf(1))
-	case f > 0:
-		lo = math.Nextafter(q, 0)
-	}
-	return lo, math.Min(hi, 1), true
+// sampling (manifest.MechanismSpec.SamplingRates, the rule's one owner);
+// ok is false when no valid rate in (0, 1] is given.
+func fixedSizeRates(spec manifest.MechanismSpec) (lo, hi float64, ok bool) {
+	lo, hi, err := spec.SamplingRates()
+	return lo, hi, err == nil && hi > 0 && hi <= 1
 }
 
 // fixedSizeRenyiUpper returns a certified Renyi curve of DP-SGD with
@@ -367,7 +348,7 @@ func fixedSizeRenyiUpper(spec manifest.MechanismSpec) (compare.RenyiFunc, error)
 	if sens != 1 {
 		s *= 1 - 0x1p-50 // a lower bound on sigma/sens (the divergence decreases in it)
 	}
-	_, q, ok := fixedSizeRates(p)
+	_, q, ok := fixedSizeRates(spec)
 	if !ok {
 		return nil, fmt.Errorf("%w: no sampling rate (q, or batch and dataset_size)", ErrNotApplicable)
 	}

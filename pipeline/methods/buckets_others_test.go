@@ -131,7 +131,7 @@ func TestFixedSizeRates(t *testing.T) {
 		{map[string]float64{"q": 0}, 0, 0, false},
 	}
 	for _, c := range cases {
-		lo, hi, ok := fixedSizeRates(c.p)
+		lo, hi, ok := fixedSizeRates(manifest.MechanismSpec{Params: c.p})
 		if ok != c.ok || ok && (lo != c.lo || hi != c.hi) {
 			t.Errorf("%v: (%v, %v, %v), want (%v, %v, %v)", c.p, lo, hi, ok, c.lo, c.hi, c.ok)
 		}

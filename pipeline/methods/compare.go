@@ -442,6 +442,11 @@ func renyiCurve(spec manifest.MechanismSpec) (compare.RenyiFunc, error) {
 	case manifest.KindRandomizedResponse:
 		return compare.RRRenyi(p["p"])
 	case manifest.KindSGD:
+		if spec.EffectiveSampling() == manifest.SamplingFixedSize {
+			// the certified curve of the pair the engine's upper bound
+			// rests on (fixedSizeRenyiUpper), both relations
+			return fixedSizeRenyiUpper(spec)
+		}
 		// Poisson add/remove (subsampledRenyi); the Renyi divergence depends
 		// on sigma/sensitivity only.
 		sens, ok := p["sensitivity"]
@@ -458,15 +463,19 @@ func renyiCurve(spec manifest.MechanismSpec) (compare.RenyiFunc, error) {
 // subsampledRenyi returns an error wrapping ErrNotApplicable for the
 // subsampled mechanisms without a Renyi curve (rdp and cdp do not apply):
 // the sampled Gaussian's curve (compare.SampledGaussianRenyi) is that of
-// Poisson sampling under add/remove, and no Renyi curve is used for
-// fixed-size sampling, replace-one or the subsampled Laplace mechanism. It
-// returns nil for every other mechanism.
+// Poisson sampling under add/remove, fixed-size DP-SGD has the certified
+// curve of its dominating pair (fixedSizeRenyiUpper, both relations), and
+// no Renyi curve is used for Poisson replace-one or the subsampled Laplace
+// mechanism. It returns nil for every other mechanism.
 func subsampledRenyi(spec manifest.MechanismSpec) error {
 	if !spec.Subsampled() {
 		return nil
 	}
 	if spec.Kind == manifest.KindLaplace {
 		return fmt.Errorf("%w: no Renyi curve for the subsampled Laplace mechanism (q given); kov, advanced and buckets apply", ErrNotApplicable)
+	}
+	if spec.Kind == manifest.KindSGD && spec.EffectiveSampling() == manifest.SamplingFixedSize {
+		return nil // fixedSizeRenyiUpper, both relations
 	}
 	if spec.EffectiveSampling() != manifest.SamplingPoisson || spec.EffectiveRelation() != manifest.RelationAddRemove {
 		return fmt.Errorf("%w: the sampled Gaussian's Renyi curve holds for Poisson sampling under add/remove only, not sampling %q, relation %q; kov, advanced and buckets apply",
