@@ -111,18 +111,6 @@ func (s *engineState) Summary() StateSummary {
 
 func (s *engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }
 
-// RenyiUpper returns engine.Result.Renyi's upper bound on D_alpha
-// (maximised over both directions), which covers its own floating-point
-// error: the engine bounds each bucket's term by a chord evaluated with a
-// rigorous rounding allowance, and rounds the sums, exponentials,
-// logarithms and the interval ends outwards (engine/renyi.go). It is the
-// upper bound RenyiBounds gives, so the buckets method's D_alpha and the
-// single-round curve of rdp and cdp are the same bound.
-func (s *engineState) RenyiUpper(alpha float64) float64 {
-	_, upper := s.r.Renyi(alpha)
-	return upper
-}
-
 // TPRBounds returns the bounds of engine.Result.TPR at fpr (the largest
 // true-positive rate of a membership-inference test, both directions) and
 // the mu of the Gaussian-DP curve through the upper bound
@@ -132,7 +120,13 @@ func (s *engineState) TPRBounds(fpr float64) (lower, upper, mu float64) {
 	return b.Lower, b.Upper, engine.GaussianTradeoffMu(fpr, b.Upper)
 }
 
-// RenyiBounds returns engine.Result.Renyi and RenyiEstimate.
+// RenyiBounds returns engine.Result.Renyi and RenyiEstimate. The upper
+// bound on D_alpha (maximised over both directions) covers its own
+// floating-point error: the engine bounds each bucket's term by a chord
+// evaluated with a rigorous rounding allowance, and rounds the sums,
+// exponentials, logarithms and the interval ends outwards
+// (engine/renyi.go); the buckets method's D_alpha and the single-round
+// curve of rdp and cdp are this one bound.
 func (s *engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64) {
 	lower, upper = s.r.Renyi(alpha)
 	return lower, upper, s.r.RenyiEstimate(alpha)

@@ -87,7 +87,10 @@ func newOtherBounds(spec manifest.MechanismSpec) *otherBounds {
 	if rf, err := soundRenyiCurve(spec); err == nil {
 		o.renyi = memoRenyi(rf)
 	}
-	if spec.Kind == manifest.KindSGD && subsampledRenyi(spec) == nil {
+	// the sum test's pair is Poisson sampling's under add/remove, which a
+	// worst-case instance attains; not fixed size, not replace-one
+	if spec.Kind == manifest.KindSGD && spec.EffectiveSampling() == manifest.SamplingPoisson &&
+		spec.EffectiveRelation() == manifest.RelationAddRemove && spec.Params["q"] > 0 {
 		sens, ok := spec.Params["sensitivity"]
 		if !ok {
 			sens = 1

@@ -37,7 +37,11 @@ func (c *singleRoundCache) renyi(ctx context.Context, job Job) (renyiInput, erro
 	}
 	f, err := renyiCurve(spec)
 	if err == nil {
-		return renyiInput{curve: f, source: "the closed-form single-round Renyi curve"}, nil
+		source := "the closed-form single-round Renyi curve"
+		if spec.Kind == manifest.KindSGD && spec.EffectiveSampling() == manifest.SamplingFixedSize {
+			source = "the certified single-round Renyi curve of the fixed-size pair"
+		}
+		return renyiInput{curve: f, source: source}, nil
 	}
 	if !errors.Is(err, ErrNotApplicable) {
 		return renyiInput{}, err
@@ -61,14 +65,6 @@ func (c *singleRoundCache) renyiFromBackend(ctx context.Context, spec manifest.M
 		return renyiInput{}, s.notApplicable
 	}
 	return renyiInput{curve: s.curve(), source: s.info, cdpOrders: s.cdpOrders}, nil
-}
-
-// soundRenyiState is implemented by states whose upper bound on D_alpha
-// (maximised over both directions) covers its own floating-point error
-// (engineState.RenyiUpper). States that implement only renyiState are
-// used with their RenyiBounds upper bound.
-type soundRenyiState interface {
-	RenyiUpper(alpha float64) float64
 }
 
 // renyiSamples is productRenyi: sound upper bounds on the single-round
@@ -102,8 +98,8 @@ func renyiOrders() []float64 {
 
 // singleRoundRenyi samples the sound upper bound on D_alpha of the state st
 // of one observation of spec (r = 1; engine.Result.Renyi: the chord bound
-// within each bucket, maximised over both directions, with the rounding
-// pad of engineState.RenyiUpper) at renyiOrders().
+// within each bucket, maximised over both directions, covering its own
+// rounding: backend's RenyiBounds) at renyiOrders().
 // Only upper bounds are used, so RDP and CDP stay sound. NaN counts as
 // +Inf (no information). Once the bound is +Inf at an order (the engine
 // evaluates e^((alpha-1) L) in floating point, which overflows for large
@@ -115,9 +111,7 @@ func renyiOrders() []float64 {
 // do not apply and notApplicable says why.
 func singleRoundRenyi(st backend.State, spec manifest.MechanismSpec) *renyiSamples {
 	var bound func(alpha float64) float64
-	if rs, ok := st.(soundRenyiState); ok {
-		bound = rs.RenyiUpper
-	} else if rs, ok := st.(renyiState); ok {
+	if rs, ok := st.(renyiState); ok {
 		bound = func(a float64) float64 { _, hi, _ := rs.RenyiBounds(a); return hi }
 	} else {
 		return &renyiSamples{notApplicable: fmt.Errorf("%w: no closed-form Renyi curve for kind %s%s and the backend's states give no Renyi divergence bounds",
