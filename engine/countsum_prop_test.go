@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// fullCount returns the PMF of a count on 0..hi (0 below lo).
+func fullCount(d countDist) []float64 {
+	p := make([]float64, d.hi()+1)
+	for k := d.lo; k <= d.hi(); k++ {
+		p[k] = d.at(k)
+	}
+	return p
+}
+
+// TestGaussCountSumsEncloseDirect checks every entry of the accurate Gauss
+// count sums (gaussSumCounts: the Poisson-summation closed form, the
+// direct sums where the clamp at 0 matters, the FFT elsewhere) against the
+// direct convolution of the counts in double-double, on both sides, and
+// that they resolve the pair to gaussSumTarget: small scales (direct sums
+// only), scales where the closed form applies with the clamp negligible or
+// not (mu/scale from 2.5), non-integer means.
+func TestGaussCountSumsEncloseDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 3))
+	type tc struct{ mu, scale float64 }
+	cases := []tc{{4, 1}, {30, 9}, {100, 25}, {70, 28}, {400, 40}, {1000, 30}}
+	for range 6 {
+		sc := 20 + 60*rng.Float64()
+		cases = append(cases, tc{sc * (2.5 + 10*rng.Float64()), sc})
+	}
+	for _, c := range cases {
+		mu, scale := c.mu, c.scale
+		xa := newCountDist(NoiseGauss, mu, scale, dialTail)
+		xb := newCountDist(NoiseGauss, mu+2, scale, dialTail)
+		ya := newCountDist(NoiseGauss, mu/2, scale/2, dialTail)
+		yb := newCountDist(NoiseGauss, mu/2+1, scale/2, dialTail)
+		s, target, err := gaussSumCounts(context.Background(), xa, xb, ya, yb, mu, mu+2, scale, mu/2, mu/2+1, scale/2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if target != gaussSumTarget {
+			t.Errorf("mu=%v scale=%v: target %v, want %v", mu, scale, target, gaussSumTarget)
+		}
+		// The reference: the counts to tails of 1e-300 (the sums' own are
+		// cut at convTail), convolved in double-double.
+		ref := func(m, sc float64) countDist { return newCountDist(NoiseGauss, m, sc, 1e-300) }
+		rxa, rxb, rya, ryb := ref(mu, scale), ref(mu+2, scale), ref(mu/2, scale/2), ref(mu/2+1, scale/2)
+		za := ddConvolve(fullCount(rxa), fullCount(rya))
+		zb := ddConvolve(fullCount(rxb), fullCount(ryb))
+		// The reference's own error: the count masses' (both factors) and
+		// the tails beyond 1e-300.
+		refRel := 2*math.Max(rxa.rel, rya.rel) + 1e-15
+		unresolved := 0.0
+		for k := range s.a {
+			c := s.lo + k
+			if c >= len(za) {
+				continue
+			}
+			for _, side := range []struct {
+				name      string
+				ref, v, e float64
+				lb, ub    float64
+			}{{"A", za[c], s.a[k], s.ea[k], s.lbA[k], s.ubA[k]}, {"B", zb[c], s.b[k], s.eb[k], s.lbB[k], s.ubB[k]}} {
+				slack := refRel*side.ref + 1e-295
+				if math.Abs(side.ref-side.v) > side.e+slack || side.ref < side.lb-slack || side.ref > side.ub+slack {
+					t.Fatalf("mu=%v scale=%v: %s(%d) = %.17g outside %.17g +- %.3g [%.17g, %.17g] (rel %.3g)",
+						mu, scale, side.name, c, side.ref, side.v, side.e, side.lb, side.ub, s.rel[k])
+				}
+			}
+			if s.rel[k] > target {
+				unresolved += math.Max(za[c], zb[c])
+			}
+		}
+		if unresolved > 1e-250 {
+			t.Errorf("mu=%v scale=%v: unresolved mass %.3g", mu, scale, unresolved)
+		}
+	}
+}
+
+// TestGaussSumClosedForm checks the closed form D(k) (gaussSumD: the
+// density of the unclamped sum, by Poisson summation) against the direct
+// convolution of unclamped counts far from 0, where the clamp does not
+// matter, to within its stated error plus the reference's.
+func TestGaussSumClosedForm(t *testing.T) {
+	for _, c := range []struct{ m1, s1, m2, s2 float64 }{
+		{1000, 20, 500, 10}, {1000.3, 25, 499.7, 12.5}, {3000, 60, 1500, 30}, {2000, 40, 1000, 25},
+	} {
+		x := newCountDist(NoiseGauss, c.m1, c.s1, 1e-300)
+		y := newCountDist(NoiseGauss, c.m2, c.s2, 1e-300)
+		z := ddConvolve(fullCount(x), fullCount(y))
+		refRel := 2*math.Max(x.rel, y.rel) + 1e-15
+		checked, worst := 0, 0.0
+		for k := x.lo + y.lo + 2; k < len(z); k++ {
+			if z[k] < 1e-290 {
+				continue
+			}
+			lnD, e := gaussSumD(k, c.m1, c.s1, c.m2, c.s2)
+			got := math.Log(z[k])
+			if d := math.Abs(got - lnD); d > e+refRel+1e-15 {
+				t.Fatalf("%+v: k=%d ln z %.17g, ln D %.17g +- %.3g", c, k, got, lnD, e)
+			} else {
+				worst = math.Max(worst, d)
+			}
+			checked++
+		}
+		if checked < 100 {
+			t.Errorf("%+v: only %d entries checked", c, checked)
+		}
+		t.Logf("%+v: %d entries, largest |ln z - ln D| %.3g", c, checked, worst)
+	}
+}
