@@ -28,6 +28,15 @@ type countDist struct {
 	env []float64
 }
 
+// relAt bounds the relative error of P(C = k) (0 outside the stored
+// range, where at returns 0).
+func (d countDist) relAt(k int) float64 {
+	if k < d.lo || k > d.hi() {
+		return 0
+	}
+	return d.relOver(k, k)
+}
+
 // relOver bounds the relative error of the entries j0..j1 (lo <= j0 <= j1
 // <= hi).
 func (d countDist) relOver(j0, j1 int) float64 {
@@ -76,8 +85,8 @@ func newCountDist(noise Noise, mu, scale, tail float64) countDist {
 			mode = k - lo
 		}
 	}
-	// The count 0 (the clamp) may exceed its neighbours: it keeps its own
-	// bound and starts no valley.
+	// Running maxima outward from the mode (the count 0, the clamp, is
+	// included like any other entry).
 	for i := mode + 1; i < len(d.env); i++ {
 		d.env[i] = math.Max(d.env[i], d.env[i-1])
 	}

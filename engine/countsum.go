@@ -307,8 +307,12 @@ func finishSum(s *countSum, xa, xb, ya, yb countDist, lx, ly int) {
 // out of the FFT) exactly, and recomputes the relative errors.
 func addSpikes(s *countSum, xa, xb, ya, yb countDist, lx, ly int) {
 	u := unitRoundoff
-	relP := math.Max(xa.rel, xb.rel) + math.Max(ya.rel, yb.rel) + 4*u
 	add := func(k int, ta, tb float64) {
+		// Each product's factors at their own error bounds.
+		c := s.lo + k
+		relP := math.Max(xa.relAt(0)+ya.relAt(c), ya.relAt(0)+xa.relAt(c))
+		relP = math.Max(relP, math.Max(xb.relAt(0)+yb.relAt(c), yb.relAt(0)+xb.relAt(c)))
+		relP = (relP + 4*u) * (1 + 1e-6)
 		ta, tb = ta*(1+2*u), tb*(1+2*u) // two products and a sum
 		s.a[k] += ta
 		s.ea[k] += ta * relP

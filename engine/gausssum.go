@@ -59,6 +59,14 @@ import (
 // gaussAliasMin is the smallest 2 pi^2 se^2 for which D(k) is used.
 const gaussAliasMin = 1500
 
+// gaussDirectAbove: entries whose closed-form enclosure is wider than it
+// (relative) are summed directly.
+const gaussDirectAbove = 1e-13
+
+// gaussDirectMin: entries whose D is below it are not summed directly
+// (they stay unresolved, their upper ends from D, in a corner).
+const gaussDirectMin = 1e-60
+
 // gaussDirectBudget bounds the products of the direct sums (per side).
 const gaussDirectBudget = 2e9
 
@@ -71,8 +79,8 @@ const gaussSumTarget = 1e-11
 
 // gaussUnresolvedSlack is the mass the accurate target may leave
 // unresolved beyond what sumTarget leaves: r times it is the floor it adds
-// to upper bounds (1e-30 at r = 10^6).
-const gaussUnresolvedSlack = 1e-36
+// to upper bounds (1e-31 at r = 10^6).
+const gaussUnresolvedSlack = 1e-37
 
 // gaussSumD returns ln D(k) for the sum of N(m1, s1^2) and N(m2, s2^2)
 // rounded up (D as in the file comment) and a bound on the absolute error
@@ -156,7 +164,7 @@ func gaussSumAccurate(ctx context.Context, x, y countDist, m1, s1, m2, s2 float6
 	u := unitRoundoff
 	lb, ub, rel = make([]float64, n), make([]float64, n), make([]float64, n)
 	for k := range rel {
-		rel[k] = math.Inf(1)
+		rel[k], ub[k] = math.Inf(1), math.Inf(1)
 	}
 	se2 := s1 * s1 * s2 * s2 / (s1*s1 + s2*s2)
 	poisson := 2*math.Pi*math.Pi*se2*(1-4*u) >= gaussAliasMin
@@ -194,15 +202,18 @@ func gaussSumAccurate(ctx context.Context, x, y countDist, m1, s1, m2, s2 float6
 				corr = corr*(1+1e-9) + 0x1p-1074
 				dn -= corr
 				up += 0x1p-1074
+				// The upper end holds whatever the clamp's share.
+				lb[i], ub[i] = math.Max(dn, 0), up
 				if dn > 0 {
-					lb[i], ub[i] = dn, up
 					rel[i] = (up - dn) / (up + dn) * (1 + 4*u)
 				}
+				// Direct sums help where the clamp's share, not D's own
+				// error, widens the enclosure.
+				need[i] = rel[i] > gaussDirectAbove && corr > D*eD
+				continue
 			}
 		}
-		if !(rel[i] <= gaussSumTarget/8) {
-			need[i] = true
-		}
+		need[i] = !(rel[i] <= gaussDirectAbove)
 	}
 	// Direct sums where D is not tight enough, the largest entries first
 	// (by D, or by the counts' peak product where D is not used), within
@@ -213,7 +224,7 @@ func gaussSumAccurate(ctx context.Context, x, y countDist, m1, s1, m2, s2 float6
 	}
 	var jobs []job
 	for i, nd := range need {
-		if nd {
+		if nd && (!poisson || est[i] >= gaussDirectMin) {
 			sz := est[i]
 			if !poisson {
 				sz = math.Inf(1)
@@ -259,17 +270,18 @@ func gaussSumAccurate(ctx context.Context, x, y countDist, m1, s1, m2, s2 float6
 		if cost > gaussDirectBudget {
 			break
 		}
-		sum, nb := blockedDot(x.p[j0-x.lo:j1-x.lo+1], y.p, k-j0-y.lo)
+		sum, errSum, nb := blockedDot(x, y, j0, j1, k)
 		if !(sum > 0) {
 			continue
 		}
-		// products: rel rx + ry + rx ry + u (the factors' bounds over the
-		// terms' ranges); blocked sums of
-		// positive terms: gamma(dotBlock) within a block, gamma(nb) across.
-		rx, ry := x.relOver(j0, j1), y.relOver(k-j1, k-j0)
-		r := ((1+rx)*(1+ry)*(1+u)*(1+gamma(dotBlock))*(1+gamma(nb+1)) - 1) * (1 + 1e-6)
-		dn := sum * (1 - r)
-		up := sum*(1+r)*(1+2*u) + restK(k) + 0x1p-1074
+		// errSum bounds sum_j x_j y_(k-j) (rx_j + ry_(k-j) + rx_j ry_(k-j)
+		// + u) over the blocks (the factors' bounds over each block's
+		// range); the blocked sums of positive terms add gamma(dotBlock)
+		// within a block and gamma(nb+1) across.
+		g := (1+gamma(dotBlock))*(1+gamma(nb+1)) - 1
+		e := (errSum*(1+g) + sum*g) * (1 + 1e-6)
+		dn := sum - e
+		up := (sum+e)*(1+2*u) + restK(k) + 0x1p-1074
 		w := (up - dn) / (up + dn) * (1 + 4*u)
 		if w < rel[i] {
 			lb[i], ub[i], rel[i] = dn, up, w
@@ -281,28 +293,44 @@ func gaussSumAccurate(ctx context.Context, x, y countDist, m1, s1, m2, s2 float6
 // dotBlock is the block length of blockedDot.
 const dotBlock = 128
 
-// blockedDot returns sum_j xs[j] y[top-j] (all terms non-negative), summed
-// in blocks of dotBlock terms, and the number of blocks.
-func blockedDot(xs, y []float64, top int) (float64, int) {
-	total, nb := 0.0, 0
+// blockedDot returns sum_j x_j y_(k-j) over j = j0..j1 (all terms
+// non-negative), summed in blocks of dotBlock terms, a bound on the error
+// the factors' own errors carry into it (each block's sum times the
+// largest relative error of its x and y entries, their valley envelopes'
+// ends), and the number of blocks.
+func blockedDot(x, y countDist, j0, j1, k int) (sum, errSum float64, nb int) {
+	u := unitRoundoff
+	xs := x.p[j0-x.lo : j1-x.lo+1]
+	top := k - j0 - y.lo
 	for b0 := 0; b0 < len(xs); b0 += dotBlock {
 		b1 := min(b0+dotBlock, len(xs))
 		part := 0.0
-		yy := y[top-b1+1 : top-b0+1]
+		base := top - b1 + 1
+		yy := y.p[base : top-b0+1]
 		for j := b0; j < b1; j++ {
-			part += xs[j] * yy[top-j-(top-b1+1)]
+			part += xs[j] * yy[top-j-base]
 		}
-		total += part
+		rx := x.relOver(j0+b0, j0+b1-1)
+		ry := y.relOver(k-j0-b1+1, k-j0-b0)
+		sum += part
+		errSum += part * (rx + ry + rx*ry + u)
 		nb++
 	}
-	return total, nb
+	return sum, errSum * (1 + 4*u), nb
 }
 
+// gaussTargets are the candidate resolution targets of the accurate Gauss
+// sums, tightest first.
+var gaussTargets = [...]float64{3e-13, 1e-12, 3e-12, gaussSumTarget}
+
 // gaussSumCounts is sumCounts for Gauss noise: the accurate enclosures of
-// gaussSumAccurate where they resolve the entries, the tilted FFT where
-// they do not; target is the relative error below which the caller should
-// take an entry as resolved (gaussSumTarget when the accurate sums cover
-// all but a negligible mass, else sumTarget).
+// gaussSumAccurate, intersected with the tilted FFT's where some entry is
+// left without one or a non-negligible mass stays unresolved. It also
+// returns the relative error below which the caller should take an entry
+// as resolved: the tightest of gaussTargets that leaves at most
+// gaussUnresolvedSlack more mass unresolved than sumTarget does (the
+// leaf's relative error is the largest over the resolved entries, the
+// unresolved ones go to a corner), else sumTarget.
 func gaussSumCounts(ctx context.Context, xa, xb, ya, yb countDist, m1a, m1b, s1, m2a, m2b, s2 float64) (*countSum, float64, error) {
 	lx, hx := min(xa.lo, xb.lo), max(xa.hi(), xb.hi())
 	ly, hy := min(ya.lo, yb.lo), max(ya.hi(), yb.hi())
@@ -316,51 +344,86 @@ func gaussSumCounts(ctx context.Context, xa, xb, ya, yb countDist, m1a, m1b, s1,
 	if err != nil {
 		return nil, 0, err
 	}
-	s, err := sumCountsBulk(ctx, xa, xb, ya, yb)
-	if err != nil {
-		return nil, 0, err
+	needFFT, open := false, 0.0
+	for k := range rA {
+		if !(ubA[k] < math.Inf(1)) || !(ubB[k] < math.Inf(1)) {
+			needFFT = true
+			break
+		}
+		if math.Max(rA[k], rB[k]) > gaussSumTarget {
+			open += math.Max(ubA[k], ubB[k])
+		}
+	}
+	var s *countSum
+	if needFFT || open > gaussUnresolvedSlack {
+		if s, err = sumCountsBulk(ctx, xa, xb, ya, yb); err != nil {
+			return nil, 0, err
+		}
+	} else {
+		s = newCountSum(xa, xb, ya, yb, lo, nz)
 	}
 	u := unitRoundoff
 	for k := range s.a {
-		// Intersect each side's enclosures.
-		if rA[k] <= 1 {
-			s.lbA[k] = math.Max(s.lbA[k], lbA[k])
-			s.ubA[k] = math.Min(s.ubA[k], ubA[k])
+		// Intersect each side's enclosures (both are valid).
+		s.lbA[k] = math.Max(s.lbA[k], lbA[k])
+		s.ubA[k] = math.Min(s.ubA[k], ubA[k])
+		s.lbB[k] = math.Max(s.lbB[k], lbB[k])
+		s.ubB[k] = math.Min(s.ubB[k], ubB[k])
+		if !(s.ubA[k] < math.Inf(1) && s.ubB[k] < math.Inf(1)) {
+			continue
 		}
-		if rB[k] <= 1 {
-			s.lbB[k] = math.Max(s.lbB[k], lbB[k])
-			s.ubB[k] = math.Min(s.ubB[k], ubB[k])
+		a := (s.lbA[k] + s.ubA[k]) / 2
+		b := (s.lbB[k] + s.ubB[k]) / 2
+		ea := (s.ubA[k] - s.lbA[k]) / 2 * (1 + 4*u)
+		eb := (s.ubB[k] - s.lbB[k]) / 2 * (1 + 4*u)
+		r := math.Inf(1)
+		if a > 0 && b > 0 {
+			r = math.Max(ea/a, eb/b)
 		}
-		if rA[k] <= 1 && rB[k] <= 1 {
-			a := (s.lbA[k] + s.ubA[k]) / 2
-			b := (s.lbB[k] + s.ubB[k]) / 2
-			ea := (s.ubA[k] - s.lbA[k]) / 2 * (1 + 4*u)
-			eb := (s.ubB[k] - s.lbB[k]) / 2 * (1 + 4*u)
-			r := math.Inf(1)
-			if a > 0 && b > 0 {
-				r = math.Max(ea/a, eb/b)
-			}
-			if r < s.rel[k] || (a == 0 && b == 0 && s.lo+k < 2) {
-				s.a[k], s.ea[k], s.b[k], s.eb[k], s.rel[k] = a, ea, b, eb, r
-			}
+		if r < s.rel[k] || math.IsInf(s.rel[k], 1) {
+			s.a[k], s.ea[k], s.b[k], s.eb[k], s.rel[k] = a, ea, b, eb, r
 		}
 	}
 	finishSum(s, xa, xb, ya, yb, lx, ly)
-	// The accurate target when it leaves at most gaussUnresolvedSlack more
-	// mass unresolved than sumTarget does (the entries between the two
-	// targets are those next to the counts' truncated tails, convTail).
-	var unGood, unFFT float64
-	for k := range s.a {
-		ub := math.Max(s.ubA[k], s.ubB[k])
-		if s.rel[k] > gaussSumTarget {
-			unGood += ub
+	unresolved := func(t float64) float64 {
+		v := 0.0
+		for k := range s.a {
+			if !(s.rel[k] <= t) {
+				v += math.Max(s.ubA[k], s.ubB[k])
+			}
 		}
-		if s.rel[k] > sumTarget {
-			unFFT += ub
-		}
+		return v
 	}
-	if unGood <= unFFT+gaussUnresolvedSlack {
-		return s, gaussSumTarget, nil
+	base := unresolved(sumTarget)
+	for _, t := range gaussTargets {
+		if unresolved(t) <= base+gaussUnresolvedSlack {
+			return s, t, nil
+		}
 	}
 	return s, sumTarget, nil
+}
+
+// newCountSum returns an empty sum of lo..lo+n-1 for the counts given
+// (every entry unresolved: rel +Inf, enclosure [0, +Inf]).
+func newCountSum(xa, xb, ya, yb countDist, lo, n int) *countSum {
+	relMax := math.Max(math.Max(xa.rel, xb.rel), math.Max(ya.rel, yb.rel))
+	g := (1 + relMax) * (1 + 8*unitRoundoff)
+	s := &countSum{
+		lo:    lo,
+		a:     make([]float64, n),
+		ea:    make([]float64, n),
+		b:     make([]float64, n),
+		eb:    make([]float64, n),
+		rel:   make([]float64, n),
+		restA: (xa.left + xa.right + ya.left + ya.right) * g,
+		restB: (xb.left + xb.right + yb.left + yb.right) * g,
+		lbA:   make([]float64, n),
+		ubA:   make([]float64, n),
+		lbB:   make([]float64, n),
+		ubB:   make([]float64, n),
+	}
+	for k := range s.rel {
+		s.rel[k], s.ubA[k], s.ubB[k] = math.Inf(1), math.Inf(1), math.Inf(1)
+	}
+	return s
 }
