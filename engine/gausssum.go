@@ -68,7 +68,7 @@ const gaussDirectAbove = 1e-13
 const gaussDirectMin = 1e-60
 
 // gaussDirectBudget bounds the products of the direct sums (per side).
-const gaussDirectBudget = 2e9
+const gaussDirectBudget = 4e9
 
 // gaussSumTarget is the relative error below which an entry of a Gauss
 // count sum counts as resolved when the accurate sums cover the pair. The
