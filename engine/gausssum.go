@@ -336,13 +336,22 @@ func gaussSumCounts(ctx context.Context, xa, xb, ya, yb countDist, m1a, m1b, s1,
 	ly, hy := min(ya.lo, yb.lo), max(ya.hi(), yb.hi())
 	nz := (hx - lx + 1) + (hy - ly + 1) - 1
 	lo := lx + ly
+	// The two sides on two goroutines (each result depends on its side
+	// alone: the same bits as one after the other).
+	var lbB, ubB, rB []float64
+	var errB error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lbB, ubB, rB, errB = gaussSumAccurate(ctx, xb, yb, m1b, s1, m2b, s2, lo, nz)
+	}()
 	lbA, ubA, rA, err := gaussSumAccurate(ctx, xa, ya, m1a, s1, m2a, s2, lo, nz)
+	<-done
 	if err != nil {
 		return nil, 0, err
 	}
-	lbB, ubB, rB, err := gaussSumAccurate(ctx, xb, yb, m1b, s1, m2b, s2, lo, nz)
-	if err != nil {
-		return nil, 0, err
+	if errB != nil {
+		return nil, 0, errB
 	}
 	needFFT, open := false, 0.0
 	for k := range rA {

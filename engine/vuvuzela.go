@@ -73,13 +73,16 @@ func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 //
 // With Laplace noise the PMF of the sum is computed in closed form, each
 // entry to about 1e-13 relative (the counts are geometric on either side of
-// their means); with Gauss noise by tilted FFT convolutions with a rigorous
-// error bound per entry. Entries known to a relative error of 3e-9 are
-// embedded as events with their loss intervals, the rest (total mass below
-// about 1e-35 for the paper's parameters) is kept in a corner,
-// counted in full by upper bounds. The work is done once, when the
-// mechanism is first composed; it takes seconds for the paper's largest
-// parameters.
+// their means); with Gauss noise by Poisson summation (the sum of two
+// rounded Gaussians is, up to e^(-1500), the density of a Gaussian plus a
+// triangular variable: gausssum.go), direct sums where the clamp at 0
+// matters, and tilted FFT convolutions only as a fallback, each entry with
+// a rigorous error bound (about 3e-13 relative on the paper's pairs).
+// Entries known to the pair's resolution target are embedded as events
+// with their loss intervals, the rest (total mass below about 1e-45 for
+// the paper's parameters) is kept in a corner, counted in full by upper
+// bounds. The work is done once, when the mechanism is first composed; it
+// takes seconds for the paper's largest parameters.
 func VuvuzelaConversation(noise Noise, mu, scale float64) (Mechanism, error) {
 	if err := checkVuvuzela("vuvuzela_conversation", noise, mu, scale); err != nil {
 		return nil, err
