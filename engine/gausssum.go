@@ -65,7 +65,7 @@ const gaussDirectAbove = 1e-13
 
 // gaussDirectMin: entries whose D is below it are not summed directly
 // (they stay unresolved, their upper ends from D, in a corner).
-const gaussDirectMin = 1e-60
+const gaussDirectMin = 1e-45
 
 // gaussDirectBudget bounds the products of the direct sums (per side).
 const gaussDirectBudget = 4e9
