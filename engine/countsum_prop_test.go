@@ -74,7 +74,7 @@ func TestGaussCountSumsEncloseDirect(t *testing.T) {
 				unresolved += math.Max(za[c], zb[c])
 			}
 		}
-		if unresolved > 1e-50 {
+		if unresolved > 1e-40 {
 			t.Errorf("mu=%v scale=%v: unresolved mass %.3g", mu, scale, unresolved)
 		}
 	}
