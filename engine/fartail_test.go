@@ -262,3 +262,34 @@ func TestMomentRefineTightens(t *testing.T) {
 		t.Errorf("refined bound at least 1%% tighter at %d eps, want >= 2", tighter)
 	}
 }
+
+// TestFarTailConversationDeepBudget: with the corners' budget at 1e-40
+// (Options.TailBudget) the accurate Gauss sums let the buckets decide the
+// far tail of GS(15k, 2.5k) at r = 1,024: within 10x of the continuous
+// Gaussian model (an upper bound on the exact delta) from above, and
+// within 10x of it from below (measured: 1.2%), down to 5.3e-30 at
+// e^eps 1.45. At the default budget (1e-22) the buckets floor near 1e-20
+// and the moment bound decides there (about 10x).
+func TestFarTailConversationDeepBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a paper-scale conversation pair")
+	}
+	m, err := VuvuzelaConversation(NoiseGauss, 15000, 2500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compose(context.Background(), m, 1024, Options{TailBudget: 1e-40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := math.Sqrt(1024) * 3 / (2500 * math.Sqrt(1.25))
+	for _, ee := range []float64{1.3, 1.35, 1.4, 1.45} {
+		eps := math.Log(ee)
+		cont := exactGaussLarge(mu, eps)
+		d := res.Delta(eps)
+		t.Logf("e^eps %v: [%.5g, %.5g], continuous model %.5g", ee, d.Lower, d.Upper, cont)
+		if d.Lower > cont || d.Upper > 10*cont || d.Lower < cont/10 {
+			t.Errorf("e^eps %v: [%.5g, %.5g], want within 10x of the continuous model %.5g (lower end below it)", ee, d.Lower, d.Upper, cont)
+		}
+	}
+}
