@@ -21,6 +21,29 @@ type countDist struct {
 	p           []float64
 	left, right float64
 	rel         float64
+	// env[k-lo] bounds the relative error of every entry between k and
+	// the mode (the entries' own bounds, their running maximum outward
+	// from the largest entry): the largest bound over counts j0..j1 is
+	// max(env at j0, env at j1).
+	env []float64
+}
+
+// relAt bounds the relative error of P(C = k) (0 outside the stored
+// range, where at returns 0).
+func (d countDist) relAt(k int) float64 {
+	if k < d.lo || k > d.hi() {
+		return 0
+	}
+	return d.relOver(k, k)
+}
+
+// relOver bounds the relative error of the entries j0..j1 (lo <= j0 <= j1
+// <= hi).
+func (d countDist) relOver(j0, j1 int) float64 {
+	if d.env == nil {
+		return d.rel
+	}
+	return math.Max(d.env[j0-d.lo], d.env[j1-d.lo])
 }
 
 // hi returns the last count with an entry.
@@ -51,10 +74,24 @@ func newCountDist(noise Noise, mu, scale, tail float64) countDist {
 	hi := int(math.Ceil(mu+t*scale)) + 1
 	d := countDist{lo: lo, p: make([]float64, hi-lo+1)}
 	rel := 0.0
+	d.env = make([]float64, len(d.p))
+	mode := 0
 	for k := lo; k <= hi; k++ {
 		m, r := countMass(noise, k, mu, scale)
 		d.p[k-lo] = m
+		d.env[k-lo] = r
 		rel = math.Max(rel, r)
+		if m > d.p[mode] {
+			mode = k - lo
+		}
+	}
+	// Running maxima outward from the mode (the count 0, the clamp, is
+	// included like any other entry).
+	for i := mode + 1; i < len(d.env); i++ {
+		d.env[i] = math.Max(d.env[i], d.env[i-1])
+	}
+	for i := mode - 1; i >= 0; i-- {
+		d.env[i] = math.Max(d.env[i], d.env[i+1])
 	}
 	// Tails: P(C < lo) = P(X <= lo-1) for lo > 0, P(C > hi) = P(X > hi).
 	if lo > 0 {

@@ -50,6 +50,17 @@ type countSum struct {
 // sumCounts returns the distribution of C1 + C2 with C1 ~ x (xa on the A
 // side, xb on the B side) and C2 ~ y, independent.
 func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error) {
+	s, err := sumCountsBulk(ctx, xa, xb, ya, yb)
+	if err != nil {
+		return nil, err
+	}
+	finishSum(s, xa, xb, ya, yb, min(xa.lo, xb.lo), min(ya.lo, yb.lo))
+	return s, nil
+}
+
+// sumCountsBulk is sumCounts without the terms that involve a count of 0:
+// the tilted FFT convolutions of the counts >= 1.
+func sumCountsBulk(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error) {
 	lx, hx := min(xa.lo, xb.lo), max(xa.hi(), xb.hi())
 	ly, hy := min(ya.lo, yb.lo), max(ya.hi(), yb.hi())
 	n1, n2 := hx-lx+1, hy-ly+1
@@ -278,13 +289,17 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 		apply(tau)
 		lastTau[side] = tau
 	}
-	// Below the smallest sum of two non-zero counts the bulk is exactly 0.
+	return s, nil
+}
+
+// finishSum zeroes the bulk below the smallest sum of two non-zero counts
+// (exactly 0 there) and adds the terms with a count of 0 (addSpikes).
+func finishSum(s *countSum, xa, xb, ya, yb countDist, lx, ly int) {
 	for k := 0; k < len(s.a) && s.lo+k < max(lx, 1)+max(ly, 1); k++ {
 		s.a[k], s.ea[k], s.b[k], s.eb[k] = 0, 0, 0, 0
 		s.lbA[k], s.ubA[k], s.lbB[k], s.ubB[k] = 0, 0, 0, 0
 	}
 	addSpikes(s, xa, xb, ya, yb, lx, ly)
-	return s, nil
 }
 
 // addSpikes adds the terms of the sum that involve a count of 0 (the mass
@@ -292,8 +307,12 @@ func sumCounts(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, error)
 // out of the FFT) exactly, and recomputes the relative errors.
 func addSpikes(s *countSum, xa, xb, ya, yb countDist, lx, ly int) {
 	u := unitRoundoff
-	relP := math.Max(xa.rel, xb.rel) + math.Max(ya.rel, yb.rel) + 4*u
 	add := func(k int, ta, tb float64) {
+		// Each product's factors at their own error bounds.
+		c := s.lo + k
+		relP := math.Max(xa.relAt(0)+ya.relAt(c), ya.relAt(0)+xa.relAt(c))
+		relP = math.Max(relP, math.Max(xb.relAt(0)+yb.relAt(c), yb.relAt(0)+xb.relAt(c)))
+		relP = (relP + 4*u) * (1 + 1e-6)
 		ta, tb = ta*(1+2*u), tb*(1+2*u) // two products and a sum
 		s.a[k] += ta
 		s.ea[k] += ta * relP

@@ -44,18 +44,24 @@ func EstimateMemory(opt Options) int64 {
 // EstimateConversationMemory returns an estimate in bytes of the memory that
 // VuvuzelaConversation(noise, mu, scale) adds to a composition, to be added
 // to EstimateMemory: everything its one-time build allocates (the four
-// count PMFs and their logs; the ten arrays of the sum's enclosures; the
+// count PMFs with their error envelopes, and their logs; the nine arrays of
+// the sum's enclosures and, for Gauss noise, the five per side of the
+// accurate sums and the direct sums' work list; the
 // FFT plan (twiddles, bit reversal, stage twiddles: 28 bytes per entry) and
 // the four FFT buffers (32 bytes per entry) of length N, the power of two
 // at or above the sum's length, at most 2^23, so about 0.5 GiB for these two alone; the
 // events, bounded as one entry per sum entry and with every capacity the
-// appends go through) and the loss ranges the plan derives from the events.
+// appends go through), the loss ranges the plan derives from the events
+// and the events' moments the far-tail bound keeps.
 // It is an upper bound on the heap the build reaches even if the collector
 // reclaims nothing meanwhile (the FFT buffers are garbage once the events
 // are stored); the events and the loss ranges stay for the composition.
 // Parameters the constructor refuses get the estimate of their size.
 func EstimateConversationMemory(noise Noise, mu, scale float64) int64 {
 	t := tailWidth(noise, convTail)
+	if noise == NoiseGauss && 1.5*(mu+2+tailWidth(noise, dialTail)*scale)+8 <= gaussLongTails {
+		t = tailWidth(noise, dialTail) // as VuvuzelaConversation
+	}
 	xa0, xa1 := estCountRange(t, mu, scale)
 	xb0, xb1 := estCountRange(t, mu+2, scale)
 	ya0, ya1 := estCountRange(t, mu/2, scale/2)
@@ -64,24 +70,30 @@ func EstimateConversationMemory(noise Noise, mu, scale float64) int64 {
 	n2 := math.Max(ya1, yb1) - math.Min(ya0, yb0) + 1
 	nz := n1 + n2 - 1
 	N := math.Max(2, math.Exp2(math.Ceil(math.Log2(nz))))
-	dists := 8 * (xa1 - xa0 + xb1 - xb0 + ya1 - ya0 + yb1 - yb0 + 4)
+	dists := 16 * (xa1 - xa0 + xb1 - xb0 + ya1 - ya0 + yb1 - yb0 + 4)
 	logs := 8 * 2 * (n1 + n2)
-	sums := 10 * 8 * nz
+	sums := 9 * 8 * nz
+	if noise == NoiseGauss {
+		// per side: lb, ub, rel, est (8 bytes), need (1); the jobs (16
+		// bytes, capacities through appends at most 2.5 times)
+		sums += 2 * (33 + 40) * nz
+	}
 	fft := 28*N + 32*N
-	return estBytes(dists + logs + sums + fft + estEventsMemory(nz) + 1<<16)
+	return estBytes(dists + logs + sums + fft + 2*estEventsMemory(nz) + 1<<16)
 }
 
 // EstimateDialingMemory returns an estimate in bytes of the memory that
 // VuvuzelaDialing(noise, mu, scale) adds to a composition, counted as in
-// EstimateConversationMemory: its two count PMFs, its events (one per
-// count, with every capacity the appends go through) and their loss ranges.
+// EstimateConversationMemory: its two count PMFs with their error
+// envelopes, its events (one per count, with every capacity the appends go
+// through), their loss ranges and the moments the far-tail bound keeps.
 func EstimateDialingMemory(noise Noise, mu, scale float64) int64 {
 	t := tailWidth(noise, dialTail)
 	a0, a1 := estCountRange(t, mu, scale)
 	b0, b1 := estCountRange(t, mu+2, scale)
 	n := math.Max(a1, b1) - math.Min(a0, b0) + 1
-	dists := 8 * (a1 - a0 + b1 - b0 + 2)
-	return estBytes(dists + estEventsMemory(n) + 1<<16)
+	dists := 16 * (a1 - a0 + b1 - b0 + 2) // masses and error envelopes
+	return estBytes(dists + 2*estEventsMemory(n) + 1<<16)
 }
 
 // estCountRange returns the first and last count newCountDist stores for a

@@ -15,6 +15,9 @@ const (
 	// maxConvLength bounds the length of the conversation's FFTs (about
 	// 1 GiB of buffers and plan).
 	maxConvLength = 1 << 23
+	// gaussLongTails bounds the sum's length for which Gauss counts are
+	// kept to tails of dialTail instead of convTail.
+	gaussLongTails = 1 << 21
 )
 
 func checkVuvuzela(what string, noise Noise, mu, scale float64) error {
@@ -70,13 +73,16 @@ func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 //
 // With Laplace noise the PMF of the sum is computed in closed form, each
 // entry to about 1e-13 relative (the counts are geometric on either side of
-// their means); with Gauss noise by tilted FFT convolutions with a rigorous
-// error bound per entry. Entries known to a relative error of 3e-9 are
-// embedded as events with their loss intervals, the rest (total mass below
-// about 1e-35 for the paper's parameters) is kept in a corner,
-// counted in full by upper bounds. The work is done once, when the
-// mechanism is first composed; it takes seconds for the paper's largest
-// parameters.
+// their means); with Gauss noise by Poisson summation (the sum of two
+// rounded Gaussians is, up to e^(-1500), the density of a Gaussian plus a
+// triangular variable: gausssum.go), direct sums where the clamp at 0
+// matters, and tilted FFT convolutions only as a fallback, each entry with
+// a rigorous error bound (about 3e-13 relative on the paper's pairs).
+// Entries known to the pair's resolution target are embedded as events
+// with their loss intervals, the rest (total mass below about 1e-45 for
+// the paper's parameters) is kept in a corner, counted in full by upper
+// bounds. The work is done once, when the mechanism is first composed; it
+// takes seconds for the paper's largest parameters.
 func VuvuzelaConversation(noise Noise, mu, scale float64) (Mechanism, error) {
 	if err := checkVuvuzela("vuvuzela_conversation", noise, mu, scale); err != nil {
 		return nil, err
@@ -89,15 +95,27 @@ func VuvuzelaConversation(noise Noise, mu, scale float64) (Mechanism, error) {
 	}
 	m := &countMech{name: fmt.Sprintf("vuvuzela_conversation(noise=%s, mu=%s, scale=%s)", noise, fmtFloat(mu), fmtFloat(scale))}
 	m.build = func(ctx context.Context) error {
-		xa := newCountDist(noise, mu, scale, convTail)
-		xb := newCountDist(noise, mu+2, scale, convTail)
-		ya := newCountDist(noise, mu/2, scale/2, convTail)
-		yb := newCountDist(noise, mu/2+1, scale/2, convTail)
+		tail := convTail
+		if noise == NoiseGauss && 1.5*(mu+2+tailWidth(noise, dialTail)*scale)+8 <= gaussLongTails {
+			// The accurate Gauss sums resolve entries down to about the
+			// counts' tails: keep them to 1e-300 where the FFT stays short.
+			tail = dialTail
+		}
+		xa := newCountDist(noise, mu, scale, tail)
+		xb := newCountDist(noise, mu+2, scale, tail)
+		ya := newCountDist(noise, mu/2, scale/2, tail)
+		yb := newCountDist(noise, mu/2+1, scale/2, tail)
 		// Laplace noise: the sum in closed form (laplacesum.go), to about
 		// 1e-13 relative; Gauss noise: tilted FFTs (countsum.go).
 		var s *countSum
+		target := sumTarget
 		if noise == NoiseLaplace {
 			s = laplaceSumCounts(xa, xb, ya, yb, mu, mu+2, scale, mu/2, mu/2+1, scale/2)
+		} else {
+			var err error
+			if s, target, err = gaussSumCounts(ctx, xa, xb, ya, yb, mu, mu+2, scale, mu/2, mu/2+1, scale/2); err != nil {
+				return err
+			}
 		}
 		if s == nil {
 			var err error
@@ -107,7 +125,7 @@ func VuvuzelaConversation(noise Noise, mu, scale float64) (Mechanism, error) {
 		}
 		var uA, uB, lA, lB float64
 		for k := range s.a {
-			if s.rel[k] <= sumTarget {
+			if s.rel[k] <= target {
 				m.addEvent(s.a[k], s.ea[k], s.b[k], s.eb[k])
 				m.rel = math.Max(m.rel, s.rel[k])
 				continue
