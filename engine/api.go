@@ -119,7 +119,7 @@ type Part struct {
 // Version identifies the engine's numerical behaviour: it changes whenever
 // the bounds computed for the same mechanism, options and r may change
 // (result caches include it in their keys).
-const Version = "engine-2026-11-27.9"
+const Version = "engine-2026-11-27.10"
 
 // ErrInvalid is wrapped by every error caused by invalid parameters or
 // options, so callers can tell bad input from internal failures.
