@@ -22,9 +22,9 @@ delta) it prints one JSON line with:
 Then a Markdown table of the same.
 
 Environment: PB (the pbuckets binary), DISC (the peer's loss_discretization,
-default 1e-3), TAIL (its tail_truncation, default 1e-7), MAXGRID (its
-max_grid_FFT, default 1e8; the peer's own default 1e6 leaves 1e6/t points a
-step and is loose at t >= 100), METHOD (FFT or GEOM for the upper bound,
+default 1e-3), TAIL (its tail_truncation, default 1e-7), STEP_GRID (its
+max_grid_FFT is STEP_GRID * t, default 1e5 * t; the peer's own default 1e6
+leaves 1e6/t points a step and is loose at t >= 100), METHOD (FFT or GEOM for the upper bound,
 default FFT), LOWER (1: also the peer's lower bound with the GEOM route, the
 only one it offers, at LOWER_DISC, default 1e-2: minutes a case), CASES (grid;
 lower: sigma x t in {10, 100} x k = 1 and (1, 100, 2), one epoch; quick).
@@ -52,7 +52,7 @@ TAIL = float(os.environ.get("TAIL", "1e-7"))
 METHOD = ConvolutionMethod[os.environ.get("METHOD", "FFT")]
 LOWER = os.environ.get("LOWER", "0") == "1"
 LOWER_DISC = float(os.environ.get("LOWER_DISC", "1e-2"))
-MAXGRID = int(float(os.environ.get("MAXGRID", "1e8")))
+STEP_GRID = int(float(os.environ.get("STEP_GRID", "1e5")))
 CASES = os.environ.get("CASES", "grid")
 DELTAS = [1e-5, 1e-6]
 EPOCHS = [1] if CASES == "lower" else [1, 10, 50]
@@ -89,7 +89,7 @@ def peer_pld(sigma, t, k, epochs, bound, disc, method):
     """Builds the peer's PLD; returns it and the CPU seconds it took."""
     params = PrivacyParams(sigma=sigma, num_steps=t, num_selected=k, num_epochs=epochs)
     cfg = AllocationSchemeConfig(loss_discretization=disc, tail_truncation=TAIL,
-                                 max_grid_FFT=MAXGRID, convolution_method=method)
+                                 max_grid_FFT=STEP_GRID * t, convolution_method=method)
     t0 = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -131,7 +131,7 @@ def main():
                            up_add=float(up_pld._pmf_add.get_epsilon_for_delta(d)),
                            up_cpu=round(up_cpu + up_cpu_q, 3),
                            delta_at_pb_up=float(up_pld.get_delta_for_epsilon(pb_up)),
-                           lo=None, lo_cpu=None, disc=DISC, tail=TAIL, max_grid_fft=MAXGRID,
+                           lo=None, lo_cpu=None, disc=DISC, tail=TAIL, max_grid_fft=STEP_GRID * t,
                            method=METHOD.name)
                 if lo_pld is not None:
                     row["lo"] = float(lo_pld.get_epsilon_for_delta(d))

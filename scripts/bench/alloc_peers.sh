@@ -23,8 +23,9 @@
 #      not import it. Debian's numba is 0.56 (pyproject asks >= 0.58): it runs.
 # Environment: PEERS (default /tmp/peers), PLD_GIT, GDP_GIT, and the
 # driver's: DISC (peer's loss_discretization of the upper bound, default
-# 1e-3), TAIL (its tail_truncation, default 1e-7), MAXGRID (its
-# max_grid_FFT, default 1e8; the peer's default 1e6 is loose at t >= 100),
+# 1e-3), TAIL (its tail_truncation, default 1e-7), STEP_GRID (its
+# max_grid_FFT is STEP_GRID * t, default 1e5 * t; the peer's own default,
+# 1e6 whatever t, is loose at t >= 100),
 # METHOD (FFT, default, or GEOM for the upper bound), LOWER=1 (also the
 # peer's lower bound, GEOM route, LOWER_DISC default 1e-2: minutes a case),
 # CASES (grid; lower: the one-epoch cases with t <= 100, meant with LOWER=1;
