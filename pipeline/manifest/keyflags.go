@@ -40,7 +40,7 @@ var keyFlags = []KeyFlag{
 	{"noise", "noise", `noise of the Vuvuzela kinds: "laplace" or "gauss"`, false},
 	{"file", "file", "histogram file (kind histogram): CSV or Parquet with columns a and b", false},
 	{"sampling", "sampling", `sampling of kinds sgd and laplace (with --q): "poisson" (default) or "fixed_size"`, false},
-	{"relation", "relation", `neighbouring relation of kinds sgd and laplace (with --q): "add_remove" (default) or "replace_one"`, false},
+	{"relation", "relation", `neighbouring relation of kinds sgd and laplace (with --q): "add_remove" (default) or "replace_one"; random_allocation: "add_remove" only (replace_one is refused with the reason)`, false},
 }
 
 // KeyFlags returns the flags of the mechanism keys (all but id and kind).

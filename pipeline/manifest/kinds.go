@@ -122,10 +122,17 @@ var kindTable = func() []kindSchema {
 			params: []paramSpec{{name: "sigma", required: true}, {name: "sensitivity", def: 1},
 				{name: "steps_per_epoch", required: true, integer: true},
 				{name: "participations", def: 1, integer: true}},
-			search: []string{"sigma"}, tie: []string{"sigma"},
+			// relation is accepted so that the engine says why replace-one
+			// is refused (engine.RandomAllocationGauss owns the rule)
+			options: []string{"relation"},
+			search:  []string{"sigma"}, tie: []string{"sigma"},
 			build: func(s MechanismSpec) (engine.Mechanism, error) {
+				rel, err := engine.ParseRelation(s.EffectiveRelation())
+				if err != nil {
+					return nil, err
+				}
 				return engine.RandomAllocationGauss(s.Params["sigma"], s.Params["sensitivity"],
-					int(s.Params["steps_per_epoch"]), int(s.Params["participations"]), engine.AddRemove)
+					int(s.Params["steps_per_epoch"]), int(s.Params["participations"]), rel)
 			}},
 		{name: KindEpsDelta,
 			params: []paramSpec{{name: "eps", required: true}, {name: "delta", required: true}},

@@ -86,6 +86,8 @@ func TestParseManifestErrors(t *testing.T) {
 		{"negative sigma", strings.Replace(base, "sigma = 1.0", "sigma = -3", 1), []string{"m.toml:5", "positive"}},
 		{"nan sigma", strings.Replace(base, "sigma = 1.0", "sigma = nan", 1), []string{"m.toml:5", "positive"}},
 		{"p outside", strings.Replace(base, "kind = \"gauss\"\nsigma = 1.0", "kind = \"randomized_response\"\np = 1.0", 1), []string{"m.toml:5", ": p:", "(0, 1)"}},
+		{"allocation replace-one", strings.Replace(base, "kind = \"gauss\"\nsigma = 1.0", "kind = \"random_allocation\"\nsigma = 1.0\nsteps_per_epoch = 10\nrelation = \"replace_one\"", 1), []string{"relation", "replace_one is not supported", "add_remove"}},
+		{"allocation participations", strings.Replace(base, "kind = \"gauss\"\nsigma = 1.0", "kind = \"random_allocation\"\nsigma = 1.0\nsteps_per_epoch = 10\nparticipations = 11", 1), []string{"participations", "[1, steps_per_epoch = 10]"}},
 		{"q outside", strings.Replace(base, "sigma = 1.0", "sigma = 1.0\nq = 0.0", 1) + "", []string{"m.toml:6", "unknown key for kind gauss"}},
 		{"sgd q", strings.Replace(base, "kind = \"gauss\"\nsigma = 1.0", "kind = \"sgd\"\nsigma = 4.0\nq = 1.5", 1), []string{"m.toml:6", ": q:", "(0, 1]"}},
 		{"r zero", strings.Replace(base, "[1, 2]", "[0, 2]", 1), []string{"m.toml:7", "compositions", ">= 1"}},
