@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // The rows of the comparison with dp_accounting's PLD accountant
@@ -68,31 +66,7 @@ func relWidth(up, low float64) float64 {
 }
 
 func (row peersRow) answer(tb testing.TB, buckets int) peersAnswer {
-	m, err := row.mech()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c0, w0 := cpuSeconds(), time.Now()
-	res, err := Compose(context.Background(), m, row.r, Options{Buckets: buckets})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var a peersAnswer
-	if row.delta > 0 {
-		a.eps = res.Eps(row.delta)
-		a.relw = relWidth(a.eps.Upper, a.eps.Lower)
-	}
-	for _, ee := range row.eEps {
-		d := res.Delta(math.Log(ee))
-		a.dlt = append(a.dlt, d)
-		if d.Upper >= 1 {
-			a.relw = math.Inf(1)
-		} else {
-			a.relw = max(a.relw, relWidth(d.Upper, d.Lower))
-		}
-	}
-	a.cpu, a.wall = cpuSeconds()-c0, time.Since(w0).Seconds()
-	return a
+	return row.answerWith(tb, Options{Buckets: buckets})
 }
 
 func envInts(name string, def []int) []int {
