@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 )
 
 // # Random allocation (balls in bins), one epoch
@@ -451,9 +450,7 @@ type allocMech struct {
 	name        string
 	grid        allocGrid
 
-	mu   sync.Mutex
-	done bool
-	err  error
+	once buildOnce
 	// final groups
 	pa, pb, lossLo, lossHi []float64
 	rel                    float64
@@ -551,19 +548,7 @@ func (a *allocMech) m0() (m, rel float64) {
 	return m, 64*unitRoundoff + 4*unitRoundoff*m*(40+m)
 }
 
-func (a *allocMech) prepare(ctx context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done {
-		return a.err
-	}
-	err := a.build(ctx)
-	if err != nil && ctx.Err() != nil {
-		return err
-	}
-	a.done, a.err = true, err
-	return err
-}
+func (a *allocMech) prepare(ctx context.Context) error { return a.once.do(ctx, a.build) }
 
 func (a *allocMech) ensure() error {
 	return a.prepare(context.Background())

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 )
 
 // # Random allocation with k > 1 participations per epoch
@@ -221,9 +220,7 @@ type allocKMech struct {
 	low         Mechanism
 	lowWhy      string // why low is nil
 
-	mu               sync.Mutex
-	done             bool
-	err              error
+	once             buildOnce
 	pair             *kPair
 	absLoss, cumMass []float64
 }
@@ -272,19 +269,7 @@ func (a *allocKMech) lowerPair() (Mechanism, bool, string) {
 	return a.low, true, ""
 }
 
-func (a *allocKMech) prepare(ctx context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done {
-		return a.err
-	}
-	err := a.build(ctx)
-	if err != nil && ctx.Err() != nil {
-		return err
-	}
-	a.done, a.err = true, err
-	return err
-}
+func (a *allocKMech) prepare(ctx context.Context) error { return a.once.do(ctx, a.build) }
 
 func (a *allocKMech) build(ctx context.Context) error {
 	var acc *kPair

@@ -16,9 +16,7 @@ type countMech struct {
 	name  string
 	build func(ctx context.Context) error
 
-	mu   sync.Mutex
-	done bool
-	err  error
+	once buildOnce
 
 	pa, ea, pb, eb     []float64
 	unknownA, unknownB [2]float64
@@ -32,28 +30,14 @@ type countMech struct {
 	cumMass   []float64 // cumulative A+B mass along absLoss
 }
 
-// preparer is implemented by mechanisms that do expensive work once before
-// they are embedded; Compose calls it with the caller's context.
-type preparer interface {
-	prepare(ctx context.Context) error
-}
-
 // prepare builds the events once; a cancelled build is not remembered, so
 // a later call with a live context builds them.
 func (m *countMech) prepare(ctx context.Context) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.done {
-		return m.err
-	}
-	m.pa, m.ea, m.pb, m.eb = nil, nil, nil, nil
-	m.unknownA, m.unknownB, m.rel = [2]float64{}, [2]float64{}, 0
-	err := m.build(ctx)
-	if err != nil && ctx.Err() != nil {
-		return err
-	}
-	m.done, m.err = true, err
-	return err
+	return m.once.do(ctx, func(ctx context.Context) error {
+		m.pa, m.ea, m.pb, m.eb = nil, nil, nil, nil
+		m.unknownA, m.unknownB, m.rel = [2]float64{}, [2]float64{}, 0
+		return m.build(ctx)
+	})
 }
 
 func (m *countMech) String() string { return m.name }
