@@ -21,6 +21,21 @@ func checkRel(t *testing.T, name string, got, want, tol float64) {
 	}
 }
 
+// simpson integrates f over [lo, hi] with n (even) intervals by Simpson's
+// rule.
+func simpson(f func(float64) float64, lo, hi float64, n int) float64 {
+	h := (hi - lo) / float64(n)
+	s := f(lo) + f(hi)
+	for i := 1; i < n; i++ {
+		w := 2.0
+		if i%2 == 1 {
+			w = 4
+		}
+		s += w * f(lo+float64(i)*h)
+	}
+	return s * h / 3
+}
+
 // logSimpson integrates exp(f) over [lo, hi] with n (even) intervals by
 // Simpson's rule, in log space.
 func logSimpson(f func(float64) float64, lo, hi float64, n int) float64 {

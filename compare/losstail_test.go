@@ -39,16 +39,7 @@ func quadLogM(a, q, lambda float64, n int) float64 {
 		return v * math.Exp(-z*z/2) / math.Sqrt(2*math.Pi)
 	}
 	lo, hi := -14.0, 2*a+14
-	h := (hi - lo) / float64(n)
-	s := g(lo) + g(hi)
-	for i := 1; i < n; i++ {
-		w := 2.0
-		if i%2 == 1 {
-			w = 4
-		}
-		s += w * g(lo+float64(i)*h)
-	}
-	return math.Log1p(s * h / 3)
+	return math.Log1p(simpson(g, lo, hi, n))
 }
 
 // TestLossTailHelpers checks k(x) = x - (1+x) log1p(x) and e(y) = expm1(-y)
@@ -209,16 +200,7 @@ func quadLambda(a, q, theta float64, n int) float64 {
 		return v * math.Exp(-z*z/2) / math.Sqrt(2*math.Pi)
 	}
 	lo, hi := -14.0, 2*a+14
-	h := (hi - lo) / float64(n)
-	s := g(lo) + g(hi)
-	for i := 1; i < n; i++ {
-		w := 2.0
-		if i%2 == 1 {
-			w = 4
-		}
-		s += w * g(lo+float64(i)*h)
-	}
-	return math.Log1p(s * h / 3)
+	return math.Log1p(simpson(g, lo, hi, n))
 }
 
 // TestLossTailTiltMoments checks the tilted log moments Lambda(theta)
