@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/pbuckets
 
-.PHONY: all build test lint deadcode-install test-slurm test-k8s example fuzz clean figures bench regress golden bench-peers synthetic-data reproduction-images searches sgd-sweep
+.PHONY: all build test lint deadcode-install test-slurm test-k8s example fuzz clean figures bench regress golden bench-peers bench-sweep synthetic-data reproduction-images searches sgd-sweep
 
 all: build
 
@@ -137,3 +137,10 @@ bench:
 # minutes on 2 cores).
 bench-peers:
 	scripts/bench/peers.sh
+
+# The 30-query DP-SGD sweep (scripts/bench/sweep30.toml) as one pbuckets
+# process beside dp_accounting's one-process loop, CPU medians of REPS (3)
+# interleaved runs and pbuckets' widest bracket; run bench-peers once first
+# (it fetches the peer). About 2 minutes per repetition on 2 cores.
+bench-sweep:
+	scripts/bench/sweep.sh
