@@ -146,23 +146,30 @@ type saddleTarget struct {
 // states ComposeMany(m, rs, opt) computes, sorted and without repeats: the
 // largest (the automatic factor and the final tilts are chosen for it) and,
 // for each group of results at most half of it whose tilts the chain's
-// levels add (chaintilts.go), the group's largest count. Every r of rs
-// only reads the chain's levels. So two calls with the same mechanism,
-// options and ChainCounts give bitwise the same Result for every r they
-// share, and a cache of composed states keys them by it (pipeline/cache).
+// levels add (chaintilts.go), the smallest r of rs in the group (any r of
+// a group adds the same tilts). Every other r of rs only reads the chain's
+// levels. So two calls with the same mechanism, options and ChainCounts
+// give bitwise the same Result for every r they share, and a cache of
+// composed states keys them by it (pipeline/cache).
 func ChainCounts(rs []int) []int {
 	if len(rs) == 0 {
 		return nil
 	}
 	total := slices.Max(rs)
-	var out []int
+	first := map[int]int{} // group -> its smallest r
 	for _, r := range rs {
 		if k := chainGroup(r, total); k > 0 {
-			out = append(out, chainGroupTop(k, total))
+			if f, ok := first[k]; !ok || r < f {
+				first[k] = r
+			}
 		}
 	}
+	out := []int{total}
+	for _, r := range first {
+		out = append(out, r)
+	}
 	slices.Sort(out)
-	return append(slices.Compact(out), total)
+	return out
 }
 
 // setTargets records the tilts of the results for rs of the single
