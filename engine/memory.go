@@ -26,7 +26,15 @@ func EstimateMemory(opt Options) int64 {
 	fft := 4 * N * 8                        // scratch
 	tw := N*8 + N*4 + N*16                  // twiddles, bit reversal, stage twiddles
 	wts := 4 * int64(o.Tilts+2) * 2 * n * 8 // weight cache (tilts per level, 4 entries)
-	table := 10 * 2 * n * 8                 // bounds and delta table of a queried Result
+	// the tilts of a chain's results (chaintilts.go): per level up to
+	// maxChainTilts pairs, each with 4 cached weight arrays and 2 output
+	// buffers of the composition
+	chain := int64(0)
+	if o.Tilts >= 3 {
+		chain = 2 * maxChainTilts * 6 * 2 * n * 8
+	}
+	wts += chain
+	table := 10 * 2 * n * 8 // bounds and delta table of a queried Result
 	one := lists*perList + errs + fft + tw + wts + table
 	if o.DisableErrorCorrection || o.Lists == ListsGrouped {
 		return one + 1<<20

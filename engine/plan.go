@@ -22,14 +22,14 @@ type plan struct {
 	// it by mechanism name (String).
 	saddle float64
 	cgfs   map[string]cgf
-	// targets are the results of a ComposeMany chain with their saddle
-	// tilts (setTargets), sorted by count; total is the final count.
-	targets []saddleTarget
-	total   int
-	cp      *composer
-	leaves  map[Mechanism]*list
-	steps   int
-	done    int
+	// chainTilts are the groups of results of a ComposeMany chain whose
+	// tilts its levels add (chaintilts.go); total is the final count.
+	chainTilts []chainTilt
+	total      int
+	cp         *composer
+	leaves     map[Mechanism]*list
+	steps      int
+	done       int
 	// grid: also compose the grid lists (grid.go) of the leaves in
 	// gridLeaves; every Result then takes the tighter of both bounds.
 	grid       bool

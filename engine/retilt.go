@@ -13,11 +13,16 @@ import "math"
 // (retilt).
 
 // tilts returns the tilts for composing x and y (tiltsFor with the final
-// loss's and the composed loss's standard deviations).
+// loss's and the composed loss's standard deviations, and in a ComposeMany
+// chain the tilts of the results the composition leads to, chaintilts.go).
 func (p *plan) tilts(x, y *list) []float64 {
-	t := p.target(x.compositions + y.compositions)
+	t := saddleTarget{count: p.total, sd: p.finalSD, tilt: p.saddle}
 	rangeL := float64(x.n+1) * x.lambda
-	tau := tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), t, p.opt.Tilts, rangeL, x.grid)
+	tau := tiltsFor(p.finalSD, math.Sqrt(x.variance+y.variance), t, p.opt.Tilts, rangeL, false)
+	tau = p.addChainTilts(tau, x.compositions+y.compositions, rangeL)
+	if x.grid {
+		tau = gridTilts(tau, rangeL)
+	}
 	if p.countPair() && !x.grid && len(tau) >= 3 && tau[1] > 0 {
 		// Far tails of count pairs: the final tilts reach 3.5
 		// standard deviations; +-3 times them (about 10.5, where the
@@ -52,10 +57,9 @@ func (p *plan) countPair() bool {
 // of tilts costs accuracy between the old tilts' regions (see retilt), so
 // the final tilts are kept throughout and the level's own tilts only
 // added. For a right tail heavier than a Gaussian one, the saddle-point
-// tilt of t (saddle.go: the final result's, or in a ComposeMany chain the
-// next result's at most 1/64 of the final count) is added as +-T when it is
-// below 0.9 times that result's own final tilt (and, for a result before
-// the final one, not within a fifth of a tilt already chosen).
+// tilt of t (saddle.go: the final result's) is added as +-T when it is
+// below 0.9 times that result's own final tilt (and, for a t other than
+// the final result, not within a fifth of a tilt already chosen).
 //
 // Above swapRange the final tilts are capped at tiltCap/swapRange = 0.1
 // until farTiltCap/rangeL is lower (from 3,000 nats), instead of

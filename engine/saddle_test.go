@@ -160,8 +160,9 @@ func TestSmallDeltaSGD(t *testing.T) {
 }
 
 // TestSmallDeltaSGDChain guards the small-delta brackets of a result far
-// below the end of its ComposeMany chain: without the targets' saddle
-// tilts (setTargets) DP-SGD sigma 1.1, q 0.01, r = 1,000 in a chain to
+// below the end of its ComposeMany chain: without its group's saddle-point
+// tilt on the chain's levels (chaintilts.go; formerly the saddle targets)
+// DP-SGD sigma 1.1, q 0.01, r = 1,000 in a chain to
 // 100,000 gave [2.596, 2.6617] at delta 1e-10 (alone [2.62565, 2.62569]).
 func TestSmallDeltaSGDChain(t *testing.T) {
 	m, err := SGD(1.1, 0.01)
@@ -185,9 +186,12 @@ func TestSmallDeltaSGDChain(t *testing.T) {
 	}
 }
 
-// TestSaddleTargets checks which results of a chain get their own saddle
-// tilt and which level uses which.
-func TestSaddleTargets(t *testing.T) {
+// TestChainTiltGroups checks which results of a chain add tilts to which
+// levels (chaintilts.go): groups of counts within a factor 2 of the aims
+// total/4^k, the levels up to each group's top adding its tilt (the
+// saddle-point tilt for DP-SGD's heavy right tail), at most maxChainTilts
+// groups per level, the nearest first.
+func TestChainTiltGroups(t *testing.T) {
 	m, err := SGD(1.1, 0.01)
 	if err != nil {
 		t.Fatal(err)
@@ -200,23 +204,45 @@ func TestSaddleTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.setTargets(m, []int{100000, 10, 1000, 10, 5000})
-	// 5,000 > 100,000/64: the final tilts serve it
-	if len(p.targets) != 2 || p.targets[0].count != 10 || p.targets[1].count != 1000 {
-		t.Fatalf("targets %+v, want 10 and 1,000", p.targets)
-	}
-	for _, tg := range p.targets {
-		if own := 3.5 / tg.sd; !(tg.tilt > 0 && tg.tilt < 0.9*own) {
-			t.Errorf("target %d: saddle tilt %v, want in (0, 0.9 * %v): DP-SGD's right tail is heavy", tg.count, tg.tilt, own)
+	// 100,000/4^k: 25,000, 6,250, 1,562.5, ..., 1.5 (k = 8)
+	p.setTargets(m, []int{100000, 60000, 30000, 10, 1000, 10, 5000, 1})
+	var tops []int
+	for _, g := range p.chainTilts {
+		tops = append(tops, g.top)
+		own := 3.5 / g.sd
+		if !(g.saddle > 0 && g.saddle <= own) {
+			t.Errorf("group to %d: saddle tilt %v, want in (0, %v]", g.top, g.saddle, own)
+		}
+		if g.top <= 3125 && !(g.saddle < 0.9*own) {
+			t.Errorf("group to %d: saddle tilt %v, want below 0.9 * %v: DP-SGD's right tail is heavy", g.top, g.saddle, own)
 		}
 	}
-	for _, tc := range []struct{ count, want int }{{2, 10}, {10, 10}, {11, 1000}, {1000, 1000}, {1001, 100000}, {100000, 100000}} {
-		if got := p.target(tc.count); got.count != tc.want {
-			t.Errorf("target(%d) = %d, want %d", tc.count, got.count, tc.want)
+	// 60,000 > 100,000/2: the final tilts serve it; 30,000 and 5,000 fall
+	// into the groups of 25,000 and 6,250, 1,000 into 1,562.5's, 10 into
+	// 6.1's and 1 into 1.5's
+	if want := []int{50000, 12500, 3125, 12, 3}; !slices.Equal(tops, want) {
+		t.Fatalf("group tops %v, want %v", tops, want)
+	}
+	rangeL := 1e-3 // no cap binds
+	base := []float64{0, 1e-3, -1e-3}
+	for _, tc := range []struct {
+		count int
+		want  int // groups whose tilts the level adds
+	}{{13, 3}, {3125, 3}, {3126, 2}, {50000, 1}, {50001, 0}} {
+		got := p.addChainTilts(base, tc.count, rangeL)
+		if len(got) != len(base)+2*tc.want {
+			t.Errorf("count %d: tilts %v, want %d groups' tilts added", tc.count, got, tc.want)
 		}
 	}
-	if got := p.target(100000); got.tilt != p.saddle || got.sd != p.finalSD {
-		t.Errorf("target of the final count %+v, want the final saddle %v", got, p.saddle)
+	// five groups reach the first level: the four nearest add theirs (the
+	// saddle-point tilts of the two smallest coincide: three are apart)
+	if got := p.addChainTilts(base, 2, rangeL); len(got) > len(base)+2*maxChainTilts || len(got) < len(base)+6 {
+		t.Errorf("count 2: tilts %v, want 3 or 4 groups' tilts added", got)
+	} else if top := p.addChainTilts(base, 13, rangeL); slices.Contains(got, top[len(top)-1]) {
+		t.Errorf("count 2: tilts %v include the farthest group's %v", got, top[len(top)-1])
+	}
+	if got := p.addChainTilts(base, 2, rangeL); len(base) != 3 || &got[0] == &base[0] {
+		t.Errorf("addChainTilts modified its argument or shares its array")
 	}
 }
 
@@ -248,9 +274,11 @@ func BenchmarkPlanSaddle(b *testing.B) {
 // TestChainCounts checks which numbers of compositions shape a chain.
 func TestChainCounts(t *testing.T) {
 	for _, c := range []struct{ rs, want []int }{
-		{[]int{1024, 64, 4}, []int{4, 1024}},
-		{[]int{16, 1024, 16, 3}, []int{3, 16, 1024}},
-		{[]int{17, 1024}, []int{1024}},
+		// groups of 1,024/4^k = 256, 64, 16, 4, 1: counts within 2x
+		{[]int{1024, 64, 4}, []int{4, 64, 1024}},
+		{[]int{16, 1024, 17, 3, 4, 20}, []int{3, 16, 1024}},
+		{[]int{513, 1024}, []int{1024}},
+		{[]int{512, 300, 1024}, []int{300, 1024}},
 		{[]int{7}, []int{7}},
 		{nil, nil},
 	} {
@@ -285,7 +313,8 @@ func TestChainCountsDecideBits(t *testing.T) {
 		return out
 	}
 	a := bits([]int{4, 64, 1024}, 64)
-	if b := bits([]int{1024, 200, 4, 64}, 64); !slices.Equal(a, b) {
+	// 700 > 1,024/2 and 50 in 64's group: the same ChainCounts
+	if b := bits([]int{1024, 700, 4, 50, 64}, 64); !slices.Equal(a, b) {
 		t.Errorf("same shaping counts, other bits: %v vs %v", a, b)
 	}
 	if c := bits([]int{64, 1024}, 64); slices.Equal(a, c) {

@@ -198,21 +198,24 @@ func TestRefineAccuracy(t *testing.T) {
 }
 
 // TestRefineComposesUnmetOnly: a round recomposes only the numbers of
-// compositions whose brackets are still too wide (with the largest r of
-// the job, on which the automatic factor depends), and every r reports the
-// round that met the target.
+// compositions whose brackets are still too wide (with the chain's shaping
+// counts, engine.ChainCounts: here the largest r of the job, on which the
+// automatic factor depends), and every r reports the round that met the
+// target.
 func TestRefineComposesUnmetOnly(t *testing.T) {
-	be := &widthBackend{width: func(r, n int) float64 { return float64(r) / float64(n) }, bytesPerBucket: 1}
+	// widths at 1000 buckets: r=10 0.002 (met), r=12 0.008, r=16 0.016
+	// (every r above 16/2: none is a shaping count but 16)
+	units := map[int]float64{10: 2, 12: 8, 16: 16}
+	be := &widthBackend{width: func(r, n int) float64 { return units[r] / float64(n) }, bytesPerBucket: 1}
 	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 1},
 		Engine: manifest.EngineOptions{Buckets: 1000, ErrorCorrection: true, Accuracy: 0.0041}}
-	// widths at 1000 buckets: r=2 0.002 (met), r=8 0.008, r=16 0.016.
-	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{2, 8, 16}, Eps: []float64{1}}
+	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{10, 12, 16}, Eps: []float64{1}}
 	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []composeCall{{1000, []int{2, 8, 16}}, {2000, []int{8, 16}}, {4000, []int{16}}}
+	want := []composeCall{{1000, []int{10, 12, 16}}, {2000, []int{12, 16}}, {4000, []int{16}}}
 	if len(be.calls) != len(want) {
 		t.Fatalf("calls %v, want %v", be.calls, want)
 	}

@@ -18,8 +18,8 @@ const cacheFormat = "pbuckets-state-v1"
 // mech with options opt, computed by a backend of the given version (see
 // backendVersion) in a ComposeMany call whose numbers of compositions have
 // the shaping counts chain (engine.ChainCounts: the largest r of the call,
-// for the automatic factor and the final tilts, and those at most 1/64 of
-// it, whose saddle-point tilts the shared levels carry). A state's bits
+// for the automatic factor and the final tilts, and one r per group of
+// results at most half of it, whose tilts the shared levels carry). A state's bits
 // depend on them, so a state written by a run that split the work
 // differently (shards, another manifest's r) is found only when it has the
 // bits a fresh computation of this call would give.

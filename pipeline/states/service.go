@@ -54,8 +54,8 @@ type Request struct {
 	// batch). A state's bits depend on the shaping counts of the
 	// ComposeMany call that made it (engine.ChainCounts of R and Basis:
 	// the largest r, which fixes the automatic factor and the final tilts,
-	// and those at most 1/64 of it, whose saddle tilts the shared levels
-	// carry), so every part of a question composes the same chain and
+	// and one r per group of results at most half of it, whose tilts the
+	// shared levels carry), so every part of a question composes the same chain and
 	// gets the same bits, and the shaping counts enter the key. Defaults
 	// to nil: the chain of R alone.
 	Basis []int

@@ -45,17 +45,18 @@ func TestGetHitMiss(t *testing.T) {
 		wantCached []bool // per r
 		wantCalls  [][]int
 	}{
-		// the chain's shaping counts are 1, 10, 100 (at most 1/64 of the
-		// largest r) and 6400 (the largest); 500 is not one
-		{"first: all composed with the chain", dir, []int{10, 100}, []int{1, 500, 6400}, 0, []bool{false, false}, [][]int{{10, 100, 1, 6400}}},
+		// the chain's shaping counts are 1, 10, 100, 500 (one r per group
+		// of results at most half the largest, engine.ChainCounts) and 6400
+		// (the largest); 4000 is not one
+		{"first: all composed with the chain", dir, []int{10, 100}, []int{1, 500, 6400}, 0, []bool{false, false}, [][]int{{10, 100, 1, 500, 6400}}},
 		{"second: all cached", dir, []int{100, 10}, []int{1, 500, 6400}, 0, []bool{true, true}, nil},
 		{"chain's extra r cached too", dir, []int{1, 6400}, []int{10, 100, 500}, 0, []bool{true, true}, nil},
-		{"same shaping counts, other basis: cached", dir, []int{10}, []int{1, 100, 6400, 3000}, 0, []bool{true}, nil},
+		{"same shaping counts, other basis: cached", dir, []int{10}, []int{1, 100, 500, 6400, 4000}, 0, []bool{true}, nil},
 		{"other shaping counts: missed", dir, []int{10, 100}, []int{6400}, 0, []bool{false, false}, [][]int{{10, 100, 6400}}},
-		{"undecodable state composed again", dir, []int{10, 100}, []int{1, 500, 6400}, 100, []bool{true, false}, [][]int{{100, 1, 10, 6400}}},
+		{"undecodable state composed again", dir, []int{10, 100}, []int{1, 500, 6400}, 100, []bool{true, false}, [][]int{{100, 1, 10, 500, 6400}}},
 		{"duplicate r composed once", dir, []int{7, 7}, nil, 0, []bool{false, false}, [][]int{{7}}},
-		{"no folder: composed", "", []int{10, 100}, []int{1, 500, 6400}, 0, []bool{false, false}, [][]int{{10, 100, 1, 6400}}},
-		{"no folder: composed again", "", []int{10, 100}, []int{1, 500, 6400}, 0, []bool{false, false}, [][]int{{10, 100, 1, 6400}}},
+		{"no folder: composed", "", []int{10, 100}, []int{1, 500, 6400}, 0, []bool{false, false}, [][]int{{10, 100, 1, 500, 6400}}},
+		{"no folder: composed again", "", []int{10, 100}, []int{1, 500, 6400}, 0, []bool{false, false}, [][]int{{10, 100, 1, 500, 6400}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -282,7 +283,7 @@ func TestKeyIncludesWhatFixesTheBits(t *testing.T) {
 		{"r", s, func(*Request) {}, 65, true},
 		{"shaping counts", s, func(q *Request) { q.Basis = []int{6400} }, 64, true},
 		{"largest r", s, func(q *Request) { q.Basis = []int{1, 6401} }, 64, true},
-		{"basis with the same shaping counts", s, func(q *Request) { q.Basis = []int{6400, 3000, 1} }, 64, false},
+		{"basis with the same shaping counts", s, func(q *Request) { q.Basis = []int{6400, 4000, 1} }, 64, false},
 		{"accuracy target", s, func(q *Request) { q.Spec.Engine.Accuracy = 1e-3 }, 64, false},
 		{"id and line", s, func(q *Request) { q.Spec.ID, q.Spec.Line = "other", 42 }, 64, false},
 		{"progress", s, func(q *Request) { q.Progress = func(int, int) {} }, 64, false},
