@@ -244,8 +244,10 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 		p.addSteps(len(rs))
 	}
 	out = make([]*Result, len(rs))
+	// one transform plan (its twiddles) for every r: the length is the plan's
+	fp := fft.NewPlan(p.powerN)
 	for i, r := range rs {
-		g, why, err := p.powerList(ctx, m, r)
+		g, why, err := p.powerList(ctx, m, r, fp)
 		if err != nil {
 			return nil, "", err
 		}
@@ -304,29 +306,60 @@ func (p *plan) powerRange(m Mechanism, r int) float64 {
 	if !(sd > 0) {
 		sd = 1
 	}
-	rHi, rLo := math.Inf(1), math.Inf(1)
-	for j := range 32 {
-		s := 0.1 / sd * math.Pow(1.25, float64(j))
-		if v := (fr*lnM(s) - lnTB) / s; v < rHi {
-			rHi = v
-		}
-		if v := (fr*lnM(-(1+s)) - lnTB) / s; v < rLo {
-			rLo = v
-		}
-	}
+	// the smallest estimate over s = 0.1/sd 1.25^j, j < 32: each is
+	// unimodal in s ((r lnM(s) - lnTB)/s has the sign of its derivative
+	// set by s lnM'(s) - lnM(s) + lnTB/r, non-decreasing in s for convex
+	// lnM), so a ternary search over j finds the grid's smallest
+	s := func(j int) float64 { return 0.1 / sd * math.Pow(1.25, float64(j)) }
+	rHi := minUnimodal(32, func(j int) float64 { return (fr*lnM(s(j)) - lnTB) / s(j) })
+	rLo := minUnimodal(32, func(j int) float64 { return (fr*lnM(-(1+s(j))) - lnTB) / s(j) })
 	R := math.Max(rHi, rLo)
 	R = math.Max(R, float64(p.n)*p.gridLambda)
 	return R * 1.05
 }
 
+// minUnimodal returns the smallest of f(0), ..., f(k-1) for f unimodal
+// (non-increasing, then non-decreasing) by a ternary search, each f(j)
+// evaluated at most once (NaN counts as +Inf). (Where f is flat at two probes on its falling
+// part the search may stop short of the smallest: a value of f all the
+// same, which callers use as an estimate.)
+func minUnimodal(k int, f func(int) float64) float64 {
+	memo := make(map[int]float64, 16)
+	at := func(j int) float64 {
+		v, ok := memo[j]
+		if !ok {
+			v = f(j)
+			if math.IsNaN(v) {
+				v = math.Inf(1)
+			}
+			memo[j] = v
+		}
+		return v
+	}
+	lo, hi := 0, k-1
+	for hi-lo > 2 {
+		m1, m2 := lo+(hi-lo)/3, hi-(hi-lo)/3
+		if at(m1) <= at(m2) {
+			hi = m2
+		} else {
+			lo = m1
+		}
+	}
+	best := math.Inf(1)
+	for j := lo; j <= hi; j++ {
+		best = math.Min(best, at(j))
+	}
+	return best
+}
+
 // powerList returns the r-fold composition of m's grid list by the power
 // path, or nil and the reason when m does not qualify.
-func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string, error) {
+func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) (*list, string, error) {
 	R := p.powerRange(m, r)
 	if !(R > 0) || R > powerMaxRange {
 		return nil, fmt.Sprintf("range %.3g nats", R), nil
 	}
-	N := p.powerN
+	N := fp.Len()
 	n := N / 2
 	lambda := R / float64(n)
 	// the leaf on the power path's grid, over the chain's leaf range only
@@ -357,7 +390,7 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 	st := saddleTarget{count: r, sd: sd}
 	st.tilt = saddleOf(p.cgfs, []nameCount{{m.String(), r}}, 3.5/sd)
 	tau := tiltsFor(sd, sd, st, p.opt.Tilts, float64(n+1)*lambda, true)
-	z, err := p.powerCompose(ctx, leaf, n, r, tau, sd)
+	z, err := p.powerCompose(ctx, fp, leaf, r, tau, sd)
 	if err != nil {
 		return nil, "", err
 	}
@@ -383,19 +416,21 @@ type tiltPower struct {
 	ea, ec   float64 // err2 + aliasing + abs part, (1 + rho_r) included
 	la, lc   float64 // the same with sqrt(N) err2: a bound on the 1-norm
 	ra, rc   float64 // rho_r
-	okA, okC bool    // the envelope is finite
+	sumA     float64 // upper bounds on the sums of ta's and tc's positive parts
+	sumC     float64
+	okA, okC bool // the envelope is finite
 }
 
 // powerCompose returns the r-fold composition of the grid leaf by the
 // power path with the tilts tau (see the file comment).
-func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []float64, sd float64) (*list, error) {
-	N := 2 * n
+func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64) (*list, error) {
+	N := fp.Len()
+	n := N / 2
 	nl := leaf.n
 	lam := leaf.lambda
 	u := unitRoundoff
 	fr := float64(r)
 	mg := newMGFGrid(leaf, powerSGrid(tau, sd, float64(n+1)*lam))
-	fp := fft.NewPlan(N)
 	K := len(tau)
 	tps := make([]tiltPower, K)
 	wr, wi := make([]float64, N), make([]float64, N)
@@ -458,6 +493,7 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 		}
 		ps := specPower(fp, ba, bc, wr, wi, r, ma, mc)
 		tp.ta, tp.tc = ps.a, ps.c
+		tp.sumA, tp.sumC = ps.posA, ps.posC
 		tp.ea = (ps.err2 + alA + abA) * (1 + rrA) * (1 + 4*u)
 		tp.ec = (ps.err2 + alC + abC) * (1 + rrC) * (1 + 4*u)
 		sqN := math.Sqrt(float64(N)) * (1 + 2*u)
@@ -478,11 +514,19 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 	}
 	z.wUp = fr * leaf.wUp * (1 + 2*u)
 	z.wLo = fr * leaf.wLo * (1 + 2*u)
-	relA, err := p.powerSide(z, tps, true)
+	// the untilting weights of every tilt used by either side
+	ws := make([]untilt, K)
+	for m, t := range tau {
+		if tps[m].okA || tps[m].okC {
+			ws[m].w, ws[m].rw = weights(n, lam, -t)
+		}
+	}
+	d := wr // a work array: the spectral work arrays are free now
+	relA, err := p.powerSide(z, tps, ws, d, true)
 	if err != nil {
 		return nil, err
 	}
-	relC, err := p.powerSide(z, tps, false)
+	relC, err := p.powerSide(z, tps, ws, d, false)
 	if err != nil {
 		return nil, err
 	}
@@ -493,10 +537,19 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 	return z, nil
 }
 
+// untilt is one tilt's untilting weights e^(-tau L(o)) over the composed
+// list's offsets (weights, shared by both sides) and their relative error.
+type untilt struct {
+	w  []float64
+	rw float64
+}
+
 // powerSide fills one side of z (the upper pair a, or the lower pair c)
 // from the tilts' powers: values, envelopes, tilted and untilted total
-// errors (see the file comment); it returns the side's relative error.
-func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) {
+// errors (see the file comment); it returns the side's relative error. ws
+// holds each tilt's untilting weights (nil where the tilt is not used),
+// d is a work array of length 2n.
+func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upper bool) (float64, error) {
 	n := z.n
 	N := 2 * n
 	u := unitRoundoff
@@ -505,35 +558,32 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 	if !upper {
 		vals, env = z.c, z.envC
 	}
-	// per tilt: the factor sigma^-r e^(-tau L(o)) (weights times the
-	// constant), its relative error, and the side's data
+	// per tilt: the factor sigma^-r e^(-tau L(o)) (the weights times the
+	// constant C, multiplied where used: fac(o) = w[o] * C), its relative
+	// error, and the side's data
 	type side struct {
-		t         []float64
-		lnC, e, l float64
-		rr        float64
-		ok        bool
-		fac       []float64
-		rf        float64
+		t          []float64
+		lnC, e, l  float64
+		rr         float64
+		ok         bool
+		w          []float64
+		C, rf, sum float64
 	}
 	ss := make([]side, K)
 	rel := 0.0
-	for m, t := range z.tau {
+	for m := range z.tau {
 		tp := tps[m]
-		s := side{t: tp.ta, lnC: tp.lnCa, e: tp.ea, l: tp.la, rr: tp.ra, ok: tp.okA}
+		s := side{t: tp.ta, lnC: tp.lnCa, e: tp.ea, l: tp.la, rr: tp.ra, ok: tp.okA, sum: tp.sumA}
 		if !upper {
-			s = side{t: tp.tc, lnC: tp.lnCc, e: tp.ec, l: tp.lc, rr: tp.rc, ok: tp.okC}
+			s = side{t: tp.tc, lnC: tp.lnCc, e: tp.ec, l: tp.lc, rr: tp.rc, ok: tp.okC, sum: tp.sumC}
 		}
 		env[m] = math.Inf(1)
 		if s.ok {
-			w, rw := weights(n, z.lambda, -t)
-			C := math.Exp(s.lnC)
+			s.C = math.Exp(s.lnC)
 			relCexp := 4*u*(math.Abs(s.lnC)+2) + 2*u
-			for o := range w {
-				w[o] *= C
-			}
-			s.fac = w
-			s.rf = (1+relCexp)*(1+rw)*(1+u)*(1+u) - 1
-			env[m] = s.e * C * (1 + relCexp) * (1 + 1e-9)
+			s.w = ws[m].w
+			s.rf = (1+relCexp)*(1+ws[m].rw)*(1+u)*(1+u) - 1
+			env[m] = s.e * s.C * (1 + relCexp) * (1 + 1e-9)
 			rel = math.Max(rel, (s.rf+s.rr)/(1-s.rf))
 		}
 		ss[m] = s
@@ -562,8 +612,13 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 			continue
 		}
 		j := (o + n + 1) & (N - 1)
-		tv := math.Max(0, ss[bm].t[j])
-		v := tv * ss[bm].fac[o]
+		s := &ss[bm]
+		tv := s.t[j]
+		if tv <= 0 {
+			// negative values clamped to 0 (math.Max(0, tv): NaN stays)
+			tv = 0
+		}
+		v := tv * (s.w[o] * s.C)
 		if v < minNormal && tv > 0 {
 			// subnormal or underflowed to 0: an absolute 2^-1074 lost
 			small = true
@@ -575,27 +630,25 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 	}
 	// tilted total errors: tilt m's own, plus the other tilts' values'
 	// distances from tilt m's
-	d := make([]float64, N)
 	for m, t := range z.tau {
 		s := ss[m]
 		if !s.ok {
 			tl1[m] = math.Inf(1)
 			continue
 		}
-		var sumT float64
-		for j := 0; j < N; j++ {
-			sumT += math.Max(0, s.t[j])
-		}
-		sumT *= 1 + gamma(N+2)
-		C := math.Exp(s.lnC) * (1 + 4*u*(math.Abs(s.lnC)+2) + 2*u)
-		own := C * (1 + s.rf) * (s.l + (s.rf+s.rr)/(1-s.rf)*sumT*(1+4*u))
+		C := s.C * (1 + 4*u*(math.Abs(s.lnC)+2) + 2*u)
+		own := C * (1 + s.rf) * (s.l + (s.rf+s.rr)/(1-s.rf)*s.sum*(1+4*u))
 		for o := 0; o < N; o++ {
 			if int(chosen[o]) == m {
 				d[o] = 0
 				continue
 			}
 			j := (o + n + 1) & (N - 1)
-			vm := math.Max(0, s.t[j]) * s.fac[o]
+			tv := s.t[j]
+			if tv <= 0 {
+				tv = 0
+			}
+			vm := tv * (s.w[o] * s.C)
 			d[o] = math.Abs(vals[o]-vm) * (1 + u)
 		}
 		other := tiltedSum(d, 0, N-1, n, z.lambda, t)

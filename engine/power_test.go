@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
 )
 
 // TestPowerGaussClosedForm checks the power path's bounds on the Gauss
@@ -128,7 +130,7 @@ func TestPowerComposeBruteForce(t *testing.T) {
 			tau[m] = math.Max(-200/(float64(n)*lam), math.Min(200/(float64(n)*lam), tau[m]))
 		}
 		p := &plan{}
-		z, err := p.powerCompose(context.Background(), leaf, n, r, tau, sd)
+		z, err := p.powerCompose(context.Background(), fft.NewPlan(2*n), leaf, r, tau, sd)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,9 @@ import (
 type powerSpec struct {
 	a, c []float64
 	err2 float64
+	// posA, posC are upper bounds on the sums of the positive parts of a
+	// and c (the computed results, rounding of the sums included)
+	posA, posC float64
 }
 
 // cmulErr is the normwise relative error of one complex multiplication,
@@ -150,14 +153,23 @@ func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc float64) powe
 	eQ := (ePA + ePC + u/(1-u)*nQ + uf) * (1 + 4*u)
 	fp.InverseBitReversed(a, c)
 	inv := 1 / fN
+	var posA, posC float64
 	for j := 0; j < N; j++ {
 		a[j] *= inv
 		c[j] *= inv
+		// the positive parts (math.Max(0, x): NaN stays NaN)
+		if x := a[j]; x > 0 || x != x {
+			posA += x
+		}
+		if x := c[j]; x > 0 || x != x {
+			posC += x
+		}
 	}
+	g := 1 + gamma(N+2)
 	// ||t^ - t||_2 <= (kappa ||Q^||_2 + ||Q^ - Q||_2) / sqrt(N), and the
 	// scaling by 1/N (exact unless the result is subnormal: 2^-1075 each)
 	err2 := (fp.Kappa()*nQ+eQ)/sqN*(1+4*u) + sqN*0x1p-1074
-	return powerSpec{a: a, c: c, err2: err2}
+	return powerSpec{a: a, c: c, err2: err2, posA: posA * g, posC: posC * g}
 }
 
 // mirrorBR returns the position of the mirror frequency N-k of the
