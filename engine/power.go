@@ -268,9 +268,12 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 // powerRange returns the range R (nats) of the power path for r
 // observations of m: Chernoff estimates from the plan's grouped leaf (not
 // bounds: R only has to make the corners small, which the composed list's
-// own bounds then certify) of the loss where the composed
-// A-mass above R and B-mass below -R fall to the tail budget, and at least
-// the chain's leaf range.
+// own bounds then certify) of the loss where the composed A-mass above R
+// and B-mass below -R fall to half the tail budget (the leaf's corners,
+// TailBudget/(2r) each, give the other half after r observations), and at
+// least the chain's leaf range. The bracket's width grows like R^2 at a
+// given length (the grid's slack is paid r times at spacing 2R/N), so R
+// has no safety factor: a 5% larger R widened the brackets by 10%.
 func (p *plan) powerRange(m Mechanism, r int) float64 {
 	// the grouped leaf's buckets at their mean loss ln(A/B) (within the
 	// bucket): the bucket's grid loss would shift the estimate by up to
@@ -289,7 +292,7 @@ func (p *plan) powerRange(m Mechanism, r int) float64 {
 		loss = append(loss, L)
 		mass = append(mass, a)
 	}
-	lnTB := math.Log(p.opt.TailBudget)
+	lnTB := math.Log(p.opt.TailBudget / 2)
 	lnM := func(s float64) float64 {
 		mx := math.Inf(-1)
 		for _, L := range loss {
@@ -315,7 +318,7 @@ func (p *plan) powerRange(m Mechanism, r int) float64 {
 	rLo := minUnimodal(32, func(j int) float64 { return (fr*lnM(-(1+s(j))) - lnTB) / s(j) })
 	R := math.Max(rHi, rLo)
 	R = math.Max(R, float64(p.n)*p.gridLambda)
-	return R * 1.05
+	return R
 }
 
 // minUnimodal returns the smallest of f(0), ..., f(k-1) for f unimodal
