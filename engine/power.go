@@ -18,10 +18,12 @@ import (
 // A grid leaf of one mechanism (its upper pair's A-masses a and its lower
 // pair's c, both on the points g lambda, g = -n+1..n) is built on a grid
 // wide enough for the r-fold composition: the range R = n lambda covers
-// the composed loss up to a tail mass of TailBudget in both directions
+// the composed loss up to a tail mass of TailBudget/4 in both directions
 // (A-mass above R, B-mass below -R; Chernoff estimates from a grouped
-// leaf's moments) and the leaf's own range, and N = 2n is the power of two
-// at or above Options.Buckets. The leaf itself is embedded over the
+// leaf's moments, minimised over the Chernoff parameter by Newton's
+// method; powerRange) and the leaf's own range, and N = 2n is the power of
+// two at or above Options.Buckets. R is only an estimate: the composed
+// list's corners (below) are bounds. The leaf itself is embedded over the
 // squaring chain's leaf range only (the loss out to a tail of
 // TailBudget/(2r); the mass beyond stays in its corners). Grid indices add under
 // composition (grid.go), so the r-fold composition of the upper pair is the
@@ -30,7 +32,9 @@ import (
 //
 // Tilting commutes with convolution: (a e^(tau L))^(*r) = t e^(tau L), for
 // the losses add. For each tilt tau_m (tiltsFor, as the squaring chain
-// chooses them for the final count) the tilted sequences are normalised,
+// chooses them for the final count, less the tilt 0 where powerTilts
+// predicts the other tilts bound the bulk well enough: a choice made from
+// the leaf, r and N before composing) the tilted sequences are normalised,
 // b = fl(a e^(tau L)) sigma with sigma = 1/sum, and their r-fold power p =
 // b^(*r) is computed modulo N (the spectral power below). The composed
 // masses are t_g = p_g sigma^-r e^(-tau g lambda).
@@ -104,7 +108,10 @@ import (
 // errors (list.tl1A, tl1.go) of tilt m are its own (sqrt(N) err2 +
 // aliasing, tilted and scaled, plus the relative part) plus the computed
 // tilted sum of |value - tilt m's value| over the offsets where another
-// tilt's value was taken; l1A is the untilted tilt's.
+// tilt's value was taken; l1A is the untilted tilt's, or without one
+// Hoelder's interpolation between a positive tilt t1 and a negative t2,
+// l1 <= tl1_1^alpha tl1_2^(1-alpha) with alpha t1 + (1-alpha) t2 = 0
+// (untiltedL1; the rounding of alpha costs e^(|d| R)).
 //
 // Outcomes outside the regular grid: an outcome with a leaf corner among
 // its r components has A-mass at most (R_A + C_A)^r - R_A^r (R_A the
@@ -123,17 +130,21 @@ import (
 // TestPowerGaussClosedForm (the Gauss pair's exact delta),
 // TestPowerComposeBruteForce (the whole error model of the composed list
 // against the exact r-fold power to 200 bits, for small random grid leaves
-// whose range cuts the composed mass: every entry within its bound, the
-// tilted total errors, the corners) and TestPowerSoundnessProperty (random
+// whose range cuts the composed mass, with and without the tilt 0: every
+// entry within its bound, the tilted and untilted total errors, the
+// corners) and TestPowerSoundnessProperty (random
 // Gauss and subsampled Gaussian pairs against the closed form and the
 // brackets of soundness_pairs_test.go). Deliberate mutations (scratch
 // edits, reverted) fail them: err2 dropped (the closed form), the
-// aliasing bound dropped or halved, the corners' tails dropped (the brute
-// force). Not detected: err2 halved or divided by 100, the power's own
+// aliasing bound dropped or halved, the corners' tails dropped, l1
+// without a tilt 0 taken as half the smaller tilted total instead of
+// Hoelder's (the brute force). Not detected: err2 halved or divided by 100, the power's own
 // term r M^(r-1) eps_A or the other tilts' distances in tl1 dropped, the
 // input's relative error dropped: the observed errors are at least 100
 // times below Higham's bound, which these terms are parts of (the largest
-// observed error over bound, 0.93, is set by the aliasing).
+// observed error over bound, 0.999, is set by the aliasing: tilts of
+// +-98 on 8 points make the tilted leaf nearly a point mass, for which
+// Chernoff's bound is tight).
 //
 // # Cost
 //
