@@ -549,12 +549,23 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			continue
 		}
 		siga, sigc := 1/sa, 1/sc
-		var ma, mc float64
-		for j := range ba {
+		// normalised over the support only (the rest is 0), in ascending
+		// position as a pass over all N would sum: grid indices 0..gHi,
+		// then the wrapped gLo..-1; with the packed input's sum of squares
+		var ma, mc, s2 float64
+		gLo, gHi := leaf.lo-nl+1, leaf.hi-nl+1
+		norm := func(j int) {
 			ba[j] *= siga
 			bc[j] *= sigc
 			ma += ba[j]
 			mc += bc[j]
+			s2 += ba[j]*ba[j] + bc[j]*bc[j]
+		}
+		for g := max(0, gLo); g <= gHi; g++ {
+			norm(g)
+		}
+		for g := gLo; g <= min(-1, gHi); g++ {
+			norm(g + N)
 		}
 		ma *= 1 + gamma(N+2)
 		mc *= 1 + gamma(N+2)
@@ -583,7 +594,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			abA = powDiffUp(ma/(1-rhoA), at*siga*(1+2*u), r)
 			abC = powDiffUp(mc/(1-rhoC), at*sigc*(1+2*u), r)
 		}
-		ps := specPower(fp, ba, bc, wr, wi, r, ma, mc)
+		ps := specPower(fp, ba, bc, wr, wi, r, ma, mc, s2)
 		tp.ta, tp.tc = ps.a, ps.c
 		tp.sumA, tp.sumC = ps.posA, ps.posC
 		tp.ea = (ps.err2 + alA + abA) * (1 + rrA) * (1 + 4*u)

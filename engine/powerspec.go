@@ -41,17 +41,15 @@ const powSkipLn = -699.0
 // specPower computes the circular r-fold convolution powers of a and c
 // (length N = fp.Len(), non-negative, each summing to about 1) in place: a and
 // c hold the results on return (natural order). ma, mc bound the 1-norms
-// of a and c from above. Work arrays: wr, wi of length N.
-func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc float64) powerSpec {
+// of a and c from above; s2 is the computed sum over j of a[j]^2 + c[j]^2
+// (in any order: the bound below allows for its rounding). Work arrays:
+// wr, wi of length N.
+func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float64) powerSpec {
 	N := fp.Len()
 	u := unitRoundoff
 	fN := float64(N)
 	sqN := math.Sqrt(fN)
 	// ||x||_2 of the packed input (rounded up)
-	var s2 float64
-	for j := 0; j < N; j++ {
-		s2 += a[j]*a[j] + c[j]*c[j]
-	}
 	nx := math.Sqrt(s2*(1+gamma(2*N+2))) * (1 + 2*u)
 	// forward transform, spectrum in bit-reversed order
 	fp.ForwardBitReversed(a, c)
