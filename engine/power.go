@@ -156,15 +156,20 @@ import (
 // R/n throughout, and the grid pairs' slack (the spread of the upper pair,
 // the merging of the lower pair, about twice as wide) is paid r times at
 // that spacing, so the bracket narrows like (R/n)^2 and a bracket as
-// narrow as the chain's needs more points. Measured (CPU, medians of 5
-// interleaved runs, 2 cores under load): DP-SGD sigma 1.1, q 0.01, r 10^4
-// at 2^18 points 0.27 s for a relative eps bracket of 2.3e-5 against the
-// chain's 0.86 s for 2.7e-5 at 65,536 buckets; sigma 1, q 0.001, r
-// 250,000 at 2^20 points 1.10 s (3.4e-5) against 5.1 s (8.2e-5) at
-// 262,144; Gauss sigma 200 sqrt2, r 512 at 2^17 points 0.064 s (9.6e-5)
-// against 0.166 s (1.0e-4) at 16,384; but sigma 4, q 0.01, r 65,536 at
-// 2^20 points 0.72 s (8.3e-6) against 0.22 s (1.3e-5) at 16,384: there
-// the chain's progressive coarsening wins.
+// narrow as the chain's needs more points (the grid lower pair sets about
+// 2/3 of the bracket). Beside the transforms, per tilt: the tilted leaf
+// (its support only), the separation, power and recombination passes of
+// specPower, and per side the tilt choice and the tilted totals of
+// powerSide; once: the plan's grouped leaf, the range (powerRange: a few
+// passes over it) and the grid leaf. The queries walk the composed list
+// (2^17-2^20 points) once per delta evaluation, 17 for an eps query:
+// there math.Expm1 per point is most of the CPU. Measured (CPU, medians of
+// 3-5 interleaved runs, BenchmarkPowerPeers, 2 cores at load 11-15):
+// Gauss sigma 200 sqrt2, r 512 at 2^17 points 0.044 s (relative width
+// 8.9e-5; compose 0.027 s, queries 0.007 s); DP-SGD sigma 4, q 0.01, r
+// 65,536 at 2^18 0.176 s (1.2e-4; compose 0.058 s, eps query 0.093 s);
+// sigma 1.1, q 0.01, r 10^4 at 2^17 0.126 s (8.6e-5); sigma 1, q 0.001, r
+// 250,000 at 2^18 0.270 s (4.7e-4), at 2^20 1.10 s (3.1e-5).
 
 // powerMode selects the power path (Options.power): off (the squaring
 // chain), or on wherever the mechanism qualifies.
