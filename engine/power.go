@@ -482,7 +482,7 @@ func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan) []float64 {
 	lnBase := 0.5*math.Log(float64(fp.Len())) + math.Log(fr) + math.Log(fp.Kappa())
 	pred := make([]float64, len(tau))
 	for m, t := range tau {
-		var worst float64 = math.Inf(-1)
+		worst := math.Inf(-1)
 		for _, v := range [][]float64{leaf.a, leaf.c} {
 			var s1, s2 float64
 			for o := leaf.lo; o <= leaf.hi; o++ {
