@@ -18,10 +18,12 @@ import (
 // A grid leaf of one mechanism (its upper pair's A-masses a and its lower
 // pair's c, both on the points g lambda, g = -n+1..n) is built on a grid
 // wide enough for the r-fold composition: the range R = n lambda covers
-// the composed loss up to a tail mass of TailBudget in both directions
+// the composed loss up to a tail mass of TailBudget/4 in both directions
 // (A-mass above R, B-mass below -R; Chernoff estimates from a grouped
-// leaf's moments) and the leaf's own range, and N = 2n is the power of two
-// at or above Options.Buckets. The leaf itself is embedded over the
+// leaf's moments, minimised over the Chernoff parameter by Newton's
+// method; powerRange) and the leaf's own range, and N = 2n is the power of
+// two at or above Options.Buckets. R is only an estimate: the composed
+// list's corners (below) are bounds. The leaf itself is embedded over the
 // squaring chain's leaf range only (the loss out to a tail of
 // TailBudget/(2r); the mass beyond stays in its corners). Grid indices add under
 // composition (grid.go), so the r-fold composition of the upper pair is the
@@ -30,7 +32,9 @@ import (
 //
 // Tilting commutes with convolution: (a e^(tau L))^(*r) = t e^(tau L), for
 // the losses add. For each tilt tau_m (tiltsFor, as the squaring chain
-// chooses them for the final count) the tilted sequences are normalised,
+// chooses them for the final count, less the tilt 0 where powerTilts
+// predicts the other tilts bound the bulk well enough: a choice made from
+// the leaf, r and N before composing) the tilted sequences are normalised,
 // b = fl(a e^(tau L)) sigma with sigma = 1/sum, and their r-fold power p =
 // b^(*r) is computed modulo N (the spectral power below). The composed
 // masses are t_g = p_g sigma^-r e^(-tau g lambda).
@@ -104,7 +108,10 @@ import (
 // errors (list.tl1A, tl1.go) of tilt m are its own (sqrt(N) err2 +
 // aliasing, tilted and scaled, plus the relative part) plus the computed
 // tilted sum of |value - tilt m's value| over the offsets where another
-// tilt's value was taken; l1A is the untilted tilt's.
+// tilt's value was taken; l1A is the untilted tilt's, or without one
+// Hoelder's interpolation between a positive tilt t1 and a negative t2,
+// l1 <= tl1_1^alpha tl1_2^(1-alpha) with alpha t1 + (1-alpha) t2 = 0
+// (untiltedL1; the rounding of alpha costs e^(|d| R)).
 //
 // Outcomes outside the regular grid: an outcome with a leaf corner among
 // its r components has A-mass at most (R_A + C_A)^r - R_A^r (R_A the
@@ -123,17 +130,21 @@ import (
 // TestPowerGaussClosedForm (the Gauss pair's exact delta),
 // TestPowerComposeBruteForce (the whole error model of the composed list
 // against the exact r-fold power to 200 bits, for small random grid leaves
-// whose range cuts the composed mass: every entry within its bound, the
-// tilted total errors, the corners) and TestPowerSoundnessProperty (random
+// whose range cuts the composed mass, with and without the tilt 0: every
+// entry within its bound, the tilted and untilted total errors, the
+// corners) and TestPowerSoundnessProperty (random
 // Gauss and subsampled Gaussian pairs against the closed form and the
 // brackets of soundness_pairs_test.go). Deliberate mutations (scratch
 // edits, reverted) fail them: err2 dropped (the closed form), the
-// aliasing bound dropped or halved, the corners' tails dropped (the brute
-// force). Not detected: err2 halved or divided by 100, the power's own
+// aliasing bound dropped or halved, the corners' tails dropped, l1
+// without a tilt 0 taken as half the smaller tilted total instead of
+// Hoelder's (the brute force). Not detected: err2 halved or divided by 100, the power's own
 // term r M^(r-1) eps_A or the other tilts' distances in tl1 dropped, the
 // input's relative error dropped: the observed errors are at least 100
 // times below Higham's bound, which these terms are parts of (the largest
-// observed error over bound, 0.93, is set by the aliasing).
+// observed error over bound, 0.999, is set by the aliasing: tilts of
+// +-98 on 8 points make the tilted leaf nearly a point mass, for which
+// Chernoff's bound is tight).
 //
 // # Cost
 //
@@ -145,15 +156,20 @@ import (
 // R/n throughout, and the grid pairs' slack (the spread of the upper pair,
 // the merging of the lower pair, about twice as wide) is paid r times at
 // that spacing, so the bracket narrows like (R/n)^2 and a bracket as
-// narrow as the chain's needs more points. Measured (CPU, medians of 5
-// interleaved runs, 2 cores under load): DP-SGD sigma 1.1, q 0.01, r 10^4
-// at 2^18 points 0.27 s for a relative eps bracket of 2.3e-5 against the
-// chain's 0.86 s for 2.7e-5 at 65,536 buckets; sigma 1, q 0.001, r
-// 250,000 at 2^20 points 1.10 s (3.4e-5) against 5.1 s (8.2e-5) at
-// 262,144; Gauss sigma 200 sqrt2, r 512 at 2^17 points 0.064 s (9.6e-5)
-// against 0.166 s (1.0e-4) at 16,384; but sigma 4, q 0.01, r 65,536 at
-// 2^20 points 0.72 s (8.3e-6) against 0.22 s (1.3e-5) at 16,384: there
-// the chain's progressive coarsening wins.
+// narrow as the chain's needs more points (the grid lower pair sets about
+// 2/3 of the bracket). Beside the transforms, per tilt: the tilted leaf
+// (its support only), the separation, power and recombination passes of
+// specPower, and per side the tilt choice and the tilted totals of
+// powerSide; once: the plan's grouped leaf, the range (powerRange: a few
+// passes over it) and the grid leaf. The queries walk the composed list
+// (2^17-2^20 points) once per delta evaluation, 17 for an eps query:
+// there math.Expm1 per point is most of the CPU. Measured (CPU, medians of
+// 3-5 interleaved runs, BenchmarkPowerPeers, 2 cores at load 11-15):
+// Gauss sigma 200 sqrt2, r 512 at 2^17 points 0.044 s (relative width
+// 8.9e-5; compose 0.027 s, queries 0.007 s); DP-SGD sigma 4, q 0.01, r
+// 65,536 at 2^18 0.176 s (1.2e-4; compose 0.058 s, eps query 0.093 s);
+// sigma 1.1, q 0.01, r 10^4 at 2^17 0.126 s (8.6e-5); sigma 1, q 0.001, r
+// 250,000 at 2^18 0.270 s (4.7e-4), at 2^20 1.10 s (3.1e-5).
 
 // powerMode selects the power path (Options.power): off (the squaring
 // chain), or on wherever the mechanism qualifies.
@@ -244,8 +260,10 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 		p.addSteps(len(rs))
 	}
 	out = make([]*Result, len(rs))
+	// one transform plan (its twiddles) for every r: the length is the plan's
+	fp := fft.NewPlan(p.powerN)
 	for i, r := range rs {
-		g, why, err := p.powerList(ctx, m, r)
+		g, why, err := p.powerList(ctx, m, r, fp)
 		if err != nil {
 			return nil, "", err
 		}
@@ -266,9 +284,15 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 // powerRange returns the range R (nats) of the power path for r
 // observations of m: Chernoff estimates from the plan's grouped leaf (not
 // bounds: R only has to make the corners small, which the composed list's
-// own bounds then certify) of the loss where the composed
-// A-mass above R and B-mass below -R fall to the tail budget, and at least
-// the chain's leaf range.
+// own bounds then certify) of the loss where the composed A-mass above R
+// and B-mass below -R fall to a quarter of the tail budget (the leaf's
+// corners, TailBudget/(2r) each, give about half after r observations; the
+// estimate on the grouped leaf may fall short of the grid's tail by a
+// factor: a half budget put 2.4e-22 into the corners of DP-SGD sigma 1, q
+// 0.001, r 250,000 at the default 1e-22), and at least the chain's leaf
+// range. The bracket's width grows like R^2 at a
+// given length (the grid's slack is paid r times at spacing 2R/N), so R
+// has no safety factor: a 5% larger R widened the brackets by 10%.
 func (p *plan) powerRange(m Mechanism, r int) float64 {
 	// the grouped leaf's buckets at their mean loss ln(A/B) (within the
 	// bucket): the bucket's grid loss would shift the estimate by up to
@@ -287,46 +311,93 @@ func (p *plan) powerRange(m Mechanism, r int) float64 {
 		loss = append(loss, L)
 		mass = append(mass, a)
 	}
-	lnTB := math.Log(p.opt.TailBudget)
-	lnM := func(s float64) float64 {
-		mx := math.Inf(-1)
-		for _, L := range loss {
-			mx = math.Max(mx, s*L)
-		}
-		var sum float64
-		for i, L := range loss {
-			sum += mass[i] * math.Exp(s*L-mx)
-		}
-		return mx + math.Log(sum)
-	}
+	c := -math.Log(p.opt.TailBudget / 4)
 	fr := float64(r)
 	sd := math.Sqrt(fr * p.leaves[m].variance)
 	if !(sd > 0) {
 		sd = 1
 	}
-	rHi, rLo := math.Inf(1), math.Inf(1)
-	for j := range 32 {
-		s := 0.1 / sd * math.Pow(1.25, float64(j))
-		if v := (fr*lnM(s) - lnTB) / s; v < rHi {
-			rHi = v
-		}
-		if v := (fr*lnM(-(1+s)) - lnTB) / s; v < rLo {
-			rLo = v
-		}
-	}
+	// A-mass above R: (r lnM(s) + c)/s; B-mass below -R: ln M_B(-s) =
+	// lnM(-(1+s)), so (r lnM(-(1+s)) + c)/s
+	rHi := chernoffRange(loss, mass, 0, 1, fr, c, sd)
+	rLo := chernoffRange(loss, mass, -1, -1, fr, c, sd)
 	R := math.Max(rHi, rLo)
 	R = math.Max(R, float64(p.n)*p.gridLambda)
-	return R * 1.05
+	return R
+}
+
+// chernoffRange returns an estimate of the smallest over s > 0 of
+// f(s) = (r h(s) + c)/s, h(s) = ln M(a + b s) and M(t) = sum_i mass_i
+// e^(t loss_i) (b = +-1, c > 0): the Chernoff estimate of the loss where
+// the r-fold composition's tail mass falls to e^-c. f is unimodal: f'(s)
+// has the sign of g(s) = s dh/ds - h(s) - c/r, whose derivative s d2h/ds2
+// is non-negative (h is convex), so Newton's method on g from the
+// Gaussian's optimum sqrt(2c)/sd finds the minimum in a few passes over
+// the masses; every f evaluated is a valid estimate and the smallest
+// seen is returned (when none is finite, the smallest over a geometric
+// grid of s; +Inf when none is).
+func chernoffRange(loss, mass []float64, a, b, r, c, sd float64) float64 {
+	// h, h', h'' at s from one pass (log-sum-exp scaled by the largest
+	// exponent)
+	eval := func(s float64) (h, h1, h2 float64) {
+		t := a + b*s
+		mx := math.Inf(-1)
+		for _, L := range loss {
+			mx = math.Max(mx, t*L)
+		}
+		var s0, s1, s2 float64
+		for i, L := range loss {
+			w := mass[i] * math.Exp(t*L-mx)
+			s0 += w
+			s1 += w * L
+			s2 += w * L * L
+		}
+		k1 := s1 / s0
+		return mx + math.Log(s0), b * k1, math.Max(0, s2/s0-k1*k1)
+	}
+	best := math.Inf(1)
+	s := math.Sqrt(2*c) / sd
+	for range 12 {
+		if !(s > 0) || math.IsInf(s, 0) {
+			break
+		}
+		h, h1, h2 := eval(s)
+		if f := (r*h + c) / s; f < best {
+			best = f
+		}
+		g, g1 := s*h1-h-c/r, s*h2
+		if !(g1 > 0) {
+			break
+		}
+		next := s - g/g1
+		if !(next > 0) {
+			next = s / 4
+		}
+		if math.Abs(next-s) <= 1e-4*s {
+			break
+		}
+		s = next
+	}
+	if math.IsInf(best, 1) {
+		// no finite estimate from Newton's points: a geometric grid
+		for j := range 32 {
+			s := 0.1 / sd * math.Pow(1.25, float64(j))
+			if h, _, _ := eval(s); !math.IsNaN(h) {
+				best = math.Min(best, (r*h+c)/s)
+			}
+		}
+	}
+	return best
 }
 
 // powerList returns the r-fold composition of m's grid list by the power
 // path, or nil and the reason when m does not qualify.
-func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string, error) {
+func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) (*list, string, error) {
 	R := p.powerRange(m, r)
 	if !(R > 0) || R > powerMaxRange {
 		return nil, fmt.Sprintf("range %.3g nats", R), nil
 	}
-	N := p.powerN
+	N := fp.Len()
 	n := N / 2
 	lambda := R / float64(n)
 	// the leaf on the power path's grid, over the chain's leaf range only
@@ -357,7 +428,8 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 	st := saddleTarget{count: r, sd: sd}
 	st.tilt = saddleOf(p.cgfs, []nameCount{{m.String(), r}}, 3.5/sd)
 	tau := tiltsFor(sd, sd, st, p.opt.Tilts, float64(n+1)*lambda, true)
-	z, err := p.powerCompose(ctx, leaf, n, r, tau, sd)
+	tau = powerTilts(leaf, tau, r, fp)
+	z, err := p.powerCompose(ctx, fp, leaf, r, tau, sd)
 	if err != nil {
 		return nil, "", err
 	}
@@ -375,6 +447,64 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int) (*list, string
 	return z, "", nil
 }
 
+// powerBulkL1 is the largest predicted untilted total error (an absolute
+// mass) for which the power path leaves out the tilt 0 (powerTilts). The
+// prediction fell 2.8-4.2 times below the composed list's bound on the
+// peers rows, so the bulk's total error stays below about 1e-6: on Gauss
+// sigma 200 sqrt2, r 512 (predicted 8e-8, bound 3.5e-7) the brackets at
+// eps <= 0.01 widened by 2% (relative widths 3.2e-6 to 3.3e-6), those
+// beyond not at all; DP-SGD rows (predicted 3e-5 to 1e-3) keep the tilt 0,
+// without which their brackets at eps < 1 widened up to 1.7 times.
+const powerBulkL1 = 2.5e-7
+
+// powerTilts returns the tilts the power path composes the grid leaf with
+// for r observations on transforms of fp's length: tau without its tilt 0
+// when the other tilts predict a total error of the bulk of at most
+// powerBulkL1, else tau. The prediction is that of specPower's dominant
+// term (err2 about r kappa ||b||_2 for the normalised tilted leaf b, so a
+// tilted total error of about sqrt(N) r kappa ||b||_2 M(tau)^r, M the
+// tilted leaf's mass), interpolated between the extreme tilts by Hoelder
+// as untiltedL1 bounds the composed list's. Any tilt set is sound (the
+// composed list's bounds are computed, not predicted); the tilt 0 only
+// makes the bulk's bounds tight, and a tilt costs two transforms of
+// length N and O(N) work.
+func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan) []float64 {
+	zero := -1
+	for m, t := range tau {
+		if t == 0 {
+			zero = m
+		}
+	}
+	if zero < 0 || len(tau) < 3 {
+		return tau
+	}
+	fr := float64(r)
+	lnBase := 0.5*math.Log(float64(fp.Len())) + math.Log(fr) + math.Log(fp.Kappa())
+	pred := make([]float64, len(tau))
+	for m, t := range tau {
+		worst := math.Inf(-1)
+		for _, v := range [][]float64{leaf.a, leaf.c} {
+			var s1, s2 float64
+			for o := leaf.lo; o <= leaf.hi; o++ {
+				b := v[o] * math.Exp(t*leaf.loss(o))
+				s1 += b
+				s2 += b * b
+			}
+			if !(s1 > 0) {
+				return tau
+			}
+			worst = math.Max(worst, lnBase+0.5*math.Log(s2)-math.Log(s1)+fr*math.Log(s1))
+		}
+		pred[m] = math.Exp(worst)
+	}
+	rest := append(append([]float64{}, tau[:zero]...), tau[zero+1:]...)
+	restPred := append(append([]float64{}, pred[:zero]...), pred[zero+1:]...)
+	if untiltedL1(rest, restPred, 0) <= powerBulkL1 {
+		return rest
+	}
+	return tau
+}
+
 // tiltPower is one tilt's share of powerCompose.
 type tiltPower struct {
 	ta, tc   []float64 // normalised tilted powers (natural order)
@@ -383,19 +513,21 @@ type tiltPower struct {
 	ea, ec   float64 // err2 + aliasing + abs part, (1 + rho_r) included
 	la, lc   float64 // the same with sqrt(N) err2: a bound on the 1-norm
 	ra, rc   float64 // rho_r
-	okA, okC bool    // the envelope is finite
+	sumA     float64 // upper bounds on the sums of ta's and tc's positive parts
+	sumC     float64
+	okA, okC bool // the envelope is finite
 }
 
 // powerCompose returns the r-fold composition of the grid leaf by the
 // power path with the tilts tau (see the file comment).
-func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []float64, sd float64) (*list, error) {
-	N := 2 * n
+func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64) (*list, error) {
+	N := fp.Len()
+	n := N / 2
 	nl := leaf.n
 	lam := leaf.lambda
 	u := unitRoundoff
 	fr := float64(r)
 	mg := newMGFGrid(leaf, powerSGrid(tau, sd, float64(n+1)*lam))
-	fp := fft.NewPlan(N)
 	K := len(tau)
 	tps := make([]tiltPower, K)
 	wr, wi := make([]float64, N), make([]float64, N)
@@ -422,12 +554,23 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 			continue
 		}
 		siga, sigc := 1/sa, 1/sc
-		var ma, mc float64
-		for j := range ba {
+		// normalised over the support only (the rest is 0), in ascending
+		// position as a pass over all N would sum: grid indices 0..gHi,
+		// then the wrapped gLo..-1; with the packed input's sum of squares
+		var ma, mc, s2 float64
+		gLo, gHi := leaf.lo-nl+1, leaf.hi-nl+1
+		norm := func(j int) {
 			ba[j] *= siga
 			bc[j] *= sigc
 			ma += ba[j]
 			mc += bc[j]
+			s2 += ba[j]*ba[j] + bc[j]*bc[j]
+		}
+		for g := max(0, gLo); g <= gHi; g++ {
+			norm(g)
+		}
+		for g := gLo; g <= min(-1, gHi); g++ {
+			norm(g + N)
 		}
 		ma *= 1 + gamma(N+2)
 		mc *= 1 + gamma(N+2)
@@ -456,8 +599,9 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 			abA = powDiffUp(ma/(1-rhoA), at*siga*(1+2*u), r)
 			abC = powDiffUp(mc/(1-rhoC), at*sigc*(1+2*u), r)
 		}
-		ps := specPower(fp, ba, bc, wr, wi, r, ma, mc)
+		ps := specPower(fp, ba, bc, wr, wi, r, ma, mc, s2)
 		tp.ta, tp.tc = ps.a, ps.c
+		tp.sumA, tp.sumC = ps.posA, ps.posC
 		tp.ea = (ps.err2 + alA + abA) * (1 + rrA) * (1 + 4*u)
 		tp.ec = (ps.err2 + alC + abC) * (1 + rrC) * (1 + 4*u)
 		sqN := math.Sqrt(float64(N)) * (1 + 2*u)
@@ -478,11 +622,19 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 	}
 	z.wUp = fr * leaf.wUp * (1 + 2*u)
 	z.wLo = fr * leaf.wLo * (1 + 2*u)
-	relA, err := p.powerSide(z, tps, true)
+	// the untilting weights of every tilt used by either side
+	ws := make([]untilt, K)
+	for m, t := range tau {
+		if tps[m].okA || tps[m].okC {
+			ws[m].w, ws[m].rw = weights(n, lam, -t)
+		}
+	}
+	d := wr // a work array: the spectral work arrays are free now
+	relA, err := p.powerSide(z, tps, ws, d, true)
 	if err != nil {
 		return nil, err
 	}
-	relC, err := p.powerSide(z, tps, false)
+	relC, err := p.powerSide(z, tps, ws, d, false)
 	if err != nil {
 		return nil, err
 	}
@@ -493,10 +645,19 @@ func (p *plan) powerCompose(ctx context.Context, leaf *list, n, r int, tau []flo
 	return z, nil
 }
 
+// untilt is one tilt's untilting weights e^(-tau L(o)) over the composed
+// list's offsets (weights, shared by both sides) and their relative error.
+type untilt struct {
+	w  []float64
+	rw float64
+}
+
 // powerSide fills one side of z (the upper pair a, or the lower pair c)
 // from the tilts' powers: values, envelopes, tilted and untilted total
-// errors (see the file comment); it returns the side's relative error.
-func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) {
+// errors (see the file comment); it returns the side's relative error. ws
+// holds each tilt's untilting weights (nil where the tilt is not used),
+// d is a work array of length 2n.
+func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upper bool) (float64, error) {
 	n := z.n
 	N := 2 * n
 	u := unitRoundoff
@@ -505,35 +666,32 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 	if !upper {
 		vals, env = z.c, z.envC
 	}
-	// per tilt: the factor sigma^-r e^(-tau L(o)) (weights times the
-	// constant), its relative error, and the side's data
+	// per tilt: the factor sigma^-r e^(-tau L(o)) (the weights times the
+	// constant C, multiplied where used: fac(o) = w[o] * C), its relative
+	// error, and the side's data
 	type side struct {
-		t         []float64
-		lnC, e, l float64
-		rr        float64
-		ok        bool
-		fac       []float64
-		rf        float64
+		t          []float64
+		lnC, e, l  float64
+		rr         float64
+		ok         bool
+		w          []float64
+		C, rf, sum float64
 	}
 	ss := make([]side, K)
 	rel := 0.0
-	for m, t := range z.tau {
+	for m := range z.tau {
 		tp := tps[m]
-		s := side{t: tp.ta, lnC: tp.lnCa, e: tp.ea, l: tp.la, rr: tp.ra, ok: tp.okA}
+		s := side{t: tp.ta, lnC: tp.lnCa, e: tp.ea, l: tp.la, rr: tp.ra, ok: tp.okA, sum: tp.sumA}
 		if !upper {
-			s = side{t: tp.tc, lnC: tp.lnCc, e: tp.ec, l: tp.lc, rr: tp.rc, ok: tp.okC}
+			s = side{t: tp.tc, lnC: tp.lnCc, e: tp.ec, l: tp.lc, rr: tp.rc, ok: tp.okC, sum: tp.sumC}
 		}
 		env[m] = math.Inf(1)
 		if s.ok {
-			w, rw := weights(n, z.lambda, -t)
-			C := math.Exp(s.lnC)
+			s.C = math.Exp(s.lnC)
 			relCexp := 4*u*(math.Abs(s.lnC)+2) + 2*u
-			for o := range w {
-				w[o] *= C
-			}
-			s.fac = w
-			s.rf = (1+relCexp)*(1+rw)*(1+u)*(1+u) - 1
-			env[m] = s.e * C * (1 + relCexp) * (1 + 1e-9)
+			s.w = ws[m].w
+			s.rf = (1+relCexp)*(1+ws[m].rw)*(1+u)*(1+u) - 1
+			env[m] = s.e * s.C * (1 + relCexp) * (1 + 1e-9)
 			rel = math.Max(rel, (s.rf+s.rr)/(1-s.rf))
 		}
 		ss[m] = s
@@ -562,8 +720,13 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 			continue
 		}
 		j := (o + n + 1) & (N - 1)
-		tv := math.Max(0, ss[bm].t[j])
-		v := tv * ss[bm].fac[o]
+		s := &ss[bm]
+		tv := s.t[j]
+		if tv <= 0 {
+			// negative values clamped to 0 (math.Max(0, tv): NaN stays)
+			tv = 0
+		}
+		v := tv * (s.w[o] * s.C)
 		if v < minNormal && tv > 0 {
 			// subnormal or underflowed to 0: an absolute 2^-1074 lost
 			small = true
@@ -575,27 +738,25 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 	}
 	// tilted total errors: tilt m's own, plus the other tilts' values'
 	// distances from tilt m's
-	d := make([]float64, N)
 	for m, t := range z.tau {
 		s := ss[m]
 		if !s.ok {
 			tl1[m] = math.Inf(1)
 			continue
 		}
-		var sumT float64
-		for j := 0; j < N; j++ {
-			sumT += math.Max(0, s.t[j])
-		}
-		sumT *= 1 + gamma(N+2)
-		C := math.Exp(s.lnC) * (1 + 4*u*(math.Abs(s.lnC)+2) + 2*u)
-		own := C * (1 + s.rf) * (s.l + (s.rf+s.rr)/(1-s.rf)*sumT*(1+4*u))
+		C := s.C * (1 + 4*u*(math.Abs(s.lnC)+2) + 2*u)
+		own := C * (1 + s.rf) * (s.l + (s.rf+s.rr)/(1-s.rf)*s.sum*(1+4*u))
 		for o := 0; o < N; o++ {
 			if int(chosen[o]) == m {
 				d[o] = 0
 				continue
 			}
 			j := (o + n + 1) & (N - 1)
-			vm := math.Max(0, s.t[j]) * s.fac[o]
+			tv := s.t[j]
+			if tv <= 0 {
+				tv = 0
+			}
+			vm := tv * (s.w[o] * s.C)
 			d[o] = math.Abs(vals[o]-vm) * (1 + u)
 		}
 		other := tiltedSum(d, 0, N-1, n, z.lambda, t)
@@ -609,18 +770,50 @@ func (p *plan) powerSide(z *list, tps []tiltPower, upper bool) (float64, error) 
 	} else {
 		z.tl1C = tl1
 	}
-	l1 := math.Inf(1)
-	for m, t := range z.tau {
-		if t == 0 {
-			l1 = tl1[m]
-		}
-	}
+	l1 := untiltedL1(z.tau, tl1, float64(n)*z.lambda)
 	if upper {
 		z.l1A = l1
 	} else {
 		z.l1C = l1
 	}
 	return rel, nil
+}
+
+// untiltedL1 returns an upper bound on the untilted total error sum_o
+// |err_o| from the tilted ones tl1[m] >= sum_o |err_o| e^(tau_m L_o): that
+// of the tilt 0 if there is one, else the smallest over pairs of tilts t1
+// > 0 > t2 of Hoelder's interpolation tl1_1^alpha tl1_2^(1-alpha) with
+// alpha t1 + (1-alpha) t2 = 0 (|err| = (|err| e^(t1 L))^alpha (|err|
+// e^(t2 L))^(1-alpha) term by term, and Hoelder's inequality with the
+// exponents 1/alpha, 1/(1-alpha)); +Inf if neither exists. The computed
+// alpha leaves d = alpha t1 + (1-alpha) t2 off 0 by rounding, a factor
+// e^(|d| R) over losses |L| <= R.
+func untiltedL1(tau, tl1 []float64, R float64) float64 {
+	for m, t := range tau {
+		if t == 0 {
+			return tl1[m]
+		}
+	}
+	u := unitRoundoff
+	best := math.Inf(1)
+	for i, t1 := range tau {
+		for j, t2 := range tau {
+			if !(t1 > 0 && t2 < 0) || !(tl1[i] < math.Inf(1)) || !(tl1[j] < math.Inf(1)) {
+				continue
+			}
+			if tl1[i] == 0 || tl1[j] == 0 {
+				return 0
+			}
+			al := -t2 / (t1 - t2)
+			d := math.Abs(al*t1+(1-al)*t2) + 4*u*(math.Abs(t1)+math.Abs(t2))
+			// the exponent with its rounding (ln within 1 ulp), then e^x
+			// rounded up
+			x1, x2 := al*math.Log(tl1[i]), (1-al)*math.Log(tl1[j])
+			x := x1 + x2 + d*R*(1+2*u) + 8*u*(math.Abs(x1)+math.Abs(x2)+1)
+			best = math.Min(best, expUp(x))
+		}
+	}
+	return best
 }
 
 // powerCorners sets z's corners: the outcomes with a leaf corner among

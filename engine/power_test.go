@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
 )
 
 // TestPowerGaussClosedForm checks the power path's bounds on the Gauss
@@ -123,12 +125,15 @@ func TestPowerComposeBruteForce(t *testing.T) {
 		if !(sd > 0) {
 			sd = lam
 		}
-		tau := []float64{0, 3.5 / sd, -(3.5/sd + 1)}[:1+rng.IntN(3)]
+		// tilt sets with and without the tilt 0 (without it, the
+		// untilted total error comes from Hoelder between the others)
+		tau := [][]float64{{0}, {0, 3.5 / sd}, {0, 3.5 / sd, -(3.5/sd + 1)}, {3.5 / sd, -(3.5/sd + 1)}}[rng.IntN(4)]
+		tau = append([]float64(nil), tau...)
 		for m := range tau {
 			tau[m] = math.Max(-200/(float64(n)*lam), math.Min(200/(float64(n)*lam), tau[m]))
 		}
 		p := &plan{}
-		z, err := p.powerCompose(context.Background(), leaf, n, r, tau, sd)
+		z, err := p.powerCompose(context.Background(), fft.NewPlan(2*n), leaf, r, tau, sd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,6 +148,7 @@ func TestPowerComposeBruteForce(t *testing.T) {
 			ex := bigPower(v[leaf.lo:leaf.hi+1], r)
 			g0 := r * (leaf.lo - nl + 1)
 			tilted := make([]float64, len(tau))
+			var untilted float64   // the untilted total error
 			var outA, outB float64 // exact mass beyond the range: A and B (e^-L)
 			for i, x := range ex {
 				e, _ := x.Float64()
@@ -160,16 +166,25 @@ func TestPowerComposeBruteForce(t *testing.T) {
 				if eb[o] > 0 {
 					worst = math.Max(worst, d/eb[o])
 				}
+				untilted += d
 				for m, tm := range tau {
 					tilted[m] += d * math.Exp(tm*z.loss(o))
 				}
 			}
 			for o := 0; o < 2*n; o++ { // offsets the exact power does not reach
 				if g := o - n + 1; g < g0 || g >= g0+len(ex) {
+					untilted += vals[o]
 					for m, tm := range tau {
 						tilted[m] += vals[o] * math.Exp(tm*z.loss(o))
 					}
 				}
+			}
+			l1 := z.l1A
+			if side == 1 {
+				l1 = z.l1C
+			}
+			if untilted > l1*(1+1e-12) {
+				t.Fatalf("%s side %d: untilted total error %.3g above l1 %.3g", desc, side, untilted, l1)
 			}
 			for m := range tau {
 				if tilted[m] > tl1[m]*(1+1e-12) {

@@ -21,6 +21,9 @@ import (
 type powerSpec struct {
 	a, c []float64
 	err2 float64
+	// posA, posC are upper bounds on the sums of the positive parts of a
+	// and c (the computed results, rounding of the sums included)
+	posA, posC float64
 }
 
 // cmulErr is the normwise relative error of one complex multiplication,
@@ -38,17 +41,15 @@ const powSkipLn = -699.0
 // specPower computes the circular r-fold convolution powers of a and c
 // (length N = fp.Len(), non-negative, each summing to about 1) in place: a and
 // c hold the results on return (natural order). ma, mc bound the 1-norms
-// of a and c from above. Work arrays: wr, wi of length N.
-func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc float64) powerSpec {
+// of a and c from above; s2 is the computed sum over j of a[j]^2 + c[j]^2
+// (in any order: the bound below allows for its rounding). Work arrays:
+// wr, wi of length N.
+func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float64) powerSpec {
 	N := fp.Len()
 	u := unitRoundoff
 	fN := float64(N)
 	sqN := math.Sqrt(fN)
 	// ||x||_2 of the packed input (rounded up)
-	var s2 float64
-	for j := 0; j < N; j++ {
-		s2 += a[j]*a[j] + c[j]*c[j]
-	}
 	nx := math.Sqrt(s2*(1+gamma(2*N+2))) * (1 + 2*u)
 	// forward transform, spectrum in bit-reversed order
 	fp.ForwardBitReversed(a, c)
@@ -150,14 +151,23 @@ func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc float64) powe
 	eQ := (ePA + ePC + u/(1-u)*nQ + uf) * (1 + 4*u)
 	fp.InverseBitReversed(a, c)
 	inv := 1 / fN
+	var posA, posC float64
 	for j := 0; j < N; j++ {
 		a[j] *= inv
 		c[j] *= inv
+		// the positive parts (math.Max(0, x): NaN stays NaN)
+		if x := a[j]; x > 0 || x != x {
+			posA += x
+		}
+		if x := c[j]; x > 0 || x != x {
+			posC += x
+		}
 	}
+	g := 1 + gamma(N+2)
 	// ||t^ - t||_2 <= (kappa ||Q^||_2 + ||Q^ - Q||_2) / sqrt(N), and the
 	// scaling by 1/N (exact unless the result is subnormal: 2^-1075 each)
 	err2 := (fp.Kappa()*nQ+eQ)/sqN*(1+4*u) + sqN*0x1p-1074
-	return powerSpec{a: a, c: c, err2: err2}
+	return powerSpec{a: a, c: c, err2: err2, posA: posA * g, posC: posC * g}
 }
 
 // mirrorBR returns the position of the mirror frequency N-k of the

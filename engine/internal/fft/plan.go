@@ -51,12 +51,15 @@ func Kappa(logN int) float64 {
 // blocks are disjoint and each is transformed by the same operations, so
 // the results are bitwise those of one goroutine.
 type Plan struct {
-	n     int
-	logN  int
-	twRe  []float64 // twRe[k] + i*twIm[k] = exp(-2 pi i k / n), k < n/2
-	twIm  []float64
-	rev   []uint32 // bit reversal permutation
-	kappa float64
+	n    int
+	logN int
+	twRe []float64 // twRe[k] + i*twIm[k] = exp(-2 pi i k / n), k < n/2
+	twIm []float64
+	// rev is the bit reversal permutation, built on first use (only the
+	// natural-order transforms and BitReverse need it)
+	rev     []uint32
+	revOnce sync.Once
+	kappa   float64
 	// stage twiddles: for the stage of butterfly size s (s = 8, 16, ...,
 	// n), the s/2 twiddles exp(-2 pi i k/s) = tw[k*n/s] stored contiguously
 	// from offset s/2 - 4 (the same floating-point values as twRe/twIm, so
@@ -128,10 +131,6 @@ func NewPlan(n int) *Plan {
 	for k := q; k < n/2; k++ {
 		p.twRe[k], p.twIm[k] = p.twIm[k-q], -p.twRe[k-q]
 	}
-	p.rev = make([]uint32, n)
-	for i := 0; i < n; i++ {
-		p.rev[i] = uint32(bits.Reverse(uint(i)) >> (bits.UintSize - logN))
-	}
 	if n >= 8 {
 		p.stRe = make([]float64, n-4)
 		p.stIm = make([]float64, n-4)
@@ -148,6 +147,18 @@ func NewPlan(n int) *Plan {
 	}
 	p.kappa = Kappa(logN)
 	return p
+}
+
+// revTable returns the bit reversal permutation of the plan's length,
+// building it on first use.
+func (p *Plan) revTable() []uint32 {
+	p.revOnce.Do(func() {
+		p.rev = make([]uint32, p.n)
+		for i := range p.rev {
+			p.rev[i] = uint32(bits.Reverse(uint(i)) >> (bits.UintSize - p.logN))
+		}
+	})
+	return p.rev
 }
 
 // Len returns the length n of the plan's transforms.

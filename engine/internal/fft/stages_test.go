@@ -12,7 +12,7 @@ import (
 func (p *Plan) radix2Reference(re, im []float64, inverse bool) {
 	n := p.n
 	for i := 0; i < n; i++ {
-		j := int(p.rev[i])
+		j := int(p.revTable()[i])
 		if j > i {
 			re[i], re[j] = re[j], re[i]
 			im[i], im[j] = im[j], im[i]

@@ -54,8 +54,9 @@ func (p *Plan) transform(re, im []float64, inverse bool) {
 // re and im in place: the value at i moves to the bit reversal of i (log2 n
 // bits). It is its own inverse.
 func (p *Plan) BitReverse(re, im []float64) {
+	rev := p.revTable()
 	for i := range re {
-		j := int(p.rev[i])
+		j := int(rev[i])
 		if j > i {
 			re[i], re[j] = re[j], re[i]
 			im[i], im[j] = im[j], im[i]
