@@ -46,18 +46,18 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 		// most d = 4u (eps + |L| + w), taken in the safe direction.
 		var upAB, upABv, loAB, loABv float64
 		start := max(0, int(math.Floor((eps-wU)/l.lambda))+n-3)
+		walk := newExpWalk(-l.lambda)
 		for o := start; o < 2*n; o++ {
 			L := l.loss(o)
 			d := 4 * u * (eps + math.Abs(L) + wU + wL)
-			if x := eps - L - wU - d; x < 0 {
-				f := -math.Expm1(x) * (1 + 2*u)
-				upAB += t.up[o] * f
-				upABv += l.a[o] * f
+			fU, fL, okU, okL := walk.factors(eps-L, wU+d, wL+d)
+			if okU {
+				upAB += t.up[o] * fU
+				upABv += l.a[o] * fU
 			}
-			if x := eps - L + wL + d; x < 0 {
-				f := -math.Expm1(x) * (1 - 2*u)
-				loAB += t.low[o] * f
-				loABv += l.c[o] * f
+			if okL {
+				loAB += t.low[o] * fL
+				loABv += l.c[o] * fL
 			}
 		}
 		// B||A: an atom at loss l contributes a (e^-l - e^eps)^+ =
@@ -67,14 +67,16 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 		ewU := math.Exp(wU) * (1 + 2*u)
 		ewL := math.Exp(-wL) * (1 - 2*u)
 		gt := (1 + t.trel) * (1 + 4*u)
+		walk = newExpWalk(l.lambda)
 		for o := 0; o <= end; o++ {
 			L := l.loss(o)
 			d := 4 * u * (eps + math.Abs(L) + wU + wL)
 			up, low := t.up[o], t.low[o]
 			// (the same terms from the computed values alone, upBAv and
 			// loBAv, for the tilted total-error bounds below)
-			if x := eps + L - wU - d; x < 0 && up > 0 {
-				f := -math.Expm1(x) * (1 + 2*u)
+			fU, fL, okU, okL := walk.factors(eps+L, wU+d, wL+d)
+			if okU && up > 0 {
+				f := fU
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
 					upBA += up * e * gt * ewU * f
 					upBAv += l.a[o] * e * gt * ewU * f
@@ -87,8 +89,8 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 					}
 				}
 			}
-			if x := eps + L + wL + d; x < 0 && low > 0 {
-				f := -math.Expm1(x) * (1 - 2*u)
+			if okL && low > 0 {
+				f := fL
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
 					loBA += low * e / gt * ewL * f
 					loBAv += l.c[o] * e / gt * ewL * f
@@ -100,11 +102,11 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 						loBAv += math.Exp(ln(v)-L-wL-s) * f
 					}
 				}
-			} else if x < 0 && l.c[o] > 0 {
+			} else if okL && l.c[o] > 0 {
 				// the lower end is 0 here, the computed value is not: its
 				// term (a lower bound only after subtracting the error
 				// bound below) still belongs to loBAv
-				f := -math.Expm1(x) * (1 - 2*u)
+				f := fL
 				if e := t.t[o]; e > 0 && !math.IsInf(e, 0) {
 					loBAv += l.c[o] * e / gt * ewL * f
 				} else {
