@@ -59,8 +59,11 @@ const (
 	// powerMargin is the largest ratio of the predicted gaps (power path
 	// over chain) at which the power path is chosen.
 	powerMargin = 0.25
-	// powerMaxN is the largest transform length the choice considers.
-	powerMaxN = 1 << 21
+	// powerMaxN is the largest transform length the choice considers: at
+	// 2^20 points the power path's peak memory (about 150 MB RSS for
+	// DP-SGD at GOGC=25) is about the chain's at 100,000 buckets, which
+	// EstimateMemory of the default options covers; 2^21 takes twice.
+	powerMaxN = 1 << 20
 	// defaultBuckets is the bucket count of the chain at the default
 	// settings (Options.Buckets = 0).
 	defaultBuckets = 100000
@@ -324,7 +327,7 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 
 // probeTails reports whether res, the power path's r-fold composition,
 // keeps its bracket narrow in the tails: at the estimated loss quantiles
-// eps_k of the tail masses 10^-2, 10^-4, ..., 10^-12 (chainRange; delta
+// eps_k of the tail masses 10^-2, 10^-4, ..., 10^-14 (chainRange; delta
 // there is below the mass) it converts the relative width of the delta
 // bracket into a relative eps width by the local slope of ln delta_up,
 // and asks the widest to be at most powerTailSpread times the narrowest
@@ -333,7 +336,7 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) {
 	type probe struct{ eps, lnUp, lnLow float64 }
 	var ps []probe
-	for k := 2; k <= 12; k += 2 {
+	for k := 2; k <= 14; k += 2 {
 		eps := cr.quantile(r, -float64(k)*math.Ln10)
 		if !(eps > 0) || len(ps) > 0 && !(eps > ps[len(ps)-1].eps) {
 			continue
@@ -342,7 +345,7 @@ func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) 
 		if !(d.Upper <= 0.5) {
 			continue
 		}
-		if !(d.Upper >= 1e-12) {
+		if !(d.Upper >= 1e-13) {
 			break
 		}
 		ps = append(ps, probe{eps, math.Log(d.Upper), math.Log(d.Lower)})

@@ -35,7 +35,7 @@ func TestAutoPath(t *testing.T) {
 // both paths (BenchmarkPowerPeers; the report of the calibration is in
 // powerchoice.go): the power path where it is tighter than the default
 // chain and cheaper, the chain where the power path would need more than
-// 2^21 points or cost more, and the chain for mechanisms the power path
+// 2^20 points or cost more, and the chain for mechanisms the power path
 // leaves to it.
 func TestChoosePath(t *testing.T) {
 	sgd := func(sigma, q float64) Mechanism {
@@ -68,11 +68,11 @@ func TestChoosePath(t *testing.T) {
 		{"DP-SGD 1.1/0.01/10^4", sgd(1.1, 0.01), []int{10000}, true, 1 << 19},
 		// 2^19: 1.3e-4 (0.53 s) against 7.1e-4 (1.6 s)
 		{"DP-SGD 1/0.001/250,000", sgd(1, 0.001), []int{250000}, true, 1 << 19},
-		// 2^21: 2.2e-6 against 4.7e-7
+		// 2^20: 8.3e-6 against 4.7e-7
 		{"DP-SGD 4/0.01/65,536", sgd(4, 0.01), []int{65536}, false, 0},
 		// 2^19: 2.2e-6 against 4.3e-7
 		{"Gauss sigma 2, r 1,000", gauss(2), []int{1000}, false, 0},
-		// tighter at 2^21 only, where the chain is cheaper
+		// tighter at 2^21 only (4e-7 against 3.0e-6)
 		{"Gauss sigma 200 sqrt2, r 512", gauss(200 * math.Sqrt2), []int{512}, false, 0},
 		{"randomized response (atoms)", rr, []int{1000}, false, 0},
 		// a sweep whose shaping counts are {10^4}: the choice of 10^4 alone
@@ -198,5 +198,43 @@ func TestComposeAutoProbeFallsBack(t *testing.T) {
 	}
 	if res.l == nil {
 		t.Errorf("the default composition kept the power path's result")
+	}
+}
+
+// BenchmarkDefaultPath compares the default options (the engine's choice
+// of path, powerchoice.go) with the squaring chain at 100,000 buckets on
+// BenchmarkPeers' rows: ROW/default and ROW/chain report cpu-s and relw as
+// BenchmarkPeers, and default also the transform length of the power path
+// the predictor chose (chosen-points, 0 for the chain; the tail probe may
+// still give way to the chain). Run with -benchtime 1x -count 5 and take
+// medians.
+func BenchmarkDefaultPath(b *testing.B) {
+	for _, row := range peersRows {
+		b.Run(row.name, func(b *testing.B) {
+			for _, mode := range []struct {
+				name string
+				o    Options
+			}{{"default", Options{}}, {"chain", Options{Buckets: defaultBuckets}}} {
+				b.Run(mode.name, func(b *testing.B) {
+					var a peersAnswer
+					for i := 0; i < b.N; i++ {
+						a = row.answerWith(b, mode.o)
+					}
+					a.report(b, row)
+					if mode.o.Buckets == 0 {
+						m, err := row.mech()
+						if err != nil {
+							b.Fatal(err)
+						}
+						o, _ := mode.o.withDefaults()
+						c, err := choosePath(m, []int{row.r}, o)
+						if err != nil {
+							b.Fatal(err)
+						}
+						b.ReportMetric(float64(c.n), "chosen-points")
+					}
+				})
+			}
+		})
 	}
 }
