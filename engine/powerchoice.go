@@ -102,6 +102,12 @@ func autoPath(opt Options) bool {
 func choosePath(m Mechanism, rs []int, o Options) (pathChoice, error) {
 	counts := ChainCounts(rs)
 	maxR := counts[len(counts)-1]
+	if _, ok := m.(*countMech); ok {
+		// the grid leaves of count pairs carry distinguishing events,
+		// which the power path leaves to the chain (known without
+		// building them)
+		return pathChoice{why: "a count pair"}, nil
+	}
 	p, err := newPowerPlan(m, maxR, o)
 	if err != nil {
 		return pathChoice{}, err
@@ -109,7 +115,7 @@ func choosePath(m Mechanism, rs []int, o Options) (pathChoice, error) {
 	if p == nil {
 		return pathChoice{why: "the mechanism does not qualify for the power path"}, nil
 	}
-	cr := newChainRange(p.leaves[m], o.TailBudget)
+	cr := newChainRange(p.leaves[m], o.TailBudget, maxR)
 	var best pathChoice
 	for i, r := range counts {
 		c := predictPath(p, m, cr, r, maxR, o)
@@ -197,7 +203,7 @@ type chainRange struct {
 	floor      float64 // the leaf's range
 }
 
-func newChainRange(l *list, tailBudget float64) chainRange {
+func newChainRange(l *list, tailBudget float64, maxK int) chainRange {
 	var loss, mass []float64
 	for o := l.lo; o <= l.hi; o++ {
 		a, c := l.a[o], l.c[o]
@@ -227,8 +233,10 @@ func newChainRange(l *list, tailBudget float64) chainRange {
 		sd = 1
 	}
 	cr := chainRange{lnTB: math.Log(tailBudget), floor: float64(l.n) * l.lambda}
-	// s from 1e-4/sd (a billion observations' 0.1/sd) to 100/sd
-	for s := 1e-4 / sd; s <= 100/sd; s *= 1.5 {
+	// s from 0.05/sd(maxK) to 100/sd (powerRange's range for every count
+	// up to maxK), a factor of 1.5 apart (at 2 the estimates grow enough
+	// to move the choice of DP-SGD 1/0.001/250,000 by one length)
+	for s := 0.05 / (sd * math.Sqrt(float64(maxK))); s <= 100/sd; s *= 1.5 {
 		cr.s = append(cr.s, s)
 		cr.lnHi = append(cr.lnHi, lnM(s))
 		cr.lnLo = append(cr.lnLo, lnM(-(1 + s)))
@@ -296,7 +304,7 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 	p := c.p
 	p.addSteps(len(rs))
 	p.stepsPlanned = true
-	cr := newChainRange(p.leaves[m], o.TailBudget)
+	cr := newChainRange(p.leaves[m], o.TailBudget, ChainCounts(rs)[len(ChainCounts(rs))-1])
 	edge := math.Max(1, c.gapChain/c.gapPower/powerChainEdge)
 	counts := ChainCounts(rs)
 	byR := map[int]*Result{}
