@@ -39,12 +39,39 @@ import (
 //     state, which enters the r-fold composition r/c times: gap_c = r
 //     (c_leaf lambda_0^2 + sum over squarings c_sq lambda_j^2 / c_j).
 //
-// The ratio c_sq/c_leaf (powerSquareWeight) and the margin powerMargin are
-// calibrated on the measured widths of the rows of BenchmarkPowerPeers
-// (the power path's width falls as N^-2 within 1% there) and chosen so that
-// the prediction errs towards the chain: the power path is chosen only
-// where its predicted gap is at most powerMargin times the chain's, and
-// its predicted cost (powerCost) below the chain's (chainCost).
+// The ratio c_sq/c_leaf (powerSquareWeight, 3: a squaring spreads or
+// merges the odd half of the atoms by a whole old spacing, the leaf by
+// part of one) and the margin powerMargin are calibrated on measured
+// widths (the power path's width falls as N^-2 within 1% on every row
+// measured). The predicted gap ratio (power at 2^18 over the chain at
+// 100,000 buckets) against the measured width ratio: DP-SGD 1.1/0.01/10^4
+// 0.59 against 2.0, 4/0.01/65,536 244 against 276, 1/0.001/250,000 0.52
+// against 0.74, Gauss sigma 200 sqrt2 r 512 8.9 against 8.0. The chain
+// beats the prediction by up to 3.5 (powerChainEdge) where the grouped
+// list sets its lower bounds (DP-SGD 1.1/0.01/10^4: the grid lists alone
+// give 2.3e-5, both lists 1.1e-5), so the power path is chosen only where
+// its predicted gap is at most powerMargin = 1/4 of the chain's (one
+// doubling of N below the measured break-even), and its predicted cost
+// (powerCost, chainCost: fits to CPU seconds of one eps query measured on
+// the rows above) below the chain's.
+//
+// # The tail probe
+//
+// The gaps predict the bulk. In the far tails the power path's rounding
+// bound (r times a transform's error, relative to the tilted bulk) can set
+// the bracket instead (DP-SGD sigma 0.8, q 0.01, r 1,000 at 2^18 points:
+// eps(1e-5) 7 and eps(1e-8) 30 times the chain's width, the bulk 0.6
+// times). So the power path's results for the shaping counts are probed
+// after composing (probeTails, a few delta evaluations) and the chain
+// composes instead when their tails widen beyond what the chain's would
+// be. The choice, the lengths and the probe depend on the mechanism, the
+// options and ChainCounts(rs) only, which the pipeline's cache keys hold.
+//
+// Known limits: the probe reaches delta 1e-13, not the deepest tails
+// (down to the tail budget), where the power path may be looser than the
+// chain; a call with many r composes each r on the power path (no sharing
+// as the chain's levels), so a long sweep over r costs about that many
+// compositions.
 
 // powerAuto lets ComposeMany choose between the squaring chain and the
 // power path (choosePath); powerOff forces the chain, powerOn the power
@@ -59,10 +86,10 @@ const (
 	// powerMargin is the largest ratio of the predicted gaps (power path
 	// over chain) at which the power path is chosen.
 	powerMargin = 0.25
-	// powerMaxN is the largest transform length the choice considers: at
-	// 2^20 points the power path's peak memory (about 150 MB RSS for
-	// DP-SGD at GOGC=25) is about the chain's at 100,000 buckets, which
-	// EstimateMemory of the default options covers; 2^21 takes twice.
+	// powerMaxN is the largest transform length the choice considers: the
+	// power path's peak RSS for DP-SGD at GOGC=25 was 78 MB at 2^19 and 301
+	// MB at 2^21 points, the chain's at 100,000 buckets 143 MB, which
+	// EstimateMemory of the default options covers.
 	powerMaxN = 1 << 20
 	// defaultBuckets is the bucket count of the chain at the default
 	// settings (Options.Buckets = 0).
@@ -76,7 +103,7 @@ type pathChoice struct {
 	n         int     // transform length of the power path
 	gapPower  float64 // predicted gap of the power path at n (loss variance)
 	gapChain  float64 // predicted gap of the chain at the default buckets
-	costPower float64 // predicted CPU cost, in units of chainCost's
+	costPower float64 // predicted CPU seconds (powerCost, chainCost)
 	costChain float64
 	why       string // why the chain, when it is chosen
 	p         *plan  // the power path's plan, when it is chosen
