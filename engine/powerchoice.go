@@ -105,8 +105,9 @@ type pathChoice struct {
 	gapChain  float64 // predicted gap of the chain at the default buckets
 	costPower float64 // predicted CPU seconds (powerCost, chainCost)
 	costChain float64
-	why       string // why the chain, when it is chosen
-	p         *plan  // the power path's plan, when it is chosen
+	why       string     // why the chain, when it is chosen
+	p         *plan      // the power path's plan, when it is chosen
+	cr        chainRange // the range estimates the choice made (for the probe)
 }
 
 // autoPath reports whether opt leaves the choice of the path to the
@@ -162,14 +163,15 @@ func choosePath(m Mechanism, rs []int, o Options) (pathChoice, error) {
 	}
 	best.power = true
 	p.powerN = best.n
-	best.p = p
+	best.p, best.cr = p, cr
 	return best, nil
 }
 
 // predictPath returns the choice for the r-fold composition of m alone in
 // a chain to maxR (the chain's leaf is that of maxR).
 func predictPath(p *plan, m Mechanism, cr chainRange, r, maxR int, o Options) pathChoice {
-	R := p.powerRange(m, r)
+	// powerRange's estimate on chainRange's grid of s (the same leaf)
+	R := 1.05 * math.Max(cr.at(r), float64(p.n)*p.gridLambda)
 	if !(R > 0) || R > powerMaxRange {
 		return pathChoice{why: fmt.Sprintf("range %.3g nats", R)}
 	}
@@ -331,7 +333,7 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 	p := c.p
 	p.addSteps(len(rs))
 	p.stepsPlanned = true
-	cr := newChainRange(p.leaves[m], o.TailBudget, ChainCounts(rs)[len(ChainCounts(rs))-1])
+	cr := c.cr
 	edge := math.Max(1, c.gapChain/c.gapPower/powerChainEdge)
 	counts := ChainCounts(rs)
 	byR := map[int]*Result{}
