@@ -13,8 +13,19 @@ import (
 type Options struct {
 	// Buckets is the number of buckets 2n of Definition 4 (the list holds
 	// indices -n..n plus the infinity bucket, as the authors' code counts
-	// them). Zero means 100,000. It must be a multiple of 4 (n even, for
-	// squaring) and at least 8.
+	// them). It must be a multiple of 4 (n even, for squaring) and at
+	// least 8. An explicit count composes by the squaring chain at that
+	// count, as it always did. Zero means 100,000 for the chain and lets
+	// ComposeMany choose, per call, between that chain and the power path
+	// (one forward transform, an r-th power and one inverse per tilt;
+	// engine/README.md, section 6.1) and the power path's
+	// transform length: the power path where a width predictor made before
+	// composing expects it at least as tight as the chain at 100,000
+	// buckets and cheaper, and its result keeps its width in the tails
+	// (probed at a few delta evaluations); the chain otherwise. The choice
+	// depends on the mechanism, the other options and ChainCounts of the
+	// numbers of compositions only. Factor, Lists other than ListsBoth and
+	// DisableErrorCorrection keep the chain.
 	Buckets int
 
 	// Factor is the bucket factor f > 1 of the leaves. Zero selects it
@@ -79,8 +90,10 @@ type Options struct {
 	// safe to call from the goroutine running the composition.
 	Progress func(done, total int)
 
-	// power selects the power path (power.go) for the r-fold composition
-	// of one mechanism; the zero value keeps the squaring chain.
+	// power selects the path of the r-fold composition of one mechanism:
+	// the zero value lets Buckets = 0 choose (powerchoice.go), powerOn
+	// takes the power path (power.go) wherever the mechanism qualifies,
+	// powerAuto chooses at any bucket count.
 	power powerMode
 }
 
@@ -237,6 +250,7 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 		}
 		maxR = max(maxR, r)
 	}
+	auto := autoPath(opt)
 	o, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
@@ -244,7 +258,13 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 	if err := prepare(ctx, m); err != nil {
 		return nil, err
 	}
-	if o.power != powerOff {
+	switch {
+	case auto:
+		out, err := composeAuto(ctx, m, rs, o)
+		if err != nil || out != nil {
+			return out, err
+		}
+	case o.power == powerOn:
 		out, err := composePower(ctx, m, rs, o)
 		if err != nil || out != nil {
 			return out, err

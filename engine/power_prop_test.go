@@ -38,7 +38,17 @@ func genPowerCase(rng *rand.Rand, used *bool) propCase {
 		o.TailBudget = math.Pow(10, -8-22*rng.Float64())
 	}
 	o.power = powerOn
-	optDesc := fmt.Sprintf("buckets=%d tilts=%d tail=%v", o.Buckets, o.Tilts, o.TailBudget)
+	// the default path in two of the seven bucket counts (keeping the
+	// stream of draws): the engine's own choice at 2^15, and at 2^16 the
+	// default options (Buckets = 0: the chain at 100,000 buckets or the
+	// power path at the length the choice takes)
+	switch o.Buckets {
+	case 1 << 15:
+		o.power = powerAuto
+	case 1 << 16:
+		o.Buckets, o.power = 0, powerOff
+	}
+	optDesc := fmt.Sprintf("buckets=%d tilts=%d tail=%v path=%d", o.Buckets, o.Tilts, o.TailBudget, o.power)
 	single := func(m Mechanism, r int) func(context.Context) (*Result, error) {
 		return func(ctx context.Context) (*Result, error) {
 			res, err := Compose(ctx, m, r, o)
@@ -129,6 +139,7 @@ func TestPowerSoundnessProperty(t *testing.T) {
 	st := newPropStats()
 	failed, used := 0, 0
 	kinds := map[string]int{}
+	chosen := map[bool]int{} // the cases of the default path, by the path taken
 	for i := 0; i < n; i++ {
 		var u bool
 		c := genPowerCase(rng, &u)
@@ -136,6 +147,9 @@ func TestPowerSoundnessProperty(t *testing.T) {
 		if u {
 			used++
 			kinds[strings.Fields(c.desc)[0]]++
+		}
+		if strings.Contains(c.desc, "buckets=0 ") || strings.HasSuffix(c.desc, fmt.Sprintf("path=%d", powerAuto)) {
+			chosen[u]++
 		}
 		if len(fails) > 0 {
 			failed++
@@ -145,6 +159,7 @@ func TestPowerSoundnessProperty(t *testing.T) {
 		}
 	}
 	t.Logf("%d cases, %d composed by the power path (%v), %d checks (%d ill-conditioned), %d failed", n, used, kinds, st.checks, st.illConditioned, failed)
+	t.Logf("%d cases drew the engine's choice of path: %d took the power path, %d the chain", chosen[true]+chosen[false], chosen[true], chosen[false])
 	t.Logf("worst upper margin ln(upper/exact) = %.3g (%s)", st.worstUp, st.worstUpDesc)
 	t.Logf("worst lower margin ln(exact/lower) = %.3g (%s)", st.worstLo, st.worstLoDesc)
 	t.Logf("closest upper to a bracket's lower end: ln(upper/low) = %.3g (%s)", st.bracketUp, st.bracketUpDesc)

@@ -144,8 +144,14 @@ func randOptions(rng *rand.Rand, big bool) (Options, string) {
 	case 1:
 		o.Lists = ListsGrid
 	}
-	return o, fmt.Sprintf("buckets=%d factor=%v tilts=%d sq=%v free=%v tail=%v noEC=%v lists=%d",
-		o.Buckets, o.Factor, o.Tilts, o.SquaringThreshold, o.FreeInftyBudget, o.TailBudget, o.DisableErrorCorrection, o.Lists)
+	// the engine's choice of path (powerchoice.go) at the drawn bucket
+	// count in an eighth of the cases, chosen by the count so that the
+	// stream of draws stays as it was
+	if o.Buckets/4%8 == 3 {
+		o.power = powerAuto
+	}
+	return o, fmt.Sprintf("buckets=%d factor=%v tilts=%d sq=%v free=%v tail=%v noEC=%v lists=%d path=%d",
+		o.Buckets, o.Factor, o.Tilts, o.SquaringThreshold, o.FreeInftyBudget, o.TailBudget, o.DisableErrorCorrection, o.Lists, o.power)
 }
 
 // randR returns a number of compositions, log-uniform in [1, max].

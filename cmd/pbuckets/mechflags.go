@@ -45,7 +45,7 @@ func addMechFlags(fs *flag.FlagSet) *mechFlags {
 			f.strings[k.Flag] = fs.String(k.Flag, "", k.Help)
 		}
 	}
-	f.buckets = intFlag(fs, "buckets", 0, "number of buckets `N`, e.g. 200000, 200_000 or 2e5 (default 100000)")
+	f.buckets = intFlag(fs, "buckets", 0, "number of buckets `N` of the squaring chain, e.g. 200000, 200_000 or 2e5 (default 100000); 0 lets the engine choose per composition between the chain at 100000 buckets and the power path, whichever it predicts cheaper at a bracket at least as tight")
 	f.factor = fs.Float64("factor", 0, "bucket factor (default automatic)")
 	f.tilts = intFlag(fs, "tilts", 0, "`N` exponential tilts per convolution, 1-5 (default: the engine's, 3)")
 	f.tailBudget = fs.Float64("tail-budget", 0, "corner mass the automatic factor may leave, in (0, 1) (default 1e-22)")

@@ -70,10 +70,19 @@ type EngineOptions struct {
 	Accuracy float64 `json:"accuracy,omitempty"`
 }
 
-// DefaultEngineOptions are used where a manifest sets nothing.
+// DefaultEngineOptions are used where a manifest sets nothing: the paper's
+// 100,000 buckets (DefaultBuckets), composed by the squaring chain.
+// Buckets = 0 (buckets = 0 in a manifest, --buckets 0) leaves the path to
+// the engine instead (engine.Options.Buckets: the chain at 100,000 buckets
+// or the power path, whichever its predictor expects cheaper at a bracket
+// at least as tight).
 func DefaultEngineOptions() EngineOptions {
-	return EngineOptions{Buckets: 100000, ErrorCorrection: true}
+	return EngineOptions{Buckets: DefaultBuckets, ErrorCorrection: true}
 }
+
+// DefaultBuckets is the bucket count of the paper and of the squaring
+// chain at the default options.
+const DefaultBuckets = 100000
 
 // MechanismSpec is one [[mechanism]] entry (or one point of its sweep).
 type MechanismSpec struct {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
+	"github.com/pbuckets/pbuckets/pipeline/manifest"
 	"github.com/pbuckets/pbuckets/pipeline/memory"
 )
 
@@ -115,6 +116,10 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 	}
 	stop := ""
 	cur := spec
+	if cur.Engine.Buckets == 0 {
+		// the refinement doubles the chain's bucket count
+		cur.Engine.Buckets = manifest.DefaultBuckets
+	}
 	for round := 1; ; round++ {
 		if job.Round != nil {
 			job.Round(round, cur.Engine.Buckets)

@@ -142,10 +142,17 @@ func TestRefineAccuracy(t *testing.T) {
 		{"unreachable at the rate seen", func(_, n int) float64 { return 0.05 * math.Sqrt(1000/float64(n)) }, 1 << 40, []int{4}, 1e-6, []int{1000, 2000}, 2000, false, 0.05 * math.Sqrt(0.5),
 			"accuracy 1e-06 not met: reached 0.036 at 2000 buckets (2 rounds; at the rate the brackets narrowed from 1000 to 2000 buckets, none would meet the target by 65536000 buckets"},
 		{"bucket cap", func(int, int) float64 { return 1 }, 1 << 62, []int{4}, 0.5, nil, 0, false, 1, "is the largest count"},
+		// buckets 0 (the engine's choice of path): the refinement doubles
+		// the chain's count from the default
+		{"engine's choice", inverse(5000), 1 << 40, []int{4}, 0.03, []int{100000, 200000}, 200000, true, 5000.0 / 200000,
+			"accuracy 0.03 met at 200000 buckets (2 rounds)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := 1000
+			if tc.name == "engine's choice" {
+				start = 0
+			}
 			if tc.name == "bucket cap" {
 				// width 1 never meets 0.5 and never narrows: it stops at
 				// round 2 unless the cap comes first.

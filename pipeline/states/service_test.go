@@ -346,3 +346,37 @@ func TestGetKeepsChainBits(t *testing.T) {
 		}
 	}
 }
+
+// TestGetKeepsChainBitsOnTheChosenPath checks the same at the default
+// bucket count, where the engine chooses the path per call from the
+// mechanism, the options and the shaping counts (DP-SGD sigma 1.1, q 0.01:
+// the power path at 2^19 points): r = 5,000 asked alone with the basis
+// {10,000} equals r = 5,000 of a call composing {5,000, 10,000}.
+func TestGetKeepsChainBitsOnTheChosenPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes four times at 2^19 points")
+	}
+	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 1.1, "q": 0.01, "sensitivity": 1},
+		Engine: manifest.EngineOptions{ErrorCorrection: true}}
+	be := backend.Engine{}
+	mech, err := be.Mechanism(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := be.ComposeMany(context.Background(), mech, []int{5000, 10000}, spec.Engine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := direct[0].Summary().Buckets; b != 1<<19 {
+		t.Fatalf("the composition has %d buckets, want the power path's 2^19 points", b)
+	}
+	wantUp, wantLo := direct[0].EpsBounds(1e-5)
+	s := &Service{Backend: be}
+	got, err := s.Get(context.Background(), Request{Mechanism: mech, Spec: spec, R: []int{5000}, Basis: []int{10000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up, lo := got.States[0].EpsBounds(1e-5); up != wantUp || lo != wantLo {
+		t.Errorf("eps(1e-5) in [%v, %v], want [%v, %v]", lo, up, wantLo, wantUp)
+	}
+}
