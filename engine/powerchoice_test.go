@@ -102,17 +102,18 @@ func TestChoosePathDependsOnChainCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, _ := Options{}.withDefaults()
-	base, err := choosePath(m, []int{10000}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rs := range [][]int{{10000, 9000}, {200, 10000, 5000, 9999}} {
+	for _, rs := range [][]int{{10000, 9000}, {200, 10000, 5000, 9999}, {100, 400, 1600, 6400, 25600}} {
+		counts := ChainCounts(rs)
+		base, err := choosePath(m, counts, o)
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, err := choosePath(m, rs, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.power != base.power || got.n != base.n {
-			t.Errorf("rs %v (shaping counts %v): power %v at %d, want %v at %d as for {10000}", rs, ChainCounts(rs), got.power, got.n, base.power, base.n)
+			t.Errorf("rs %v: power %v at %d, want %v at %d as for its shaping counts %v", rs, got.power, got.n, base.power, base.n, counts)
 		}
 	}
 }
