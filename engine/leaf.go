@@ -57,7 +57,19 @@ func newLeafBuilder(n int, lambda float64, tau []float64) *leafBuilder {
 	return &leafBuilder{l: newList(n, lambda, tau)}
 }
 
-func (b *leafBuilder) grid() (float64, int) { return b.l.lambda, b.l.n }
+// grid returns the spacing and the half-range of the borders at which a
+// continuous mechanism cuts its events into groups: the buckets' when no
+// grid leaf is built from the groups; half the bucket width (twice the
+// borders) when one is, so that the grid leaf's lower pair knows on which
+// side of each cell's midpoint its events lie (finishGrid merges the
+// events within half a cell of each grid point). A bucket then receives
+// two groups; its sums are the same up to rounding.
+func (b *leafBuilder) grid() (float64, int) {
+	if b.recordGroups {
+		return b.l.lambda / 2, 2 * b.l.n
+	}
+	return b.l.lambda, b.l.n
+}
 
 // bucketOf returns the smallest i with i*lambda >= loss, exactly (the sign of
 // i*lambda - loss is taken from a fused multiply-add, which rounds once).
