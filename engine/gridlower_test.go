@@ -17,9 +17,8 @@ type lowerSweepCase struct {
 }
 
 // randomLowerSweepCase draws 1-400 events with losses spread over the
-// grid's range, unimodal (a bump, so that both sweeps of lowerChain run) or
-// not, some heavy at the lowest loss (the sweep below the mode then loses
-// its last carry).
+// grid's range: a bump (the sweep meets rising and falling masses), masses
+// heavy at the lowest loss, or uniform at random.
 func randomLowerSweepCase(rng *rand.Rand) lowerSweepCase {
 	c := lowerSweepCase{n: 4 + rng.IntN(40), lambda: math.Exp(-4 * rng.Float64())}
 	k := 1 + rng.IntN(400)
@@ -122,9 +121,8 @@ func (c lowerSweepCase) violation(l *list, lowC []float64) float64 {
 }
 
 // TestGridLowerSweepDominated checks lowerChain's merges by brute force:
-// the lower pair built from random events (bumps, which take the sweeps
-// up and down from the mode, and masses heavy at the lowest loss, which
-// take the single sweep) never has a delta above the events' exact delta,
+// the lower pair built from random events (see randomLowerSweepCase)
+// never has a delta above the events' exact delta,
 // in both directions. Two merges that are not garblings, each too
 // aggressive, must be caught by the same check: atoms put on their
 // nearest point without balancing, and a sweep taking 20% more of each
