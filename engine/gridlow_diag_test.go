@@ -27,10 +27,11 @@ func (l *list) lossMoments(lower bool) (mass, mean, variance float64) {
 }
 
 // TestGridLowerDiagnosis prints where the grid lower pair's slack comes
-// from on the DP-SGD and Gauss rows (set PB_GRIDLOW_DIAG=1): per row the
-// leaf's loss variance under A of the upper and the lower pair, the same
-// after the chain, and the delta brackets of the grouped and the grid list
-// at the row's eps.
+// from on the DP-SGD and Gauss rows (set PB_GRIDLOW_DIAG=1, PB_GRIDLOW_ROW
+// to one row): per row the leaf's loss variance under A of the upper and
+// the lower pair, the same after the chain (the grid lists alone, whose
+// leaf is cut at half cells), and the delta brackets of the grouped list
+// (default lists) and of the grid list at the row's eps.
 func TestGridLowerDiagnosis(t *testing.T) {
 	if os.Getenv("PB_GRIDLOW_DIAG") == "" {
 		t.Skip("diagnostic: set PB_GRIDLOW_DIAG=1")
@@ -58,7 +59,7 @@ func TestGridLowerDiagnosis(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, _ := Options{}.withDefaults()
+		o, _ := Options{Lists: ListsGrid}.withDefaults()
 		p, err := newPlan([]Part{{m, rw.r}}, o)
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +75,12 @@ func TestGridLowerDiagnosis(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := res.g
+		// the grid lists alone: their leaf is cut at half cells
+		resG, err := Compose(context.Background(), m, rw.r, Options{Lists: ListsGrid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := resG.g
 		_, _, fu := g.lossMoments(false)
 		fml, _, fl := g.lossMoments(true)
 		t.Logf("  final: lambda %.4g squarings %d, var up %.10g low %.10g (low mass %.12g); up-low %.4g, of it leaf r*(up-low) %.2f%%", g.lambda, g.squarings, fu, fl, fml, fu-fl, 100*float64(rw.r)*(vu-vl)/(fu-fl))

@@ -258,6 +258,19 @@ func (l *list) lossVariance() float64 {
 // it also builds m's grid leaf into p.gridLeaves.
 func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	b := newLeafBuilder(p.n, p.lambda, nil)
+	b.recordGroups = p.grid && p.gridLambda == p.lambda
+	if b.recordGroups {
+		// the grid leaf shares the grouped leaf's embedding: cut at the
+		// cells while the grouped list is composed (its bounds stay the
+		// same, at no extra cost), at half cells for the grid lists alone
+		// (twice the groups)
+		b.cellCuts = p.opt.Lists != ListsGrid
+		c := 2*p.n + 16
+		if !b.cellCuts {
+			c = 4*p.n + 16
+		}
+		b.groups = make([]leafGroup, 0, c)
+	}
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
 		b.inexact = false
@@ -269,15 +282,15 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	l.tailMA, l.tailMC = l.tailMoments()
 	l.tails = &tailCache{}
 	if p.grid {
-		// the grid leaf's groups come from an embedding of their own: a
-		// continuous mechanism cuts them at half cells for the lower pair
-		// (leafBuilder.grid), which the grouped leaf does not need
-		gb := newLeafBuilder(p.n, p.gridLambda, nil)
-		gb.recordGroups = true
-		gb.groups = make([]leafGroup, 0, 4*p.n+16)
-		gb.inexact = b.inexact
-		if err := m.embed(gb); err != nil {
-			return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
+		gb := b
+		if !b.recordGroups {
+			gb = newLeafBuilder(p.n, p.gridLambda, nil)
+			gb.recordGroups = true
+			gb.groups = make([]leafGroup, 0, 2*p.n+16)
+			gb.inexact = b.inexact
+			if err := m.embed(gb); err != nil {
+				return nil, fmt.Errorf("engine: embedding %s: %w", m, err)
+			}
 		}
 		p.gridLeaves[m] = gb.finishGrid(l.relErrIn, m.String())
 		p.keepSwapSource(m, gb, l.relErrIn)
