@@ -96,7 +96,7 @@ func TestGridLowerDiagnosis(t *testing.T) {
 		}
 		for _, x := range eps {
 			dl := res.l.delta(x, res.b, res.ec, res.l.deltaTable(res.b))
-			dg := g.gridDelta(x, g.gridTable(g.gb()))
+			dg := g.gridDelta(x, g.gridTable(g.bounds()))
 			rel := func(v float64) float64 { return (dg.UpperAB - v) / dg.UpperAB }
 			t.Logf("  eps %.9g: grouped [%.10g, %.10g] grid [%.10g, %.10g] (A||B); rel gap to grid up: grouped low %.3g grid low %.3g grouped up %.3g", x, dl.LowerAB, dl.UpperAB, dg.LowerAB, dg.UpperAB, rel(dl.LowerAB), rel(dg.LowerAB), -rel(dl.UpperAB))
 			t.Logf("    B||A: grouped [%.10g, %.10g] grid [%.10g, %.10g]", dl.LowerBA, dl.UpperBA, dg.LowerBA, dg.UpperBA)
@@ -107,5 +107,3 @@ func TestGridLowerDiagnosis(t *testing.T) {
 		}
 	}
 }
-
-func (l *list) gb() bounds { return l.bounds() }
