@@ -28,7 +28,7 @@ func (l *list) lossMoments(lower bool) (mass, mean, variance float64) {
 
 // TestGridLowerDiagnosis prints where the grid lower pair's slack comes
 // from on the DP-SGD and Gauss rows (set PB_GRIDLOW_DIAG=1, PB_GRIDLOW_ROW
-// to one row): per row the leaf's loss variance under A of the upper and
+// to one row, PB_GRIDLOW_LEAF=1 for the leaves only): per row the leaf's loss variance under A of the upper and
 // the lower pair, the same after the chain (the grid lists alone, whose
 // leaf is cut at half cells), and the delta brackets of the grouped list
 // (default lists) and of the grid list at the row's eps.
@@ -70,6 +70,16 @@ func TestGridLowerDiagnosis(t *testing.T) {
 		t.Logf("%s leaf: lambda %.4g n %d, var up %.10g low %.10g (low mass %.12g); r*(up-low) %.4g", rw.name, leaf.lambda, leaf.n, vu, vl, ml, float64(rw.r)*(vu-vl))
 		if rw.gauss > 0 {
 			t.Logf("  exact var %.10g: up +%.3g low %.3g (relative)", rw.gauss*rw.gauss, vu/(rw.gauss*rw.gauss)-1, vl/(rw.gauss*rw.gauss)-1)
+		}
+		// the leaf's hockey-stick gap: only atoms near eps differ
+		lt := leaf.gridTable(leaf.bounds())
+		for _, k := range []float64{0, 1, 2, 3} {
+			x := k * math.Sqrt(vu)
+			d := leaf.gridDelta(x, lt)
+			t.Logf("  leaf eps %.4g (%g sd): [%.12g, %.12g] gap/lambda %.3g", x, k, d.LowerAB, d.UpperAB, (d.UpperAB-d.LowerAB)/leaf.lambda)
+		}
+		if os.Getenv("PB_GRIDLOW_LEAF") != "" {
+			continue
 		}
 		res, err := Compose(context.Background(), m, rw.r, Options{})
 		if err != nil {
