@@ -96,18 +96,20 @@ import "math"
 // both sides of it, the events within half a cell of the point: it loses
 // about lambda^2/12 of the loss variance (per unit of mass), against
 // lambda^2/3 when whole cells are merged across a point (the sweep over
-// whole cells) and lambda^2/6 that the upper pair's spread adds. The sweep
+// whole cells) and lambda^2/6 that the upper pair's spread adds. A sweep
 // keeps that phase where the density falls with the loss (the fraction of
 // the next half cell is then near 1, and a small fraction of the half cell
 // beyond); where it rises, a fraction just below 1 leaves a sliver three
 // quarters below the next point, and the atoms alternate between about 1.6
 // and 2.4 half cells (Gauss leaf: lambda^2/7.5); a carry that starts three
 // quarters below its point keeps atoms of two whole cells around every
-// other point. (A sweep down from the mode on the mirrored pair keeps the
-// phase on both sides, lambda^2/12 on the Gauss leaf, but composed it gave
-// looser lower bounds than this sweep on the Gauss rows and loses the
-// heavy lowest carry of DP-SGD leaves; the squarings, which lose lambda^2
-// per unit of odd mass, dominate the composed lower pair.)
+// other point. So the sweep runs up from the upper half of the cell of the
+// largest A-mass and, below it, down: the same sweep on the mirrored pair
+// (B, A) with negated losses, whose atoms are the lower pair's with the
+// masses exchanged (Gauss leaf: lambda^2/12). Where that keeps less mass
+// than one upward sweep over everything (a density largest at its lowest
+// loss, DP-SGD: the downward sweep's last carry has no partner), and for
+// groups summed per cell, the single upward sweep is used.
 //
 // Why every atom is a garbling of the events: summing groups into a half
 // cell is a deterministic relabelling of events; taking the fraction beta
@@ -116,12 +118,14 @@ import "math"
 // so both masses scale by beta), rounded down so that the fractions of a
 // half cell never sum above 1; an atom is the union of such labelled parts
 // (a relabelling again), and what is discarded leaves a sub-measure, whose
-// deltas are smaller.
+// deltas are smaller. The mirrored sweep is the same construction on the
+// pair (B, A), and a garbling of (B, A) is the same garbling of (A, B).
 // The atom's loss is not assumed to be its point: emit computes it from the
 // atom's own masses, with their error bounds, and keeps the atom only
 // within the window cap of its point, with that window (delta_low then
-// takes the worst end). So any choice of fractions or of the half cell a
-// group goes to is sound; the choices only decide tightness.
+// takes the worst end). So any choice of fractions, of the half cell a
+// group goes to, of the sweep and its direction is sound; the choices only
+// decide tightness.
 // TestGridLowerSweepDominated checks it by brute force and that merges
 // taking too much of a partner are caught; TestGridLowerGaussClosedForm
 // against the closed form through the chain.
@@ -317,7 +321,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			halfN[2*o+1] += c
 		}
 	}
-	g.lowerChain(halfP, halfQ, halfN)
+	g.lowerChain(halfP, halfQ, halfN, !b.cellCuts)
 
 	// relative errors: the largest of one contribution plus the sums'
 	// rounding (a bucket is the sum of its own contributions only)
@@ -561,30 +565,87 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 // lowerChain builds the lower pair's atoms from the per-half-cell sums
 // (entries 2o and 2o+1 hold the events of cell offset o, with loss in
 // ((i-1) lambda, (i-1/2) lambda] and ((i-1/2) lambda, i lambda], i its
-// index; the split is for tightness only) by one sweep from low to high
-// loss (see the file comment).
-func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32) {
+// index; the split is for tightness only), by one of two sweeps (see the
+// file comment): from low to high loss over all half cells; or from the
+// half cell of the largest A-mass up, and below it from high to low loss
+// (the same sweep on the mirrored pair), which keeps each carry on the
+// side of its point where the density falls. The second is taken when the
+// half cells were cut (halves) unless it keeps less mass (its lowest carry
+// has nothing to merge with).
+func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, halves bool) {
 	l := g.l
 	u := unitRoundoff
-	s := lowerSweep{g: g}
+	valid := func(h int) bool { return cellN[h] > 0 && cellP[h] > 0 && cellQ[h] > 0 }
+	rel := func(h int) float64 { return (g.r + gamma(int(cellN[h])+2)) * (1 + 2*u) }
+	mode, best := 0, 0.0
 	for h := range cellP {
-		if cellN[h] > 0 && cellP[h] > 0 && cellQ[h] > 0 {
-			s.push(cellP[h], cellQ[h], (g.r+gamma(int(cellN[h])+2))*(1+2*u), l.index(h/2))
+		if valid(h) && cellP[h] > best {
+			mode, best = h, cellP[h]
 		}
 	}
-	// the last carry has no partner above it: discarded
+	// start the upward sweep at the upper half of the mode's cell, so that
+	// its carries begin a quarter cell below their points (a sweep whose
+	// carries begin three quarters below keeps merging whole cells around
+	// every other point, which loses four times as much)
+	mode |= 1
+	all := lowerSweep{g: g}
+	split := lowerSweep{g: g}
+	down := lowerSweep{g: g, mirror: true}
+	for h := range cellP {
+		if !valid(h) {
+			continue
+		}
+		all.push(cellP[h], cellQ[h], rel(h), l.index(h/2))
+		if halves && h >= mode {
+			split.push(cellP[h], cellQ[h], rel(h), l.index(h/2))
+		}
+	}
+	// below the mode: the mirrored pair (A and B exchanged, losses
+	// negated), whose half cell of index k lies below the point -k+1
+	for h := min(mode, len(cellP)) - 1; h >= 0 && halves; h-- {
+		if valid(h) {
+			down.push(cellQ[h], cellP[h], rel(h), 1-l.index(h/2))
+		}
+	}
+	// the last carry of each sweep has no partner beyond it: discarded
+	if halves && split.kept+down.kept >= all.kept*(1-1e-12) {
+		split.apply()
+		down.apply()
+	} else {
+		all.apply()
+	}
 }
 
 // lowerSweep merges a sequence of half cells, in order of increasing loss,
 // into atoms on grid points (see the file comment): a carry below its
 // target point k lambda takes whole half cells until the next lies above
 // the point, and of that one the fraction beta that puts the merged atom on
-// the point; the rest carries on to the next target.
+// the point; the rest carries on to the next target. With mirror, the
+// masses and losses are those of the mirrored pair (B, A): the atoms go to
+// the lower pair at the negated points with the masses exchanged.
 type lowerSweep struct {
 	g        *gridBuilder
+	mirror   bool
 	P, Q, rc float64 // carry and its relative error
 	have     bool
-	tgt      int // index of the target point
+	tgt      int       // index of the target point
+	atoms    []lowAtom // the atoms emitted
+	kept     float64   // their A-mass
+}
+
+// lowAtom is an atom of the lower pair: A-mass a (relative error rel) at
+// point k, within w of it.
+type lowAtom struct {
+	k         int
+	a, rel, w float64
+}
+
+// apply adds the sweep's atoms to the lower pair.
+func (s *lowerSweep) apply() {
+	for _, at := range s.atoms {
+		s.g.addLow(at.k, at.a, at.rel)
+		s.g.wLo = math.Max(s.g.wLo, at.w)
+	}
 }
 
 // emit adds the atom of masses (A, B) (relative error rA) at point k, or
@@ -592,6 +653,9 @@ type lowerSweep struct {
 func (s *lowerSweep) emit(k int, A, B, rA float64) {
 	g := s.g
 	u := unitRoundoff
+	if s.mirror {
+		k, A, B = -k, B, A
+	}
 	gk := float64(k) * g.l.lambda
 	la, lb := ln(A), ln(B)
 	rho := la - lb - gk
@@ -603,8 +667,8 @@ func (s *lowerSweep) emit(k int, A, B, rA float64) {
 	if !(w <= gridWindowCap || w <= g.lowCap) || !(A > 0) {
 		return // discarded
 	}
-	g.addLow(k, A, rA)
-	g.wLo = math.Max(g.wLo, w)
+	s.atoms = append(s.atoms, lowAtom{k, A, rA, w})
+	s.kept += A
 }
 
 // push adds the next half cell: masses pN, qN (relative error rN), lying
