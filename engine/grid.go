@@ -81,16 +81,18 @@ import "math"
 //
 // A continuous mechanism cuts its events at every half cell for a grid
 // leaf built on its own (leafBuilder.grid: the grid lists alone, the power
-// path), so each group lies in one half cell. The groups are summed per
-// half cell ((k-1) lambda, (k-1/2) lambda] and ((k-1/2) lambda, k lambda]
-// (by their mean loss; merging is a garbling wherever a group goes), or
-// per cell when the grid leaf shares the grouped leaf's cuts (the default
-// lists: cutting twice as often cost 10-20% of the CPU for lower bounds the
-// grouped list still sets), then swept in loss order: a carry below its target point g
-// takes whole half cells while they lie below g, and of the next one above
-// g the fraction beta that puts the merged atom exactly on g (up to
-// rounding: its loss is known from its masses to about 2r, which becomes
-// its window); the rest of that half cell carries on to the next target.
+// path), so each group lies in one half cell. The groups are then summed
+// per half cell ((k-1) lambda, (k-1/2) lambda] and ((k-1/2) lambda,
+// k lambda] (by their mean loss; merging is a garbling wherever a group
+// goes); otherwise per cell (groups of mechanisms not cut at borders, and
+// the default lists, whose grid leaf shares the grouped leaf's cuts:
+// cutting twice as often cost 10-20% of the CPU for lower bounds the
+// grouped list still sets). They are swept in loss order: a carry below
+// its target point g takes whole half cells while they lie below g, and of
+// the next one above g the fraction beta that puts the merged atom exactly
+// on g (up to rounding: its loss is known from its masses to about 2r,
+// which becomes its window); the rest of that half cell carries on to the
+// next target.
 // What cannot be placed (the last carry) is discarded. Where a carry
 // starts a quarter cell below its point, the atom holds the half cells on
 // both sides of it, the events within half a cell of the point: it loses
@@ -302,7 +304,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			k = int(math.Max(float64(j+1), math.Min(float64(i), math.Ceil(mean/lam))))
 		}
 		h := 2*(k+n-1) + 1
-		if !b.cellCuts && mean <= (float64(k)-0.5)*lam {
+		if b.halfCuts && mean <= (float64(k)-0.5)*lam {
 			h--
 		}
 		halfP[h] += e.pa
@@ -321,7 +323,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			halfN[2*o+1] += c
 		}
 	}
-	g.lowerChain(halfP, halfQ, halfN, !b.cellCuts)
+	g.lowerChain(halfP, halfQ, halfN, b.halfCuts)
 
 	// relative errors: the largest of one contribution plus the sums'
 	// rounding (a bucket is the sum of its own contributions only)
