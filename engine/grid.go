@@ -79,12 +79,58 @@ import "math"
 //
 // # Leaf, lower pair (merging)
 //
-// The groups are summed per grid cell ((k-1) lambda, k lambda] (merging is a
-// garbling), then swept from low to high loss: a carry below the target
-// point g is merged with the fraction beta of the next cell above g that puts
-// the merged atom exactly on g (up to rounding: its loss is known from its
-// masses to about 2r, which becomes its window), the rest of that cell
-// carries on to the next target. What cannot be placed is discarded.
+// A continuous mechanism cuts its events at every half cell for a grid
+// leaf built on its own (leafBuilder.grid: the grid lists alone, the power
+// path), so each group lies in one half cell. The groups are then summed
+// per half cell ((k-1) lambda, (k-1/2) lambda] and ((k-1/2) lambda,
+// k lambda] (by their mean loss; merging is a garbling wherever a group
+// goes); otherwise per cell (groups of mechanisms not cut at borders, and
+// the default lists, whose grid leaf shares the grouped leaf's cuts:
+// cutting twice as often cost 10-20% of the CPU for lower bounds the
+// grouped list still sets). They are swept in loss order: a carry below
+// its target point g takes whole half cells while they lie below g, and of
+// the next one above g the fraction beta that puts the merged atom exactly
+// on g (up to rounding: its loss is known from its masses to about 2r,
+// which becomes its window); the rest of that half cell carries on to the
+// next target.
+// What cannot be placed (the last carry) is discarded. Where a carry
+// starts a quarter cell below its point, the atom holds the half cells on
+// both sides of it, the events within half a cell of the point: it loses
+// about lambda^2/12 of the loss variance (per unit of mass), against
+// lambda^2/3 when whole cells are merged across a point (the sweep over
+// whole cells) and lambda^2/6 that the upper pair's spread adds. A sweep
+// keeps that phase where the density falls with the loss (the fraction of
+// the next half cell is then near 1, and a small fraction of the half cell
+// beyond); where it rises, a fraction just below 1 leaves a sliver three
+// quarters below the next point, and the atoms alternate between about 1.6
+// and 2.4 half cells (Gauss leaf: lambda^2/7.5); a carry that starts three
+// quarters below its point keeps atoms of two whole cells around every
+// other point. So the sweep runs up from the upper half of the cell of the
+// largest A-mass and, below it, down: the same sweep on the mirrored pair
+// (B, A) with negated losses, whose atoms are the lower pair's with the
+// masses exchanged (Gauss leaf: lambda^2/12). Where that keeps less mass
+// than one upward sweep over everything (a density largest at its lowest
+// loss, DP-SGD: the downward sweep's last carry has no partner), and for
+// groups summed per cell, the single upward sweep is used.
+//
+// Why every atom is a garbling of the events: summing groups into a half
+// cell is a deterministic relabelling of events; taking the fraction beta
+// of a half cell labels each of its events independently of its content
+// with probability beta (a Markov kernel that does not depend on the pair,
+// so both masses scale by beta), rounded down so that the fractions of a
+// half cell never sum above 1; an atom is the union of such labelled parts
+// (a relabelling again), and what is discarded leaves a sub-measure, whose
+// deltas are smaller. The mirrored sweep is the same construction on the
+// pair (B, A), and a garbling of (B, A) is the same garbling of (A, B).
+// The atom's loss is not assumed to be its point: emit computes it from the
+// atom's own masses, with their error bounds, and keeps the atom only
+// within the window cap of its point, with that window (delta_low then
+// takes the worst end). So any choice of fractions, of the half cell a
+// group goes to, of the sweep and its direction is sound; the choices only
+// decide tightness.
+// TestGridLowerSweepDominated checks it by brute force and that merges
+// taking too much of a partner are caught; TestGridLowerGaussClosedForm
+// against the closed form through the chain.
 //
 // Squaring (gridsquare.go) spreads the odd atoms of the upper pair onto their
 // even neighbours with constant weights and merges the odd atoms of the lower
@@ -121,6 +167,11 @@ type gridBuilder struct {
 	// error, allocation_pairs.go; any window is sound, the cap only keeps
 	// windows small)
 	lowCap float64
+	// overshoot is a mutation for tests (zero in the engine): the lower
+	// sweep takes the fraction beta (1 + overshoot) of the next half cell
+	// and keeps the atom on its point whatever its loss (a merge too
+	// aggressive to be a garbling, which the brute-force test must catch)
+	overshoot float64
 	// groups of the upper pair that leave the range (lower atom below -n+1,
 	// upper atom above n)
 	loA, loC, hiA, hiC float64
@@ -155,6 +206,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	cellP := make([]float64, 2*n)
 	cellQ := make([]float64, 2*n)
 	cellN := make([]int32, 2*n)
+	halfP := make([]float64, 4*n)
+	halfQ := make([]float64, 4*n)
+	halfN := make([]int32, 4*n)
 	var tinyLoA, tinyLoC, tinyHiA, tinyHiC, tinyErr float64
 	// separate lower groups (leafBuilder.lowGroups): the loop below builds
 	// the upper pair only
@@ -241,22 +295,35 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		if lowSep {
 			continue
 		}
-		// lower pair: sum per cell; a group spanning several cells goes to
-		// the cell of its mean loss (merging is a garbling wherever it goes)
+		// lower pair: sum per half cell (the half of its mean loss); a
+		// group spanning several cells goes to the cell of its mean loss
+		// (merging is a garbling wherever it goes)
+		mean := ln(e.pa) - ln(e.pb)
 		k := i
 		if i-j > 1 {
-			m := math.Ceil((ln(e.pa) - ln(e.pb)) / lam)
-			k = int(math.Max(float64(j+1), math.Min(float64(i), m)))
+			k = int(math.Max(float64(j+1), math.Min(float64(i), math.Ceil(mean/lam))))
 		}
-		o := k + n - 1
-		cellP[o] += e.pa
-		cellQ[o] += e.pb
-		cellN[o]++
+		h := 2*(k+n-1) + 1
+		if b.halfCuts && mean <= (float64(k)-0.5)*lam {
+			h--
+		}
+		halfP[h] += e.pa
+		halfQ[h] += e.pb
+		halfN[h]++
 	}
 	for _, e := range b.lowGroups {
 		g.lowerOnly(e, cellP, cellQ, cellN)
 	}
-	g.lowerChain(cellP, cellQ, cellN)
+	// groups given per cell (lowerOnly) count as upper halves: the sweep
+	// then merges them as whole cells
+	for o, c := range cellN {
+		if c > 0 {
+			halfP[2*o+1] += cellP[o]
+			halfQ[2*o+1] += cellQ[o]
+			halfN[2*o+1] += c
+		}
+	}
+	g.lowerChain(halfP, halfQ, halfN, b.halfCuts)
 
 	// relative errors: the largest of one contribution plus the sums'
 	// rounding (a bucket is the sum of its own contributions only)
@@ -497,65 +564,148 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	return spreadParts{lo: o1, hi: rest, relHi: rel, w: math.Max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 }
 
-// lowerChain builds the lower pair's atoms from the per-cell sums (cell
-// offset o holds the events with loss in ((i-1) lambda, i lambda], i its
-// index), sweeping from low to high loss (see the file comment).
-func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32) {
+// lowerChain builds the lower pair's atoms from the per-half-cell sums
+// (entries 2o and 2o+1 hold the events of cell offset o, with loss in
+// ((i-1) lambda, (i-1/2) lambda] and ((i-1/2) lambda, i lambda], i its
+// index; the split is for tightness only), by one of two sweeps (see the
+// file comment): from low to high loss over all half cells; or from the
+// half cell of the largest A-mass up, and below it from high to low loss
+// (the same sweep on the mirrored pair), which keeps each carry on the
+// side of its point where the density falls. The second is taken when the
+// half cells were cut (halves) unless it keeps less mass (its lowest carry
+// has nothing to merge with).
+func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, halves bool) {
 	l := g.l
-	lam := l.lambda
 	u := unitRoundoff
-	var P, Q, rc float64 // carry and its relative error
-	have := false
-	tgt := 0 // index of the target point
-	emit := func(k int, A, B, rA float64) {
-		gk := float64(k) * lam
-		la, lb := ln(A), ln(B)
-		rho := la - lb - gk
-		w := math.Abs(rho) + 2*rA + 4*u*(math.Abs(la)+math.Abs(lb)+math.Abs(gk)+4)
-		w *= 1 + 1e-9
-		if !(w <= gridWindowCap || w <= g.lowCap) || !(A > 0) {
-			return // discarded
+	valid := func(h int) bool { return cellN[h] > 0 && cellP[h] > 0 && cellQ[h] > 0 }
+	rel := func(h int) float64 { return (g.r + gamma(int(cellN[h])+2)) * (1 + 2*u) }
+	mode, best := 0, 0.0
+	for h := range cellP {
+		if valid(h) && cellP[h] > best {
+			mode, best = h, cellP[h]
 		}
-		g.addLow(k, A, rA)
-		g.wLo = math.Max(g.wLo, w)
 	}
-	for o := range cellP {
-		if cellN[o] == 0 || !(cellP[o] > 0) || !(cellQ[o] > 0) {
+	// start the upward sweep at the upper half of the mode's cell, so that
+	// its carries begin a quarter cell below their points (a sweep whose
+	// carries begin three quarters below keeps merging whole cells around
+	// every other point, which loses four times as much)
+	mode |= 1
+	all := lowerSweep{g: g}
+	split := lowerSweep{g: g}
+	down := lowerSweep{g: g, mirror: true}
+	for h := range cellP {
+		if !valid(h) {
 			continue
 		}
-		pN, qN := cellP[o], cellQ[o]
-		rN := (g.r + gamma(int(cellN[o])+2)) * (1 + 2*u)
-		k := l.index(o)
-		if !have {
-			P, Q, rc, tgt, have = pN, qN, rN, k, true
-			continue
+		all.push(cellP[h], cellQ[h], rel(h), l.index(h/2))
+		if halves && h >= mode {
+			split.push(cellP[h], cellQ[h], rel(h), l.index(h/2))
 		}
-		gk := float64(tgt) * lam
-		rhoC := ln(P) - ln(Q) - gk
-		rhoN := ln(pN) - ln(qN) - gk
-		if rhoC >= 0 {
-			// the carry reached its target (up to rounding)
-			emit(tgt, P, Q, rc)
-			P, Q, rc, tgt = pN, qN, rN, k
-			continue
-		}
-		if rhoN <= 0 {
-			// the next cell is not above the target: merge it whole
-			P, Q, rc = P+pN, Q+qN, math.Max(rc, rN)+2*u
-			continue
-		}
-		dC := P * -math.Expm1(-rhoC)  // < 0
-		dN := pN * -math.Expm1(-rhoN) // > 0
-		beta := -dC / dN
-		if !(beta < 1) {
-			P, Q, rc = P+pN, Q+qN, math.Max(rc, rN)+2*u
-			continue
-		}
-		emit(tgt, P+beta*pN, Q+beta*qN, math.Max(rc, rN)+4*u)
-		// the rest of the cell carries on: a fraction at most 1 - beta
-		// (rounded down, so that the fractions used never exceed 1)
-		f := (1 - beta) * (1 - 2*u)
-		P, Q, rc, tgt = f*pN, f*qN, rN+2*u, k
 	}
-	// the last carry has no partner above it: discarded
+	// below the mode: the mirrored pair (A and B exchanged, losses
+	// negated), whose half cell of index k lies below the point -k+1
+	for h := min(mode, len(cellP)) - 1; h >= 0 && halves; h-- {
+		if valid(h) {
+			down.push(cellQ[h], cellP[h], rel(h), 1-l.index(h/2))
+		}
+	}
+	// the last carry of each sweep has no partner beyond it: discarded
+	if halves && split.kept+down.kept >= all.kept*(1-1e-12) {
+		split.apply()
+		down.apply()
+	} else {
+		all.apply()
+	}
+}
+
+// lowerSweep merges a sequence of half cells, in order of increasing loss,
+// into atoms on grid points (see the file comment): a carry below its
+// target point k lambda takes whole half cells until the next lies above
+// the point, and of that one the fraction beta that puts the merged atom on
+// the point; the rest carries on to the next target. With mirror, the
+// masses and losses are those of the mirrored pair (B, A): the atoms go to
+// the lower pair at the negated points with the masses exchanged.
+type lowerSweep struct {
+	g        *gridBuilder
+	mirror   bool
+	P, Q, rc float64 // carry and its relative error
+	have     bool
+	tgt      int       // index of the target point
+	atoms    []lowAtom // the atoms emitted
+	kept     float64   // their A-mass
+}
+
+// lowAtom is an atom of the lower pair: A-mass a (relative error rel) at
+// point k, within w of it.
+type lowAtom struct {
+	k         int
+	a, rel, w float64
+}
+
+// apply adds the sweep's atoms to the lower pair.
+func (s *lowerSweep) apply() {
+	for _, at := range s.atoms {
+		s.g.addLow(at.k, at.a, at.rel)
+		s.g.wLo = math.Max(s.g.wLo, at.w)
+	}
+}
+
+// emit adds the atom of masses (A, B) (relative error rA) at point k, or
+// discards it when its loss is not within the window cap of the point.
+func (s *lowerSweep) emit(k int, A, B, rA float64) {
+	g := s.g
+	u := unitRoundoff
+	if s.mirror {
+		k, A, B = -k, B, A
+	}
+	gk := float64(k) * g.l.lambda
+	la, lb := ln(A), ln(B)
+	rho := la - lb - gk
+	w := math.Abs(rho) + 2*rA + 4*u*(math.Abs(la)+math.Abs(lb)+math.Abs(gk)+4)
+	w *= 1 + 1e-9
+	if g.overshoot != 0 {
+		w = 0
+	}
+	if !(w <= gridWindowCap || w <= g.lowCap) || !(A > 0) {
+		return // discarded
+	}
+	s.atoms = append(s.atoms, lowAtom{k, A, rA, w})
+	s.kept += A
+}
+
+// push adds the next half cell: masses pN, qN (relative error rN), lying
+// below the point k lambda (k its cell's index).
+func (s *lowerSweep) push(pN, qN, rN float64, k int) {
+	u := unitRoundoff
+	lam := s.g.l.lambda
+	if !s.have {
+		s.P, s.Q, s.rc, s.tgt, s.have = pN, qN, rN, k, true
+		return
+	}
+	gk := float64(s.tgt) * lam
+	rhoC := ln(s.P) - ln(s.Q) - gk
+	rhoN := ln(pN) - ln(qN) - gk
+	if rhoC >= 0 {
+		// the carry reached its target (up to rounding)
+		s.emit(s.tgt, s.P, s.Q, s.rc)
+		s.P, s.Q, s.rc, s.tgt = pN, qN, rN, k
+		return
+	}
+	if rhoN <= 0 {
+		// the next half cell is not above the target: merge it whole
+		s.P, s.Q, s.rc = s.P+pN, s.Q+qN, math.Max(s.rc, rN)+2*u
+		return
+	}
+	dC := s.P * -math.Expm1(-rhoC) // < 0
+	dN := pN * -math.Expm1(-rhoN)  // > 0
+	beta := -dC / dN * (1 + s.g.overshoot)
+	if !(beta < 1) {
+		s.P, s.Q, s.rc = s.P+pN, s.Q+qN, math.Max(s.rc, rN)+2*u
+		return
+	}
+	s.emit(s.tgt, s.P+beta*pN, s.Q+beta*qN, math.Max(s.rc, rN)+4*u)
+	// the rest carries on: a fraction at most 1 - beta (rounded down, so
+	// that the fractions used never exceed 1)
+	f := (1 - beta) * (1 - 2*u)
+	s.P, s.Q, s.rc, s.tgt = f*pN, f*qN, rN+2*u, k
 }

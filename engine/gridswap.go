@@ -76,7 +76,7 @@ func (p *plan) keepSwapSource(m Mechanism, b *leafBuilder, rel float64) {
 // (their A- and B-masses exchanged too), the distinguishing masses
 // exchanged.
 func (b *leafBuilder) swappedBuilder() *leafBuilder {
-	s := &leafBuilder{l: newList(b.l.n, b.l.lambda, nil), events: b.events, inexact: b.inexact}
+	s := &leafBuilder{l: newList(b.l.n, b.l.lambda, nil), events: b.events, inexact: b.inexact, cellCuts: b.cellCuts, halfCuts: b.halfCuts}
 	s.groups = make([]leafGroup, len(b.groups))
 	for k, e := range b.groups {
 		s.groups[k] = leafGroup{pa: e.pb, pb: e.pa, lossLo: -e.lossHi, lossHi: -e.lossLo, tiny: e.tiny}

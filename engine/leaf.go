@@ -34,6 +34,12 @@ type leafBuilder struct {
 	// leaf (finishGrid)
 	recordGroups bool
 	groups       []leafGroup
+	// cellCuts: a builder that records groups cuts them at the cells
+	// (grid), not at half cells (the grouped leaf of the same embedding
+	// keeps its numbers); halfCuts: grid gave a mechanism the half-cell
+	// borders, so every group lies in one half cell (finishGrid then
+	// merges half cells; otherwise whole cells)
+	cellCuts, halfCuts bool
 	// lowGroups, when not nil, are the groups of a separate pair that the
 	// mechanism dominates: the grid leaf's lower pair is built from them
 	// and its upper pair from groups alone (a mechanism that replaces
@@ -57,7 +63,21 @@ func newLeafBuilder(n int, lambda float64, tau []float64) *leafBuilder {
 	return &leafBuilder{l: newList(n, lambda, tau)}
 }
 
-func (b *leafBuilder) grid() (float64, int) { return b.l.lambda, b.l.n }
+// grid returns the spacing and the half-range of the borders at which a
+// continuous mechanism cuts its events into groups: the buckets' unless a
+// grid leaf is built from the groups alone (recordGroups without
+// cellCuts); then half the bucket width (twice the borders), so that the
+// grid leaf's lower pair knows on which side of each cell's midpoint its
+// events lie (finishGrid merges the events within half a cell of each grid
+// point; grid records that in halfCuts). A bucket then receives two
+// groups, one more rounding in its sums.
+func (b *leafBuilder) grid() (float64, int) {
+	if b.recordGroups && !b.cellCuts {
+		b.halfCuts = true
+		return b.l.lambda / 2, 2 * b.l.n
+	}
+	return b.l.lambda, b.l.n
+}
 
 // bucketOf returns the smallest i with i*lambda >= loss, exactly (the sign of
 // i*lambda - loss is taken from a fused multiply-add, which rounds once).

@@ -260,7 +260,16 @@ func (p *plan) leafUntilted(m Mechanism) (*list, error) {
 	b := newLeafBuilder(p.n, p.lambda, nil)
 	b.recordGroups = p.grid && p.gridLambda == p.lambda
 	if b.recordGroups {
-		b.groups = make([]leafGroup, 0, 2*p.n+16)
+		// the grid leaf shares the grouped leaf's embedding: cut at the
+		// cells while the grouped list is composed (its bounds stay the
+		// same, at no extra cost), at half cells for the grid lists alone
+		// (twice the groups)
+		b.cellCuts = p.opt.Lists != ListsGrid
+		c := 2*p.n + 16
+		if !b.cellCuts {
+			c = 4*p.n + 16
+		}
+		b.groups = make([]leafGroup, 0, c)
 	}
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
