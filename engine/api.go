@@ -43,6 +43,17 @@ type Options struct {
 	// 1e-22. Ignored when Factor is set.
 	TailBudget float64
 
+	// DeltaFloor is the smallest delta the caller will ask of the
+	// results (eps at that delta, or delta at an e^eps where it is about
+	// that small; DeltaFloorFor computes it from the questions). With
+	// TailBudget and Factor 0 the engine then chooses a tail budget deep
+	// enough for the buckets to resolve such deltas, where the mechanism
+	// can (the Vuvuzela count pairs; others keep the default), at the
+	// cost of a coarser factor and more compose time. Zero means none:
+	// the default budget. It steers the tail budget only; every bound is
+	// sound whatever it says.
+	DeltaFloor float64
+
 	// Tilts is the number of exponential tilts used for each convolution,
 	// 1 to 5. With 1 the rigorous FFT error floor is about
 	// 1e-16 of the bulk mass per bucket; 3, the default, keeps the error
@@ -82,6 +93,11 @@ type Options struct {
 	// power selects the power path (power.go) for the r-fold composition
 	// of one mechanism; the zero value keeps the squaring chain.
 	power powerMode
+
+	// autoTailBudget and autoFreeInfty record that withDefaults chose
+	// TailBudget and FreeInftyBudget (the caller left them 0), so that
+	// withTailBudget (tailbudget.go) may choose them per composition.
+	autoTailBudget, autoFreeInfty bool
 }
 
 // Lists selects the bucket lists a computation composes (Options.Lists).
@@ -158,7 +174,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, optionError("squaring_threshold", "must be > 1, got %v", o.SquaringThreshold)
 	}
 	if o.TailBudget == 0 {
-		o.TailBudget = 1e-22
+		o.TailBudget = defaultTailBudget
+		o.autoTailBudget = true
 	}
 	if !(o.TailBudget > 0 && o.TailBudget < 1) {
 		return o, optionError("tail_budget", "must be in (0, 1), got %v", o.TailBudget)
@@ -168,6 +185,10 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.FreeInftyBudget == 0 {
 		o.FreeInftyBudget = o.TailBudget
+		o.autoFreeInfty = true
+	}
+	if !(o.DeltaFloor >= 0 && o.DeltaFloor < 1) {
+		return o, optionError("delta_floor", "must be in [0, 1), got %v", o.DeltaFloor)
 	}
 	if o.FreeInftyBudget < 0 {
 		o.FreeInftyBudget = 0
@@ -244,6 +265,7 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 	if err := prepare(ctx, m); err != nil {
 		return nil, err
 	}
+	o = o.withTailBudget([]Part{{Mechanism: m, Count: maxR}})
 	if o.power != powerOff {
 		out, err := composePower(ctx, m, rs, o)
 		if err != nil || out != nil {
@@ -349,6 +371,7 @@ func composeSequencePlain(ctx context.Context, parts []Part, opt Options) (*Resu
 			return nil, err
 		}
 	}
+	o = o.withTailBudget(parts)
 	plan, err := newPlan(parts, o)
 	if err != nil {
 		return nil, err
