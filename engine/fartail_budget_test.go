@@ -13,7 +13,8 @@ import (
 
 // TestTailBudgetChoice checks withTailBudget's rule: an explicit tail
 // budget or factor wins, no floor keeps the default, a count pair takes
-// tailBudgetMargin below the floor within [deepestCountBudget, default],
+// tailBudgetMargin below the floor within [deepestCountBudget, default]
+// below tiltDecidesFrom observations (the default from there on),
 // other mechanisms keep the default, a sequence takes its parts' smallest,
 // and the free corner budget follows the tail budget only where the
 // caller left it 0.
@@ -41,6 +42,7 @@ func TestTailBudgetChoice(t *testing.T) {
 		{"explicit free budget", Options{DeltaFloor: 1e-30, FreeInftyBudget: 1e-20}, []Part{{conv, 10}}, 1e-40, 1e-20},
 		{"no free budget", Options{DeltaFloor: 1e-30, FreeInftyBudget: -1}, []Part{{conv, 10}}, 1e-40, 0},
 		{"gauss keeps the default", Options{DeltaFloor: 1e-30}, []Part{{g, 10}}, 1e-22, 1e-22},
+		{"tilted bounds decide at large r", Options{DeltaFloor: 1e-30}, []Part{{conv, tiltDecidesFrom}}, 1e-22, 1e-22},
 		{"sequence takes the smallest", Options{DeltaFloor: 1e-30}, []Part{{g, 10}, {conv, 3}}, 1e-40, 1e-40},
 	} {
 		o, err := c.opt.withDefaults()
