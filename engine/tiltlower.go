@@ -69,38 +69,55 @@ func (m *countMech) tiltEvents(side int, upper bool) (lnW, v []float64, ok bool)
 // variance and third absolute central moment of v under q.
 type tiltStats struct {
 	lnW, mean, variance, rho float64
+	// dropped bounds the share of q left out (upper bounds only)
+	dropped float64
 }
 
 // tiltAt returns the tilt statistics of the events (lnW, v) at tau.
 func tiltAt(lnW, v []float64, tau float64, upper bool) (tiltStats, bool) {
-	mx := math.Inf(-1)
+	mx, big := math.Inf(-1), 0.0
 	for k := range lnW {
 		if x := lnW[k] + tau*v[k]; x > mx {
 			mx = x
 		}
+		big = math.Max(big, math.Abs(lnW[k])+math.Abs(tau*v[k]))
 	}
 	if math.IsInf(mx, 0) || math.IsNaN(mx) {
 		return tiltStats{}, false
 	}
+	// events below e^-tailSkip of the largest tilted weight are left
+	// out: for a lower bound a sub-measure (sound as it is), for an upper
+	// bound their weight is added to W and their share of q (dropped) to
+	// the distance between the laws
 	var s, sv float64
+	w := make([]float64, len(lnW))
+	skipped := 0
 	for k := range lnW {
-		e := math.Exp(lnW[k] + tau*v[k] - mx)
+		x := lnW[k] + tau*v[k] - mx
+		if x < -tailSkip {
+			skipped++
+			continue
+		}
+		e := math.Exp(x)
+		w[k] = e
 		s += e
 		sv += e * v[k]
 	}
 	mean := sv / s
+	kept := s
+	dropped := 0.0
+	if upper && skipped > 0 {
+		dropped = float64(skipped) * math.Exp(-tailSkip+1)
+		s += dropped
+		dropped /= s
+	}
 	var s2, s3 float64
-	for k := range lnW {
-		e := math.Exp(lnW[k] + tau*v[k] - mx)
+	for k, e := range w {
 		d := v[k] - mean
 		s2 += e * d * d
 		s3 += e * math.Abs(d*d*d)
 	}
 	// ln W rounded outwards: the exponents' and the sum's rounding
-	big := 0.0
-	for k := range lnW {
-		big = math.Max(big, math.Abs(lnW[k])+math.Abs(tau*v[k]))
-	}
 	lw := mx + math.Log(s)
 	slack := 8*unitRoundoff*(math.Abs(mx)+big+1) + gamma(len(lnW)+8) + 1e-12
 	if upper {
@@ -108,7 +125,7 @@ func tiltAt(lnW, v []float64, tau float64, upper bool) (tiltStats, bool) {
 	} else {
 		lw -= slack
 	}
-	return tiltStats{lnW: lw, mean: mean, variance: s2 / s, rho: s3 / s}, s2 > 0
+	return tiltStats{lnW: lw, mean: mean, variance: s2 / kept, rho: s3 / kept, dropped: dropped}, s2 > 0
 }
 
 // lnNormQ returns ln P(Z > x) for a standard normal Z (relative error of
@@ -157,7 +174,9 @@ func tiltBoundAt(lnW, v []float64, r int, eps, tau float64, upper bool) (bound, 
 	// Berry-Esseen, and an allowance for the normal law's mean and
 	// variance computed in floating point (their relative errors, about
 	// n u, move G by far less than 1e-6)
-	be := berryEsseenC*st.rho*(1+1e-9)/(math.Pow(st.variance*(1-1e-9), 1.5)*math.Sqrt(fr)) + 1e-6
+	// the events left out move the law of S by at most r dropped in
+	// total variation
+	be := berryEsseenC*st.rho*(1+1e-9)/(math.Pow(st.variance*(1-1e-9), 1.5)*math.Sqrt(fr)) + 1e-6 + fr*st.dropped
 	lnSlack := 8*unitRoundoff*(math.Abs(fr*st.lnW)+math.Abs(lnH)+1) + fr*gamma(len(lnW)+8)
 	if upper {
 		j := math.Exp(a)*(1+1e-9) - math.Exp(b)*(1-1e-9)
@@ -182,7 +201,7 @@ func tiltBoundAt(lnW, v []float64, r int, eps, tau float64, upper bool) (bound, 
 
 // tiltSteps is the number of golden-section steps of tiltBound (each
 // two passes over the events).
-const tiltSteps = 10
+const tiltSteps = 8
 
 // tiltBound returns a lower (or with upper an upper) bound on T(eps) of r
 // observations of the pair from its events (lnW, v) of one side: the best
