@@ -39,8 +39,9 @@ type Options struct {
 	FreeInftyBudget float64
 
 	// TailBudget is the corner mass the automatic factor may leave after all
-	// compositions (it is also the resolution floor of delta). Zero means
-	// 1e-22. Ignored when Factor is set.
+	// compositions (it is also the resolution floor of the buckets' delta).
+	// Zero means 1e-22, or a deeper budget the engine chooses for
+	// DeltaFloor. Ignored when Factor is set.
 	TailBudget float64
 
 	// DeltaFloor is the smallest delta the caller will ask of the
