@@ -36,6 +36,7 @@ func TestTailBudgetChoice(t *testing.T) {
 		{"no floor", Options{}, []Part{{conv, 10}}, 1e-22, 1e-22},
 		{"floor above the default's reach", Options{DeltaFloor: 1e-5}, []Part{{conv, 10}}, 1e-22, 1e-22},
 		{"floor 1e-25", Options{DeltaFloor: 1e-25}, []Part{{conv, 10}}, 1e-35, 1e-35},
+		{"floor the default resolves", Options{DeltaFloor: 1e-15}, []Part{{conv, 10}}, 1e-22, 1e-22},
 		{"floor below the deepest", Options{DeltaFloor: 1e-200}, []Part{{conv, 10}}, 1e-40, 1e-40},
 		{"explicit tail budget", Options{DeltaFloor: 1e-30, TailBudget: 1e-24}, []Part{{conv, 10}}, 1e-24, 1e-24},
 		{"explicit factor", Options{DeltaFloor: 1e-30, Factor: 1.001}, []Part{{conv, 10}}, 1e-22, 1e-22},
@@ -89,6 +90,7 @@ func TestDeltaFloorFor(t *testing.T) {
 		{"nothing asked", conv, nil, nil, 0},
 		{"bulk delta", conv, nil, []float64{1e-5}, 0},
 		{"deep delta", conv, nil, []float64{1e-5, 3e-27}, 1e-27},
+		{"delta the default resolves", conv, nil, []float64{1e-5, 3e-17}, 0},
 		{"bulk eps", conv, []float64{0.1}, []float64{1e-5}, 0},
 		{"far eps", conv, []float64{0.1, 60}, nil, -1},
 	} {
