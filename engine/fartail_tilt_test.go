@@ -132,3 +132,34 @@ func normalApproxLower(x *momentBound, m *countMech, r int, eps float64, side in
 	j := math.Exp(lnI(tau)+fr*st.lnW) - math.Exp(eps+lnI(tau+1)+fr*st.lnW)
 	return math.Max(j, 0)
 }
+
+// TestFarTailConversationTilted: GS(15k, 2.5k) after r = 65,536 rounds at
+// the default options, beyond the default budget's reach (delta 1e-30 at
+// e^eps 22.14, 2.2e-58 at 80): the tilted bounds hold the bracket within
+// 1.2x of the continuous Gaussian model (an upper bound on the exact
+// delta, so the lower end must stay below it), where the buckets and the
+// moment bound gave [0, 1.06e-29].
+func TestFarTailConversationTilted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a paper-scale conversation pair")
+	}
+	m, err := VuvuzelaConversation(NoiseGauss, 15000, 2500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const r = 65536
+	res, err := Compose(context.Background(), m, r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := math.Sqrt(r) * 3 / (2500 * math.Sqrt(1.25))
+	for _, ee := range []float64{22.14, 80} {
+		eps := math.Log(ee)
+		cont := exactGaussLarge(mu, eps)
+		d := res.Delta(eps)
+		t.Logf("e^eps %v: [%.5g, %.5g], continuous model %.5g", ee, d.Lower, d.Upper, cont)
+		if d.Lower > cont || d.Upper > 1.2*cont || d.Lower < cont/1.2 {
+			t.Errorf("e^eps %v: [%.5g, %.5g], want within 1.2x of the continuous model %.5g (lower end below it)", ee, d.Lower, d.Upper, cont)
+		}
+	}
+}
