@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The tilted far-tail bounds (tiltlower.go) against exact references at
+// The tilted far-tail bounds (tiltbounds.go) against exact references at
 // large r: pairs of three events, whose r-fold products are trinomial and
 // summed exactly (in log space, term by term).
 

@@ -29,7 +29,8 @@ import (
 // Result.Delta takes the smaller of it and the buckets' upper bound in each
 // direction: it decides the far tail (delta below about 1e-20), where it is
 // within a factor of about e / (tau sd sqrt(2 pi)) (10 to 30 on the paper's
-// pairs) of the truth, the buckets the rest.
+// pairs) of the truth, the buckets the rest. Where the bracket is still
+// wider than 2x, the tilted bounds (tiltbounds.go) refine both ends.
 
 // momentMech is implemented by mechanisms that can bound the moments of
 // their privacy loss event by event: upper bounds on ln M_A and ln M_B at
@@ -217,7 +218,7 @@ func (x *momentBound) refine(eps, ab, ba float64, doAB, doBA bool) (float64, flo
 // pair's events per tilt).
 const momentUseBelow = 1e-9
 
-// tiltWithin: withMoments computes the tilted bounds (tiltlower.go) on a
+// tiltWithin: withMoments computes the tilted bounds (tiltbounds.go) on a
 // side whose bracket (the buckets' lower bound, the smaller upper bound)
 // is wider than this factor.
 const tiltWithin = 2
@@ -354,7 +355,7 @@ type countMoments struct {
 	// the events of known loss: log-masses (upper ends), loss intervals
 	lnA, lnB, lo, hi []float64
 	// their log-masses' lower ends and -hi, for the tilted lower bound
-	// (tiltlower.go)
+	// (tiltbounds.go)
 	lnAlo, lnBlo, negHi, negLo []float64
 }
 

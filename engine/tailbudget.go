@@ -87,7 +87,7 @@ func (o Options) withTailBudget(parts []Part) Options {
 const deepestCountBudget = 1e-40
 
 // tiltDecidesFrom is the number of observations of a count pair from
-// which the tilted bounds (tiltlower.go) resolve the far tail beyond the
+// which the tilted bounds (tiltbounds.go) resolve the far tail beyond the
 // default budget's reach from both sides (their Berry-Esseen term falls
 // like r^-1/2; measured within 1.1x of the continuous model at delta
 // 1e-30 on GS(15k, 2.5k) at r = 65,536, and 2x at r = 1,024), so that a
