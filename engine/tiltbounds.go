@@ -2,11 +2,13 @@ package engine
 
 import "math"
 
-// Lower bounds on delta beyond the buckets' reach, for an exact pair
-// whose events are known one by one (the Vuvuzela counts).
+// Tilted bounds on delta beyond the buckets' reach, for a pair whose
+// events are known one by one (the Vuvuzela counts): lower bounds (exact
+// pairs only) and upper bounds.
 //
 // Where the composed loss leaves the bucket range, or the tail budget
-// sends its mass to the corners, the buckets' lower bound is 0. For r
+// sends its mass to the corners, the buckets' lower bound is 0 and the
+// upper bound the moment bound's, 10-30x above the truth. For r
 // observations of a pair with events x of A-mass at least w_x and loss at
 // least v_x, restricting the r-fold sum to tuples of such events gives
 //
@@ -27,7 +29,10 @@ import "math"
 //
 // and by the Berry-Esseen theorem sup|F_S - G| <= 0.4748 rho/(sigma^3
 // sqrt(r)) (Shevtsova 2011, i.i.d. summands; rho = E_q|v - m|^3). The
-// normal integral has a closed form. The bound is alive where the
+// normal integral has a closed form. With the events' upper masses and
+// upper losses the same steps give an upper bound (+ 2 hmax times the
+// Berry-Esseen term), to which the moment bound's rest (the events of
+// unknown loss, a union bound) is added. The lower bound is alive where the
 // normal integral, about hmax/(z sqrt(2 pi)) at z standard deviations of
 // the tilted sum, exceeds the Berry-Esseen term: from about r = 2^14 on
 // for deltas near 1e-30 on the paper's pairs (not at r = 1,024).
