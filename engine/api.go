@@ -50,9 +50,21 @@ type Options struct {
 	FreeInftyBudget float64
 
 	// TailBudget is the corner mass the automatic factor may leave after all
-	// compositions (it is also the resolution floor of delta). Zero means
-	// 1e-22. Ignored when Factor is set.
+	// compositions (it is also the resolution floor of the buckets' delta).
+	// Zero means 1e-22, or a deeper budget the engine chooses for
+	// DeltaFloor. Ignored when Factor is set.
 	TailBudget float64
+
+	// DeltaFloor is the smallest delta the caller will ask of the
+	// results (eps at that delta, or delta at an e^eps where it is about
+	// that small; DeltaFloorFor computes it from the questions). With
+	// TailBudget and Factor 0 the engine then chooses a tail budget deep
+	// enough for the buckets to resolve such deltas, where the mechanism
+	// can (the Vuvuzela count pairs; others keep the default), at the
+	// cost of a coarser factor and more compose time. Zero means none:
+	// the default budget. It steers the tail budget only; every bound is
+	// sound whatever it says.
+	DeltaFloor float64
 
 	// Tilts is the number of exponential tilts used for each convolution,
 	// 1 to 5. With 1 the rigorous FFT error floor is about
@@ -95,6 +107,11 @@ type Options struct {
 	// takes the power path (power.go) wherever the mechanism qualifies,
 	// powerAuto chooses at any bucket count.
 	power powerMode
+
+	// autoTailBudget and autoFreeInfty record that withDefaults chose
+	// TailBudget and FreeInftyBudget (the caller left them 0), so that
+	// withTailBudget (tailbudget.go) may choose them per composition.
+	autoTailBudget, autoFreeInfty bool
 }
 
 // Lists selects the bucket lists a computation composes (Options.Lists).
@@ -171,7 +188,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, optionError("squaring_threshold", "must be > 1, got %v", o.SquaringThreshold)
 	}
 	if o.TailBudget == 0 {
-		o.TailBudget = 1e-22
+		o.TailBudget = defaultTailBudget
+		o.autoTailBudget = true
 	}
 	if !(o.TailBudget > 0 && o.TailBudget < 1) {
 		return o, optionError("tail_budget", "must be in (0, 1), got %v", o.TailBudget)
@@ -181,6 +199,10 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.FreeInftyBudget == 0 {
 		o.FreeInftyBudget = o.TailBudget
+		o.autoFreeInfty = true
+	}
+	if !(o.DeltaFloor >= 0 && o.DeltaFloor < 1) {
+		return o, optionError("delta_floor", "must be in [0, 1), got %v", o.DeltaFloor)
 	}
 	if o.FreeInftyBudget < 0 {
 		o.FreeInftyBudget = 0
@@ -258,6 +280,7 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 	if err := prepare(ctx, m); err != nil {
 		return nil, err
 	}
+	o = o.withTailBudget([]Part{{Mechanism: m, Count: maxR}})
 	switch {
 	case auto:
 		out, err := composeAuto(ctx, m, rs, o)
@@ -369,6 +392,7 @@ func composeSequencePlain(ctx context.Context, parts []Part, opt Options) (*Resu
 			return nil, err
 		}
 	}
+	o = o.withTailBudget(parts)
 	plan, err := newPlan(parts, o)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,8 @@ import (
 // Result.Delta takes the smaller of it and the buckets' upper bound in each
 // direction: it decides the far tail (delta below about 1e-20), where it is
 // within a factor of about e / (tau sd sqrt(2 pi)) (10 to 30 on the paper's
-// pairs) of the truth, the buckets the rest.
+// pairs) of the truth, the buckets the rest. Where the bracket is still
+// wider than 2x, the tilted bounds (tiltbounds.go) refine both ends.
 
 // momentMech is implemented by mechanisms that can bound the moments of
 // their privacy loss event by event: upper bounds on ln M_A and ln M_B at
@@ -49,6 +50,13 @@ type momentBound struct {
 	// ln M_B(-tau) (side 1) of the whole composition at any tau > 0 (a
 	// pass over the parts' events): delta refines the grid's best tilt.
 	at func(tau float64, side int) float64
+	// tilt, when not nil, returns a lower (upper = false) or upper bound
+	// on delta_{A||B} (side 0) or delta_{B||A} (side 1) at eps from
+	// tilts near tau0 (tiltBound; the upper bound without the rest): for
+	// r observations of one pair. lowerOK says whether its lower bounds
+	// are the mechanism's (an exact pair).
+	tilt    func(eps float64, side int, tau0 float64, upper bool) float64
+	lowerOK bool
 }
 
 // add returns the bound of the composition of x with count copies of the
@@ -210,6 +218,11 @@ func (x *momentBound) refine(eps, ab, ba float64, doAB, doBA bool) (float64, flo
 // pair's events per tilt).
 const momentUseBelow = 1e-9
 
+// tiltWithin: withMoments computes the tilted bounds (tiltbounds.go) on a
+// side whose bracket (the buckets' lower bound, the smaller upper bound)
+// is wider than this factor.
+const tiltWithin = 2
+
 // moments returns the moment bound of r (nil when none), computing it on
 // first use.
 func (r *Result) moments() *momentBound {
@@ -234,10 +247,35 @@ func (r *Result) withMoments(d DeltaBound) DeltaBound {
 	m := d
 	m.UpperAB, m.UpperBA = ab, ba
 	m.LowerAB, m.LowerBA = math.NaN(), math.NaN()
+	if mom.tilt != nil {
+		// the tilted bounds on a side whose bracket is wider than
+		// tiltWithin
+		lows := []float64{d.LowerAB, d.LowerBA}
+		ups := []float64{math.Min(ab, d.UpperAB), math.Min(ba, d.UpperBA)}
+		rests := []float64{mom.restA, mom.restB}
+		for side := 0; side < 2; side++ {
+			if lows[side]*tiltWithin >= ups[side] {
+				continue
+			}
+			tau0 := mom.bestTilt(d.Eps, side)
+			up := (mom.tilt(d.Eps, side, tau0, true) + rests[side]) * (1 + 4*unitRoundoff)
+			lo := math.NaN()
+			if mom.lowerOK && !math.IsNaN(lows[side]) {
+				lo = mom.tilt(d.Eps, side, tau0, false)
+			}
+			if side == 0 {
+				m.UpperAB, m.LowerAB = math.Min(m.UpperAB, up), lo
+			} else {
+				m.UpperBA, m.LowerBA = math.Min(m.UpperBA, up), lo
+			}
+		}
+	}
 	z := combineDelta(d, m)
 	z.UpperAB, z.UpperBA = math.Min(z.UpperAB, 1), math.Min(z.UpperBA, 1)
 	z.Upper = math.Max(z.UpperAB, z.UpperBA)
-	z.Lower = d.Lower
+	if math.IsNaN(m.LowerAB) && math.IsNaN(m.LowerBA) {
+		z.Lower = d.Lower
+	}
 	return z
 }
 
@@ -261,6 +299,20 @@ func momentsFn(parts []Part) func() *momentBound {
 		if x == nil {
 			return nil
 		}
+		if tl, ok := parts[0].Mechanism.(tiltMech); ok && len(parts) == 1 {
+			r := parts[0].Count
+			x.lowerOK = exactPair(parts[0].Mechanism)
+			x.tilt = func(eps float64, side int, tau0 float64, upper bool) float64 {
+				lnW, v, ok := tl.tiltEvents(side, upper)
+				if !ok {
+					if upper {
+						return math.Inf(1)
+					}
+					return 0
+				}
+				return tiltBound(lnW, v, r, eps, tau0, upper)
+			}
+		}
 		for _, p := range parts {
 			if _, ok := p.Mechanism.(momentAtMech); !ok {
 				return x
@@ -279,6 +331,13 @@ func momentsFn(parts []Part) func() *momentBound {
 	}
 }
 
+// exactPair reports whether m's pair is its own lower pair (no distinct
+// lower pair: a lower bound on the pair's delta is one on m's).
+func exactPair(m Mechanism) bool {
+	_, distinct, _ := lowerOf(m)
+	return !distinct
+}
+
 // momentAtMech is implemented by mechanisms that bound the moments of
 // their loss at any tilt: an upper bound on ln M_A(tau) (side 0) or
 // ln M_B(-tau) (side 1), tau > 0, over the events of known loss
@@ -295,6 +354,9 @@ type countMoments struct {
 	ok           bool
 	// the events of known loss: log-masses (upper ends), loss intervals
 	lnA, lnB, lo, hi []float64
+	// their log-masses' lower ends and -hi, for the tilted lower bound
+	// (tiltbounds.go)
+	lnAlo, lnBlo, negHi, negLo []float64
 }
 
 // lnMoments bounds the moments of the count pair from its events: each
@@ -307,7 +369,7 @@ func (m *countMech) lnMoments() (ma, mb []float64, restA, restB float64, ok bool
 	}
 	c := &m.moments
 	c.once.Do(func() {
-		var lnA, lnB, lo, hi []float64
+		var lnA, lnB, lo, hi, lnAlo, lnBlo, negHi []float64
 		restA, restB := m.unknownA[1], m.unknownB[1]
 		for k := range m.pa {
 			switch {
@@ -322,6 +384,9 @@ func (m *countMech) lnMoments() (ma, mb []float64, restA, restB float64, ok bool
 				lo, hi = append(lo, l), append(hi, h)
 				lnA = append(lnA, lnUp((m.pa[k]+m.ea[k])*(1+4*unitRoundoff)))
 				lnB = append(lnB, lnUp((m.pb[k]+m.eb[k])*(1+4*unitRoundoff)))
+				lnAlo = append(lnAlo, lnDown((m.pa[k]-m.ea[k])*(1-4*unitRoundoff)))
+				lnBlo = append(lnBlo, lnDown((m.pb[k]-m.eb[k])*(1-4*unitRoundoff)))
+				negHi = append(negHi, -h)
 			}
 		}
 		c.ma = make([]float64, len(tailTaus))
@@ -333,6 +398,11 @@ func (m *countMech) lnMoments() (ma, mb []float64, restA, restB float64, ok bool
 		c.restA = restA * (1 + 1e-12)
 		c.restB = restB * (1 + 1e-12)
 		c.lnA, c.lnB, c.lo, c.hi = lnA, lnB, lo, hi
+		c.lnAlo, c.lnBlo, c.negHi = lnAlo, lnBlo, negHi
+		c.negLo = make([]float64, len(lo))
+		for k, l := range lo {
+			c.negLo[k] = -l
+		}
 		c.ok = true
 	})
 	return c.ma, c.mb, c.restA, c.restB, c.ok
@@ -399,6 +469,12 @@ func lnMomentEvents(lnV, lo, hi []float64, tau float64) float64 {
 	// the sum's, and the logarithm's
 	e := 8*unitRoundoff*(math.Abs(mx)+big+1) + gamma(len(lnV)+8) + 1e-12
 	return mx + math.Log(s)*(1+8*unitRoundoff) + e
+}
+
+// lnDown returns a lower bound on ln v (v > 0).
+func lnDown(v float64) float64 {
+	l := math.Log(v)
+	return l - math.Abs(l)*4*unitRoundoff - 1e-300
 }
 
 // lnUp returns an upper bound on ln v (v > 0).

@@ -45,6 +45,19 @@ func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manife
 	return out, nil
 }
 
+// DeltaFloor returns engine.DeltaFloorFor of m after r observations for
+// questions at eps (nats) and deltas: the value of
+// manifest.EngineOptions.DeltaFloor that lets the engine choose the tail
+// budget for them, 0 where it would change nothing (sequences keep the
+// default budget).
+func (Engine) DeltaFloor(ctx context.Context, m Mechanism, r int, eps, deltas []float64) (float64, error) {
+	em, ok := m.(engine.Mechanism)
+	if !ok {
+		return 0, nil
+	}
+	return engine.DeltaFloorFor(ctx, em, r, eps, deltas)
+}
+
 // EstimateMemory returns engine.EstimateMemory of the options plus the
 // memory of the mechanism's one-time build (manifest.MechanismSpec.BuildMemory).
 func (e Engine) EstimateMemory(spec manifest.MechanismSpec) int64 {

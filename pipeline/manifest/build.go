@@ -159,6 +159,7 @@ func (o EngineOptions) Engine() engine.Options {
 		FreeInftyBudget:        o.FreeInftyBudget,
 		TailBudget:             o.TailBudget,
 		Tilts:                  o.Tilts,
+		DeltaFloor:             o.DeltaFloor,
 	}
 }
 

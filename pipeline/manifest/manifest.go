@@ -59,6 +59,12 @@ type EngineOptions struct {
 	FreeInftyBudget   float64 `json:"free_infty_budget"`
 	TailBudget        float64 `json:"tail_budget"`
 	Tilts             int     `json:"tilts"`
+	// DeltaFloor is engine.Options.DeltaFloor: the smallest delta the
+	// question asks, which lets the engine choose a deeper tail budget
+	// for the pairs that use one (the Vuvuzela counts). It is not a key
+	// of manifests: the pipeline sets it from the question
+	// (states.Request.Eps and Delta, engine.DeltaFloorFor).
+	DeltaFloor float64 `json:"delta_floor,omitempty"`
 	// Accuracy is the target relative width of the reported brackets, in
 	// (0, 1), or 0 for none (the key accuracy): (eps_up - eps_low)/eps_up
 	// for eps(delta) queries, (delta_up - delta_low)/delta_up for

@@ -65,7 +65,7 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 	if job.Manifest != nil {
 		basis = append(basis, job.Manifest.Compositions(job.Instance)...)
 	}
-	got, err := b.States.Get(ctx, states.Request{Mechanism: mech, Spec: spec, R: rs, Basis: basis, Progress: job.Progress})
+	got, err := b.States.Get(ctx, states.Request{Mechanism: mech, Spec: spec, R: rs, Basis: basis, Progress: job.Progress, Eps: job.Eps, Delta: job.Delta})
 	if err != nil {
 		return nil, err
 	}

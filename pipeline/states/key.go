@@ -24,11 +24,16 @@ const cacheFormat = "pbuckets-state-v1"
 // differently (shards, another manifest's r) is found only when it has the
 // bits a fresh computation of this call would give.
 //
-// opt.Accuracy does not enter the key: it says how many bucket counts the
+// opt.DeltaFloor enters the key when it is set (it may change the tail
+// budget the engine chooses). opt.Accuracy does not enter the key: it says how many bucket counts the
 // buckets method tries, not what a state is.
 func stateKey(version string, mech backend.Mechanism, spec manifest.MechanismSpec, opt manifest.EngineOptions, r int, chain []int) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nbackend=%s\nmechanism=%s\ndata=%s\nengine=%+v\nr=%d\nchain=%s\n", cacheFormat, version, mech.String(), spec.DataHash, keyOptions(opt), r, joinInts(chain))
+	if opt.DeltaFloor != 0 {
+		// after the pinned text, so that keys without a floor stay valid
+		fmt.Fprintf(h, "delta_floor=%v\n", opt.DeltaFloor)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -62,6 +62,39 @@ type Request struct {
 	// Progress, if not nil, receives the composition's progress steps
 	// (done, total). Defaults to nil.
 	Progress func(done, total int)
+	// Eps (in nats) and Delta are the question's delta(eps) and
+	// eps(delta) queries. Where the spec leaves the tail budget and the
+	// factor to the engine, Get sets Spec.Engine.DeltaFloor from them
+	// (withDeltaFloor) so that the engine resolves the deltas asked, and
+	// the floor enters the key. Default to nil: the default tail budget.
+	Eps, Delta []float64
+}
+
+// deltaFloorer is implemented by backends that choose a delta floor for a
+// question (backend.Engine.DeltaFloor).
+type deltaFloorer interface {
+	DeltaFloor(ctx context.Context, m backend.Mechanism, r int, eps, deltas []float64) (float64, error)
+}
+
+// withDeltaFloor returns req with Spec.Engine.DeltaFloor set for its
+// questions at the largest r of its chain (which fixes the automatic
+// factor; every part of a question has the same chain and questions, so
+// the same floor and bits), when the backend chooses one and the spec
+// leaves the tail budget and factor to the engine; req unchanged
+// otherwise.
+func (s *Service) withDeltaFloor(ctx context.Context, req Request) (Request, error) {
+	df, ok := s.Backend.(deltaFloorer)
+	e := req.Spec.Engine
+	if !ok || (len(req.Eps) == 0 && len(req.Delta) == 0) || e.TailBudget != 0 || e.Factor != 0 || e.DeltaFloor != 0 {
+		return req, nil
+	}
+	chain := s.chain(req)
+	floor, err := df.DeltaFloor(ctx, req.Mechanism, slices.Max(chain), req.Eps, req.Delta)
+	if err != nil {
+		return req, fmt.Errorf("choosing the tail budget: %w", err)
+	}
+	req.Spec.Engine.DeltaFloor = floor
+	return req, nil
 }
 
 // Result holds the states of a Request.
@@ -158,6 +191,10 @@ func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
 	}
 	if len(req.R) == 0 {
 		return nil, errors.New("states: Request.R is empty")
+	}
+	req, err := s.withDeltaFloor(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	version := backendVersion(s.Backend)
 	chain := s.chain(req)

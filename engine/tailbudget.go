@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"math"
+)
+
+// The tail budget chosen by the engine.
+//
+// Options.TailBudget is the corner mass the automatic factor leaves after
+// all compositions: beyond it the buckets' delta_up is the corners' mass,
+// so the buckets resolve delta only down to a few orders above the budget
+// (below, the moment bound decides where the pair has one, within about
+// 10-30x of the truth, and the lower bounds end). A deeper budget widens
+// the leaf range (a coarser factor) and lets more squarings happen (the
+// free corner budget follows it), so it costs compose time; it pays only
+// where the caller asks for deltas below the default's reach.
+//
+// Where the caller leaves TailBudget 0 the engine chooses it: the default
+// (defaultTailBudget) unless Options.DeltaFloor says that smaller deltas
+// will be asked; then each part's mechanism names the budget it needs for
+// that floor (tailBudgeter: for a count pair tailBudgetMargin below a
+// floor under the default's reach, never below the deepest budget its
+// masses can resolve, and the default from tiltDecidesFrom observations
+// on, where the tilted bounds decide the far tail), and the composition
+// takes
+// the smallest over its parts, never above the default. DeltaFloorFor
+// computes a floor from the questions (deltas asked, and the moment
+// bound's delta at the largest e^eps asked).
+
+// defaultTailBudget is the tail budget where neither Options.TailBudget nor
+// Options.DeltaFloor says otherwise.
+const defaultTailBudget = 1e-22
+
+// tailBudgetMargin is the ratio of the chosen tail budget to the smallest
+// delta the caller will ask (Options.DeltaFloor): the buckets' bounds stay
+// within a few percent of each other down to about 1e5 to 1e9 times the
+// budget on the Vuvuzela conversation pairs (measured at budgets 1e-22 to
+// 1e-40; engine/README.md, far tails).
+const tailBudgetMargin = 1e-10
+
+// tailBudgeter is implemented by mechanisms that resolve their loss
+// distribution beyond the default tail budget (their masses are known to
+// a relative error far below the budget's ratio to the bulk).
+type tailBudgeter interface {
+	// tailBudget returns the tail budget the mechanism needs so that
+	// deltas down to floor (> 0) are resolved after r observations: in
+	// (0, defaultTailBudget].
+	tailBudget(floor float64, r int) float64
+}
+
+// withTailBudget returns o with the tail budget (and the free corner
+// budget where it follows the tail budget) chosen for the composition of
+// parts: unchanged unless the caller left TailBudget and Factor 0 and set
+// DeltaFloor; else the smallest budget any part needs (tailBudgeter; parts
+// without one need the default), at most the default.
+func (o Options) withTailBudget(parts []Part) Options {
+	if !o.autoTailBudget || o.Factor != 0 || !(o.DeltaFloor > 0) {
+		return o
+	}
+	total := 0
+	for _, p := range parts {
+		total += p.Count
+	}
+	b := o.TailBudget
+	for _, p := range parts {
+		if tb, ok := p.Mechanism.(tailBudgeter); ok {
+			if v := tb.tailBudget(o.DeltaFloor, total); v > 0 && v < b {
+				b = v
+			}
+		}
+	}
+	if b < o.TailBudget {
+		o.TailBudget = b
+		if o.autoFreeInfty {
+			o.FreeInftyBudget = b
+		}
+	}
+	return o
+}
+
+// deepestCountBudget is the smallest tail budget a count pair is given:
+// its masses are known to about 3e-13 relative (section 2 of
+// engine/README.md), and below about 1e-40 the buckets' bounds stop
+// improving on the Vuvuzela pairs of the paper while the compose time
+// keeps growing (measured on GS(15k, 2.5k), r = 1,024).
+const deepestCountBudget = 1e-40
+
+// tiltDecidesFrom is the number of observations of a count pair from
+// which the tilted bounds (tiltbounds.go) resolve the far tail beyond the
+// default budget's reach from both sides (their Berry-Esseen term falls
+// like r^-1/2; measured within 1.1x of the continuous model at delta
+// 1e-30 on GS(15k, 2.5k) at r = 65,536, and 2x at r = 1,024), so that a
+// deeper budget would only coarsen the factor (measured at r = 524,288:
+// GS(450k, 28.2k) at delta 1e-20, 4.5x with the default budget, 8x with
+// 1e-39).
+const tiltDecidesFrom = 1 << 14
+
+// defaultReach is the smallest delta the default tail budget resolves on
+// the count pairs: their buckets' bracket is within 2% there (measured on
+// GS(15k, 2.5k), r = 1,024: [5.299e-21, 5.405e-21] at e^eps 1.35), so a
+// floor above it keeps the default (a deeper budget coarsens the factor
+// and moves the bulk's bounds by up to 1e-4 relative).
+const defaultReach = 1e-20
+
+// tailBudget implements tailBudgeter: tailBudgetMargin below a floor
+// below defaultReach, within [deepestCountBudget, defaultTailBudget],
+// below tiltDecidesFrom observations; the default otherwise.
+func (m *countMech) tailBudget(floor float64, r int) float64 {
+	if r >= tiltDecidesFrom || floor >= defaultReach {
+		return defaultTailBudget
+	}
+	return math.Min(defaultTailBudget, math.Max(deepestCountBudget, floor*tailBudgetMargin))
+}
+
+// DeltaFloorFor returns a value for Options.DeltaFloor for questions
+// about r observations of m: the smallest of the deltas asked (eps(delta)
+// questions, deltas) and of upper bounds on delta at the eps asked
+// (delta(eps) questions, eps in nats) that a cheap bound gives before
+// composing (the moment bound of a count pair), rounded down to a power of
+// ten so that nearby questions share their compositions (and cache
+// keys). It returns 0 (the default tail budget) where the floor would not
+// change the composition: m chooses no deeper budget for it (every
+// mechanism but the Vuvuzela count pairs), or the default budget already
+// resolves it. The floor only steers the tail budget, never a bound's
+// soundness.
+func DeltaFloorFor(ctx context.Context, m Mechanism, r int, eps, deltas []float64) (float64, error) {
+	if m == nil {
+		return 0, invalidf("nil mechanism")
+	}
+	if r < 1 {
+		return 0, invalidf("number of compositions must be >= 1, got %d", r)
+	}
+	tb, ok := m.(tailBudgeter)
+	if !ok {
+		return 0, nil
+	}
+	floor := math.Inf(1)
+	for _, d := range deltas {
+		if d > 0 && d < floor {
+			floor = d
+		}
+	}
+	if len(eps) > 0 {
+		if err := prepare(ctx, m); err != nil {
+			return 0, err
+		}
+		if fn := momentsFn([]Part{{Mechanism: m, Count: r}}); fn != nil {
+			if mom := fn(); mom != nil {
+				for _, e := range eps {
+					if !(e >= 0) || math.IsInf(e, 1) {
+						continue
+					}
+					ab, ba := mom.delta(e)
+					// a bound that underflowed asks for the deepest budget
+					if v := math.Max(math.Max(ab, ba), math.SmallestNonzeroFloat64); v < floor {
+						floor = v
+					}
+				}
+			}
+		}
+	}
+	if math.IsInf(floor, 1) || !(tb.tailBudget(floor, r) < defaultTailBudget) {
+		return 0, nil
+	}
+	return decadeBelow(floor), nil
+}
+
+// decadeBelow returns the largest power of ten at most v (v > 0), or the
+// smallest normal float64 for v below it.
+func decadeBelow(v float64) float64 {
+	if v < 0x1p-1022 {
+		return 0x1p-1022
+	}
+	k := int(math.Floor(math.Log10(v)))
+	for math.Pow10(k) > v {
+		k--
+	}
+	return math.Pow10(k)
+}
