@@ -83,6 +83,7 @@ func (m *countMech) embed(b *leafBuilder) error {
 	if err := m.prepare(context.Background()); err != nil {
 		return err
 	}
+	known := make([]int, 0, len(m.pa))
 	for k := range m.pa {
 		switch {
 		case m.pb[k]+m.eb[k] == 0 || m.pa[k]+m.ea[k] == 0:
@@ -93,10 +94,11 @@ func (m *countMech) embed(b *leafBuilder) error {
 		case m.pa[k] <= m.ea[k] || m.pb[k] <= m.eb[k]:
 			b.addUnknown(0, m.pa[k]+m.ea[k], 0, m.pb[k]+m.eb[k])
 		default:
-			lo, hi := m.lossInterval(k)
-			b.add(m.pa[k], m.pb[k], lo, hi)
+			known = append(known, k)
 		}
 	}
+	// one group per bucket, summed with compensation (countgroup.go)
+	embedGrouped(b, known, m.pa, m.pb, m.lossInterval)
 	b.addUnknown(m.unknownA[0], m.unknownA[1], m.unknownB[0], m.unknownB[1])
 	return nil
 }
