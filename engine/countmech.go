@@ -28,6 +28,13 @@ type countMech struct {
 	rangeOnce sync.Once
 	absLoss   []float64 // |loss| upper bounds, descending
 	cumMass   []float64 // cumulative A+B mass along absLoss
+
+	// atom is the exact loss of the pair's largest atoms +-atom (0: none
+	// declared): the two geometric sides of a Laplace count have constant
+	// losses (the dialing pair: +-2/scale, each side about half the mass).
+	atom     float64
+	atomOnce sync.Once
+	atomHi   float64 // atomLoss
 }
 
 // prepare builds the events once; a cancelled build is not remembered, so
@@ -76,6 +83,7 @@ func (m *countMech) embed(b *leafBuilder) error {
 	if err := m.prepare(context.Background()); err != nil {
 		return err
 	}
+	known := make([]int, 0, len(m.pa))
 	for k := range m.pa {
 		switch {
 		case m.pb[k]+m.eb[k] == 0 || m.pa[k]+m.ea[k] == 0:
@@ -86,10 +94,11 @@ func (m *countMech) embed(b *leafBuilder) error {
 		case m.pa[k] <= m.ea[k] || m.pb[k] <= m.eb[k]:
 			b.addUnknown(0, m.pa[k]+m.ea[k], 0, m.pb[k]+m.eb[k])
 		default:
-			lo, hi := m.lossInterval(k)
-			b.add(m.pa[k], m.pb[k], lo, hi)
+			known = append(known, k)
 		}
 	}
+	// one group per bucket, summed with compensation (countgroup.go)
+	embedGrouped(b, known, m.pa, m.pb, m.lossInterval)
 	b.addUnknown(m.unknownA[0], m.unknownA[1], m.unknownB[0], m.unknownB[1])
 	return nil
 }
@@ -133,5 +142,38 @@ func (m *countMech) lossRange(p float64) float64 {
 		return 1e-9
 	}
 	// A margin keeps the event itself below n*lambda through rounding.
-	return math.Max(m.absLoss[i]*(1+1e-9), 1e-12)
+	r := math.Max(m.absLoss[i]*(1+1e-9), 1e-12)
+	if a := m.atomLoss(); a > 0 && r >= m.atom*(1-1e-6) {
+		// the range reaches the atoms: all of their events inside it
+		// (the plan puts the atom on a border only when it is inside)
+		r = math.Max(r, a)
+	}
+	return r
+}
+
+// atomLoss returns the upper end of the loss intervals of the events
+// at the declared atom +-atom (the largest |loss| any of them may have),
+// 0 when no atom is declared or the events are not built: the plan puts a
+// bucket border and a grid point there (atomic).
+func (m *countMech) atomLoss() float64 {
+	if m.atom == 0 || m.prepare(context.Background()) != nil {
+		return 0
+	}
+	m.atomOnce.Do(func() {
+		hi := 0.0
+		for k := range m.pa {
+			if !(m.pa[k] > m.ea[k] && m.pb[k] > m.eb[k]) {
+				continue
+			}
+			lo, up := m.lossInterval(k)
+			for _, sg := range []float64{1, -1} {
+				a := sg * m.atom
+				if lo <= a && a <= up {
+					hi = math.Max(hi, math.Max(math.Abs(lo), math.Abs(up)))
+				}
+			}
+		}
+		m.atomHi = hi
+	})
+	return m.atomHi
 }

@@ -21,7 +21,7 @@ func multisetDelta(aLo, aHi, bLo, bHi []float64, restA, restB float64, r int, ep
 	lnA := func(v []float64) []float64 {
 		out := make([]float64, len(v))
 		for i, x := range v {
-			out[i] = math.Log(x)
+			out[i] = ln(x) // math.Log is -709.09 for every subnormal (float.go)
 		}
 		return out
 	}

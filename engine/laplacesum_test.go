@@ -143,8 +143,10 @@ func TestFigure20Decided(t *testing.T) {
 	}
 	d := res.Delta(math.Ln2)
 	t.Logf("delta(ln 2) in [%.5g, %.5g]", d.Lower, d.Upper)
-	if !(d.Upper < 1e-4) || !(d.Lower > 9e-5) {
-		t.Errorf("delta(ln 2) in [%.5g, %.5g], want the upper end below 1e-4 (lower above 9e-5)", d.Lower, d.Upper)
+	// measured [9.5341e-5, 9.5358e-5] (count pairs summed per bucket
+	// with compensation; [9.4809e-5, 9.5375e-5] before)
+	if !(d.Upper < 9.55e-5) || !(d.Lower > 9.52e-5) {
+		t.Errorf("delta(ln 2) in [%.5g, %.5g], want it within [9.52e-5, 9.55e-5] (below 1e-4: the claim holds)", d.Lower, d.Upper)
 	}
 }
 

@@ -47,6 +47,13 @@ func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 		return nil, err
 	}
 	m := &countMech{name: fmt.Sprintf("vuvuzela_dialing(noise=%s, mu=%s, scale=%s)", noise, fmtFloat(mu), fmtFloat(scale))}
+	if noise == NoiseLaplace {
+		// both geometric sides have the loss +-2/scale exactly (atomLoss):
+		// the plan puts it on a bucket border and, at -+2/scale, inside
+		// the grid lists' points (at t/n the atom -2/scale fell below
+		// point -n+1 into the grid leaf's low corner: bounds [0, 1])
+		m.atom = 2 / scale
+	}
 	m.build = func(context.Context) error {
 		a := newCountDist(noise, mu, scale, dialTail)
 		b := newCountDist(noise, mu+2, scale, dialTail)
@@ -54,7 +61,9 @@ func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 		rel := math.Max(a.rel, b.rel)
 		for k := lo; k <= hi; k++ {
 			pa, pb := a.at(k), b.at(k)
-			m.addEvent(pa, pa*rel, pb, pb*rel)
+			// (masses below 2^-1022 carry an absolute error of a few
+			// units of 2^-1074 beyond rel)
+			m.addEvent(pa, pa*rel+0x1p-1070, pb, pb*rel+0x1p-1070)
 		}
 		m.addRest(a.left+a.right, b.left+b.right, rel)
 		m.rel = rel

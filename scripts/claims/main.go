@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	go run ./scripts/claims [-results results]
+//	go run ./scripts/claims [-results results] [-figures fig-19,fig-20]
 package main
 
 import (
@@ -15,18 +15,26 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/pbuckets/pbuckets/plots"
 )
 
 var dir = flag.String("results", "results", "results folder of make figures")
 
+var only = flag.String("figures", "", "comma-separated figure folders to read (e.g. fig-20 after make fig-20); the others' numbers print as NaN and their verdicts as unknown (default: all)")
+
 var cache = map[string]*plots.Results{}
 
 func load(fig string) *plots.Results {
 	if r, ok := cache[fig]; ok {
 		return r
+	}
+	if *only != "" && !slices.Contains(strings.Split(*only, ","), fig) {
+		cache[fig] = &plots.Results{}
+		return cache[fig]
 	}
 	r, err := plots.Load(filepath.Join(*dir, fig))
 	if err != nil {
