@@ -85,6 +85,18 @@ func (Engine) DecodeState(data []byte) (State, error) {
 	return &engineState{r: r}, nil
 }
 
+// Reattach gives a decoded state the far-tail bounds its queries compute
+// from m's events (engine.Result.Reattach: the wire does not carry them);
+// m and r must be what the state composed, or it returns an error. States
+// of sequences are left as they are.
+func (s *engineState) Reattach(m Mechanism, r int) error {
+	em, ok := m.(engine.Mechanism)
+	if !ok {
+		return nil
+	}
+	return s.r.Reattach(em, r)
+}
+
 // engineState is a State of the engine. It collects the notes of its
 // queries (why a bound is the trivial one) for Notes; it is not safe for
 // concurrent queries.

@@ -91,3 +91,45 @@ func TestGetSetsDeltaFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestGetCachedAnswersAsFresh checks with the engine that a count pair's
+// state read back from the cache answers a far-tail question as the state
+// that was composed (the decoded state gets its mechanism back: the wire
+// does not carry the event bounds of its far tail), Vuvuzela conversation
+// GS(15k, 2.5k) after 1,024 rounds at e^eps 2.
+func TestGetCachedAnswersAsFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a paper-scale conversation pair")
+	}
+	ctx := context.Background()
+	spec := manifest.MechanismSpec{Kind: manifest.KindVuvuzelaConversation,
+		Params: map[string]float64{"mu": 15000, "scale": 2500},
+		Noise:  "gauss",
+		Engine: manifest.EngineOptions{Buckets: 100000, ErrorCorrection: true}}
+	be := backend.Engine{}
+	mech, err := be.Mechanism(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Service{Backend: be, Dir: t.TempDir()}
+	eps := math.Log(2)
+	req := Request{Mechanism: mech, Spec: spec, R: []int{1024}, Eps: []float64{eps}}
+	var up, lo [2]float64
+	for i, wantCached := range []bool{false, true} {
+		got, err := s.Get(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Stored(); err != nil {
+			t.Fatal(err)
+		}
+		if got.Cached[0] != wantCached {
+			t.Fatalf("get %d: cached %v, want %v", i, got.Cached[0], wantCached)
+		}
+		up[i], lo[i] = got.States[0].DeltaBounds(eps)
+	}
+	t.Logf("delta(ln 2): composed [%.5g, %.5g], cached [%.5g, %.5g]", lo[0], up[0], lo[1], up[1])
+	if up[1] != up[0] || lo[1] != lo[0] {
+		t.Errorf("cached state answers [%g, %g], the composed one [%g, %g]", lo[1], up[1], lo[0], up[0])
+	}
+}

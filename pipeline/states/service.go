@@ -204,7 +204,7 @@ func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
 	var missing []int
 	for i, r := range req.R {
 		if data, ok := disk(s.Dir).load(key(r)); ok {
-			if st, err := s.Backend.DecodeState(data); err == nil {
+			if st, err := s.Backend.DecodeState(data); err == nil && reattach(st, req.Mechanism, r) == nil {
 				res.States[i], res.Cached[i] = st, true
 				continue
 			}
@@ -273,4 +273,19 @@ func (s *Service) compose(ctx context.Context, req Request, rs []int) ([]backend
 		return nil, fmt.Errorf("backend returned %d states for %d compositions", len(got), len(rs))
 	}
 	return got, nil
+}
+
+// reattacher is implemented by states whose queries use their mechanism's
+// events, which their encoding does not carry (backend's engine states).
+type reattacher interface {
+	Reattach(m backend.Mechanism, r int) error
+}
+
+// reattach gives a decoded state its mechanism back (an error means the
+// state is not m's after r observations: it is composed again).
+func reattach(st backend.State, m backend.Mechanism, r int) error {
+	if ra, ok := st.(reattacher); ok {
+		return ra.Reattach(m, r)
+	}
+	return nil
 }
