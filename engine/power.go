@@ -33,9 +33,11 @@ import (
 //
 // Tilting commutes with convolution: (a e^(tau L))^(*r) = t e^(tau L), for
 // the losses add. For each tilt tau_m (tiltsFor, as the squaring chain
-// chooses them for the final count, less the tilt 0 where powerTilts
-// predicts the other tilts bound the bulk well enough: a choice made from
-// the leaf, r and N before composing) the tilted sequences are normalised,
+// chooses them for the final count, with powerTilts' changes: a tilt whose
+// predicted aliasing exceeds its rounding error replaced by a smaller one,
+// and the tilt 0 left out where the other tilts bound the bulk well
+// enough; choices made from the leaf, r and N before composing) the
+// tilted sequences are normalised,
 // b = fl(a e^(tau L)) sigma with sigma = 1/sum, and their r-fold power p =
 // b^(*r) is computed modulo N (the spectral power below). The composed
 // masses are t_g = p_g sigma^-r e^(-tau g lambda).
