@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // This file chooses, per ComposeMany call at the default settings, between
@@ -64,17 +65,22 @@ import (
 // times). So the power path's results for the shaping counts are probed
 // after composing (probeTails, a few delta evaluations) and the chain
 // composes instead when their tails widen beyond what the chain's would
-// be. The choice, the lengths and the probe depend on the mechanism, the
-// options and ChainCounts(rs) only, which the pipeline's cache keys hold.
+// be. The shaping counts are probed largest first (their tails fail most
+// often: of the sweep's single queries, 1 of 9 at r 10^5 kept the power
+// path, 4 of 15 at 10^4), so a rejected call mostly wastes one
+// composition. The
+// choice, the lengths and the probe depend on the mechanism, the options
+// and ChainCounts(rs) only, which the pipeline's cache keys hold.
 //
 // Known limits: the probe reaches delta 1e-13, not the deepest tails
 // (down to the tail budget), where the power path may be looser than the
 // chain; a call with many r composes each r on the power path (no sharing
 // as the chain's levels), so a long sweep over r costs about that many
 // compositions; and a power path the probe rejects has cost its
-// composition for nothing (measured on 18 random DP-SGD and Gauss cases:
-// 5 rejected, 31-61% more CPU than the chain alone there; 2 taken, 2.7-4.4
-// times less; the sum over the 18 about even).
+// composition for nothing: the width predictor sees the grid's slack in
+// the bulk, not the tails' widths (predicting those from the tilts' predicted total errors,
+// powerTilts, fell short of the probe's tail widths by factors up to 10^5
+// on the sweep; what else sets them is not pinned down).
 
 // powerAuto lets ComposeMany choose between the squaring chain and the
 // power path (choosePath); powerOff forces the chain, powerOn the power
@@ -317,6 +323,9 @@ func powerCost(N int) float64 {
 // bound, not the grid's slack, sets the bracket there, and the chain keeps
 // its tails tighter.
 const (
+	// powerProbeDelta is the smallest delta the probe covers: it stops at
+	// the first probe whose delta falls below it.
+	powerProbeDelta = 1e-13
 	powerTailSpread = 2.0
 	// powerChainEdge is the largest factor by which the chain's measured
 	// bracket was narrower than the gap ratio predicts (the grouped list's
@@ -340,8 +349,9 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 	edge := math.Max(1, c.gapChain/c.gapPower/powerChainEdge)
 	counts := ChainCounts(rs)
 	byR := map[int]*Result{}
-	// the shaping counts first: the choice stands or falls with them
-	for _, r := range counts {
+	// the shaping counts first, the largest first (its tails fail the
+	// probe most often): the choice stands or falls with them
+	for _, r := range slices.Backward(counts) {
 		out, _, err := p.composePowerMany(ctx, m, []int{r})
 		if err != nil || out == nil {
 			return nil, err
@@ -367,16 +377,22 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 
 // probeTails reports whether res, the power path's r-fold composition,
 // keeps its bracket narrow in the tails: at the estimated loss quantiles
-// eps_k of the tail masses 10^-2, 10^-4, ..., 10^-14 (chainRange; delta
-// there is below the mass) it converts the relative width of the delta
-// bracket into a relative eps width by the local slope of ln delta_up,
-// and asks the widest to be at most powerTailSpread times the narrowest
-// times edge (the predicted chain's bulk width over the power path's). It
-// costs one delta evaluation per probe.
+// eps_k of the tail masses 10^-2, 10^-4, ... (chainRange; delta there is
+// below the mass) down to delta_up = powerProbeDelta (the first quantile
+// beyond it is replaced by the eps where ln delta_up, interpolated
+// linearly from the probe before, reaches powerProbeDelta) it converts the
+// relative width of the delta bracket into a relative eps width by the
+// local slope of ln delta_up, and asks the widest to be at most
+// powerTailSpread times the narrowest times edge (the predicted chain's
+// bulk width over the power path's). It costs one delta evaluation per
+// probe, one more for the last. (Stopping at the last quantile above
+// 1e-13, as an earlier probe did, kept DP-SGD rows 0.6/0.004/10^4,
+// 0.8/0.004/10^4 and five more sweep queries whose eps(1e-13) brackets
+// were 1.1-4 times the chain's.)
 func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) {
 	type probe struct{ eps, lnUp, lnLow float64 }
 	var ps []probe
-	for k := 2; k <= 14; k += 2 {
+	for k := 2; k <= 20; k += 2 {
 		eps := cr.quantile(r, -float64(k)*math.Ln10)
 		if !(eps > 0) || len(ps) > 0 && !(eps > ps[len(ps)-1].eps) {
 			continue
@@ -385,10 +401,25 @@ func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) 
 		if !(d.Upper <= 0.5) {
 			continue
 		}
-		if !(d.Upper >= 1e-13) {
+		if d.Upper < powerProbeDelta && len(ps) > 0 {
+			// below the smallest delta checked: one probe where delta_up
+			// is about powerProbeDelta instead (ln delta_up interpolated
+			// linearly in eps)
+			lp := ps[len(ps)-1]
+			lnUp := math.Log(d.Upper)
+			e := lp.eps + (math.Log(powerProbeDelta)-lp.lnUp)*(eps-lp.eps)/(lnUp-lp.lnUp)
+			if !(e > lp.eps && e < eps) {
+				break
+			}
+			eps, d = e, res.Delta(e)
+		}
+		if !(d.Lower > 0) || !(d.Upper > 0) {
 			break
 		}
 		ps = append(ps, probe{eps, math.Log(d.Upper), math.Log(d.Lower)})
+		if d.Upper < 2*powerProbeDelta {
+			break
+		}
 	}
 	if len(ps) < 2 {
 		return false, "fewer than two tail probes"
@@ -409,5 +440,5 @@ func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) 
 	if !(hi <= powerTailSpread*edge*lo) {
 		return false, fmt.Sprintf("tail width %.3g against %.3g", hi, lo)
 	}
-	return true, ""
+	return true, fmt.Sprintf("tail width %.3g against %.3g", hi, lo)
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -237,5 +238,74 @@ func BenchmarkDefaultPath(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// TestDefaultPathAtLeastAsTightAsChain checks that the default options (the
+// engine's choice of path) give eps brackets at least as narrow as the
+// squaring chain at 100,000 buckets, at delta 1e-3 to 1e-13, on the
+// 30-query DP-SGD sweep (sigma x q, each with r 10^4 and 10^5 in one call,
+// scripts/bench/sweep30.toml), the peers' rows and a heavy right tail
+// (DP-SGD sigma 0.6, q 0.001, r 10^4, where the chain's final tilts alias
+// on the power path's range), and single sweep queries whose power path
+// is looser than the chain near delta 1e-13 only (a tail probe that stops
+// above 1e-13 keeps them). A call the choice gives to the chain composes
+// exactly the chain's lists, so only calls it keeps on the power path are
+// compared.
+func TestDefaultPathAtLeastAsTightAsChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes the DP-SGD sweep at up to 2^20 points and 100,000 buckets")
+	}
+	type call struct {
+		name string
+		m    func() (Mechanism, error)
+		rs   []int
+	}
+	sgd := func(sigma, q float64) func() (Mechanism, error) {
+		return func() (Mechanism, error) { return SGD(sigma, q) }
+	}
+	calls := []call{
+		{"DP-SGD 0.6/0.001/10^4", sgd(0.6, 0.001), []int{10000}},
+		{"DP-SGD 1.1/0.01/10^4", sgd(1.1, 0.01), []int{10000}},
+		{"DP-SGD 4/0.01/65,536", sgd(4, 0.01), []int{65536}},
+		{"DP-SGD 1/0.001/250,000", sgd(1, 0.001), []int{250000}},
+		{"Gauss sigma 200 sqrt2, r 512", func() (Mechanism, error) { return Gauss(200*math.Sqrt2, 1, 0) }, []int{512}},
+		// single sweep queries whose power path is looser than the chain
+		// near delta 1e-13 only
+		{"DP-SGD 0.8/0.004/10^4", sgd(0.8, 0.004), []int{10000}},
+		{"DP-SGD 0.6/0.001/10^5", sgd(0.6, 0.001), []int{100000}},
+	}
+	for _, sigma := range []float64{0.6, 0.8, 1.0, 1.2, 1.5} {
+		for _, q := range []float64{0.001, 0.004, 0.016} {
+			calls = append(calls, call{fmt.Sprintf("sweep DP-SGD %g/%g", sigma, q), sgd(sigma, q), []int{10000, 100000}})
+		}
+	}
+	ctx := context.Background()
+	for _, c := range calls {
+		m, err := c.m()
+		if err != nil {
+			t.Fatal(err)
+		}
+		auto, err := ComposeMany(ctx, m, c.rs, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if auto[0].l != nil {
+			continue // the chain's lists
+		}
+		chain, err := ComposeMany(ctx, m, c.rs, Options{Buckets: defaultBuckets})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for i, r := range c.rs {
+			for _, d := range []float64{1e-3, 1e-5, 1e-8, 1e-10, 1e-13} {
+				a, ch := auto[i].Eps(d), chain[i].Eps(d)
+				wa, wc := relWidth(a.Upper, a.Lower), relWidth(ch.Upper, ch.Lower)
+				if !(wa <= wc) {
+					t.Errorf("%s, r %d, eps(%g): default [%.9g, %.9g] (width %.3g) wider than the chain's [%.9g, %.9g] (%.3g)",
+						c.name, r, d, a.Lower, a.Upper, wa, ch.Lower, ch.Upper, wc)
+				}
+			}
+		}
 	}
 }
