@@ -301,19 +301,7 @@ func (p *plan) powerRange(m Mechanism, r int) float64 {
 	// bucket): the bucket's grid loss would shift the estimate by up to
 	// r lambda
 	l := p.leaves[m]
-	var loss, mass []float64
-	for o := l.lo; o <= l.hi; o++ {
-		a, c := l.a[o], l.c[o]
-		if !(a > 0) {
-			continue
-		}
-		L := l.loss(o)
-		if c > 0 {
-			L = math.Max(L-(l.u+1)*l.lambda, math.Min(L, ln(a)-ln(c)))
-		}
-		loss = append(loss, L)
-		mass = append(mass, a)
-	}
+	loss, mass := l.meanLosses()
 	c := -math.Log(p.opt.TailBudget / 4)
 	fr := float64(r)
 	sd := math.Sqrt(fr * p.leaves[m].variance)
@@ -1002,4 +990,26 @@ func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid) {
 	z.loA = val{0, loA}
 	z.hiC = val{0, (cB + hiB) * (1 + 2*u)}
 	z.loC = val{0, loB}
+}
+
+// meanLosses returns the A-masses of a grouped leaf's non-empty buckets and
+// each bucket's loss estimate: its mean loss ln(A/B), clamped to the bucket
+// (within u+1 spacings below its grid loss), or the grid loss where B is 0.
+// The Chernoff range estimates of the power path and of the path choice
+// use them (the bucket's grid loss would shift an estimate by up to r
+// lambda).
+func (l *list) meanLosses() (loss, mass []float64) {
+	for o := l.lo; o <= l.hi; o++ {
+		a, c := l.a[o], l.c[o]
+		if !(a > 0) {
+			continue
+		}
+		L := l.loss(o)
+		if c > 0 {
+			L = math.Max(L-(l.u+1)*l.lambda, math.Min(L, ln(a)-ln(c)))
+		}
+		loss = append(loss, L)
+		mass = append(mass, a)
+	}
+	return loss, mass
 }

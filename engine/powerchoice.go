@@ -242,19 +242,7 @@ type chainRange struct {
 }
 
 func newChainRange(l *list, tailBudget float64, maxK int) chainRange {
-	var loss, mass []float64
-	for o := l.lo; o <= l.hi; o++ {
-		a, c := l.a[o], l.c[o]
-		if !(a > 0) {
-			continue
-		}
-		L := l.loss(o)
-		if c > 0 {
-			L = math.Max(L-(l.u+1)*l.lambda, math.Min(L, ln(a)-ln(c)))
-		}
-		loss = append(loss, L)
-		mass = append(mass, a)
-	}
+	loss, mass := l.meanLosses()
 	lnM := func(s float64) float64 {
 		mx := math.Inf(-1)
 		for _, L := range loss {
