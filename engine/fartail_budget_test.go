@@ -188,39 +188,14 @@ func checkAgainstExact(d DeltaBound, abLo, abHi, baLo, baHi float64) []string {
 func TestFarTailChosenBudgetEnumerated(t *testing.T) {
 	ctx := context.Background()
 	eps := []float64{0, 0.5, 1, 2, 3, 5, 8, 12, 20, 30, 45, 70, 100, 150, 250, 400, 690}
-	for _, c := range []struct {
-		name      string
-		conv      bool
-		noise     Noise
-		mu, scale float64
-		rMax      int
-		drop      float64
-	}{
-		{"dialing-gauss", false, NoiseGauss, 3, 0.8, 6, 1e-60},
-		{"dialing-laplace", false, NoiseLaplace, 3, 1, 4, 1e-22},
-		{"conv-gauss", true, NoiseGauss, 4, 1, 4, 1e-40},
-		{"conv-laplace", true, NoiseLaplace, 4, 1.2, 3, 1e-20},
-	} {
-		var m Mechanism
-		var err error
-		if c.conv {
-			m, err = VuvuzelaConversation(c.noise, c.mu, c.scale)
-		} else {
-			m, err = VuvuzelaDialing(c.noise, c.mu, c.scale)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		cm := m.(*countMech)
-		if err := cm.prepare(ctx); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range smallCountCases {
+		cm := c.prepared(t)
 		ev := enumerate(cm, c.drop)
 		rs := make([]int, c.rMax)
 		for i := range rs {
 			rs[i] = i + 1
 		}
-		floor, err := DeltaFloorFor(ctx, m, c.rMax, eps, nil)
+		floor, err := DeltaFloorFor(ctx, cm, c.rMax, eps, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +203,7 @@ func TestFarTailChosenBudgetEnumerated(t *testing.T) {
 			t.Errorf("%s: floor %v for eps up to %v, want in (0, 1e-20]", c.name, floor, eps[len(eps)-1])
 		}
 		for _, df := range []float64{1e-300, floor} {
-			res, err := ComposeMany(ctx, m, rs, Options{Buckets: 4000, DeltaFloor: df})
+			res, err := ComposeMany(ctx, cm, rs, Options{Buckets: 4000, DeltaFloor: df})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -68,6 +68,47 @@ func multisetDelta(aLo, aHi, bLo, bHi []float64, restA, restB float64, r int, ep
 	return abLo, abHi, baLo, baHi
 }
 
+// smallCountCase is a Vuvuzela pair with small counts whose r-fold
+// compositions, r <= rMax, exact multiset enumeration handles (events
+// below drop in both masses are dropped from the enumeration).
+type smallCountCase struct {
+	name      string
+	conv      bool
+	noise     Noise
+	mu, scale float64
+	rMax      int
+	drop      float64
+}
+
+// smallCountCases are the pairs of the enumeration tests: dialing and
+// conversation, Gauss and Laplace noise.
+var smallCountCases = []smallCountCase{
+	{"dialing-gauss", false, NoiseGauss, 3, 0.8, 6, 1e-60},
+	{"dialing-laplace", false, NoiseLaplace, 3, 1, 4, 1e-22},
+	{"conv-gauss", true, NoiseGauss, 4, 1, 4, 1e-40},
+	{"conv-laplace", true, NoiseLaplace, 4, 1.2, 3, 1e-20},
+}
+
+// prepared returns the case's prepared count pair.
+func (c smallCountCase) prepared(t *testing.T) *countMech {
+	t.Helper()
+	var m Mechanism
+	var err error
+	if c.conv {
+		m, err = VuvuzelaConversation(c.noise, c.mu, c.scale)
+	} else {
+		m, err = VuvuzelaDialing(c.noise, c.mu, c.scale)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := m.(*countMech)
+	if err := cm.prepare(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return cm
+}
+
 // TestFarTailCountPairsEnumerated composes small dialing and conversation
 // pairs (Gauss and Laplace noise, small scales) r = 1..6 times and checks
 // delta_up and delta_low in each direction against exact enumeration of
@@ -75,33 +116,8 @@ func multisetDelta(aLo, aHi, bLo, bHi []float64, restA, restB float64, r int, ep
 // mass enclosures), at eps out to where delta is about 1e-300.
 func TestFarTailCountPairsEnumerated(t *testing.T) {
 	eps := []float64{0, 0.1, 0.5, 1, 2, 3, 5, 8, 12, 20, 30, 45, 70, 100, 150, 250, 400, 690}
-	for _, c := range []struct {
-		name      string
-		conv      bool
-		noise     Noise
-		mu, scale float64
-		rMax      int
-		drop      float64 // events below this A- and B-mass are dropped
-	}{
-		{"dialing-gauss", false, NoiseGauss, 3, 0.8, 6, 1e-60},
-		{"dialing-laplace", false, NoiseLaplace, 3, 1, 4, 1e-22},
-		{"conv-gauss", true, NoiseGauss, 4, 1, 4, 1e-40},
-		{"conv-laplace", true, NoiseLaplace, 4, 1.2, 3, 1e-20},
-	} {
-		var m Mechanism
-		var err error
-		if c.conv {
-			m, err = VuvuzelaConversation(c.noise, c.mu, c.scale)
-		} else {
-			m, err = VuvuzelaDialing(c.noise, c.mu, c.scale)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		cm := m.(*countMech)
-		if err := cm.prepare(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range smallCountCases {
+		cm := c.prepared(t)
 		var aLo, aHi, bLo, bHi []float64
 		restA, restB := cm.unknownA[1], cm.unknownB[1]
 		for k := range cm.pa {
@@ -117,7 +133,7 @@ func TestFarTailCountPairsEnumerated(t *testing.T) {
 		for i := range rs {
 			rs[i] = i + 1
 		}
-		res, err := ComposeMany(context.Background(), m, rs, Options{Buckets: 4000})
+		res, err := ComposeMany(context.Background(), cm, rs, Options{Buckets: 4000})
 		if err != nil {
 			t.Fatal(err)
 		}
