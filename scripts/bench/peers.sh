@@ -87,19 +87,4 @@ for rep in $(seq "$REPS"); do
 	done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$LOG.load"
-$PY - "$LOG" <<'EOF'
-import json, statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    d = json.loads(line)
-    runs.setdefault(d["cmd"], []).append(d)
-print("| run | CPU s (median) | wall s (median) | n | values (last run) |")
-print("| --- | --- | --- | --- | --- |")
-for cmd, ds in runs.items():
-    cpu = statistics.median(d["cpu"] for d in ds)
-    wall = statistics.median(d["wall"] for d in ds)
-    vals = "; ".join(ds[-1]["values"])
-    if "relw" in ds[-1]:
-        vals += f"; relw {ds[-1]['relw']:.2g}"
-    print(f"| {cmd} | {cpu:.3f} | {wall:.3f} | {len(ds)} | {vals} |")
-EOF
+$PY "$ROOT/scripts/bench/medians.py" "$LOG"

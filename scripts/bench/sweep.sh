@@ -48,14 +48,4 @@ for l in sys.stdin:
 	done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-$PY - "$LOG" <<'PYEOF'
-import json, statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    d = json.loads(line)
-    runs.setdefault(d["cmd"], []).append(d)
-print("| run | CPU s (median) | wall s (median) | n | values (last run) |")
-print("| --- | --- | --- | --- | --- |")
-for cmd, ds in runs.items():
-    print(f"| {cmd} | {statistics.median(d['cpu'] for d in ds):.2f} | {statistics.median(d['wall'] for d in ds):.2f} | {len(ds)} | {'; '.join(ds[-1]['values'])} |")
-PYEOF
+$PY "$ROOT/scripts/bench/medians.py" "$LOG" 2
