@@ -173,10 +173,9 @@ func (m *countMech) tailBudget(floor float64, r int) float64 {
 // ten so that nearby questions share their compositions (and cache
 // keys). It returns 0 (the default tail budget) where the floor would not
 // change the composition (the budget m names for it, partBudget, is the
-// default) and where delta(eps) is asked of a mechanism with neither a
-// cheap bound nor a closed form (deltaEstimate: the Gauss pair, half its
-// value), as DP-SGD: no floor can be known before composing. The floor
-// only steers the tail budget, never a bound's soundness.
+// default) and where delta(eps) is asked of a mechanism without a cheap
+// bound (no floor can be known before composing). The floor only steers
+// the tail budget, never a bound's soundness.
 func DeltaFloorFor(ctx context.Context, m Mechanism, r int, eps, deltas []float64) (float64, error) {
 	if m == nil {
 		return 0, invalidf("nil mechanism")
@@ -194,26 +193,23 @@ func DeltaFloorFor(ctx context.Context, m Mechanism, r int, eps, deltas []float6
 		if err := prepare(ctx, m); err != nil {
 			return 0, err
 		}
-		var mom *momentBound
-		if fn := momentsFn([]Part{{Mechanism: m, Count: r}}); fn != nil {
-			mom = fn()
+		fn := momentsFn([]Part{{Mechanism: m, Count: r}})
+		if fn == nil {
+			return 0, nil
+		}
+		mom := fn()
+		if mom == nil {
+			return 0, nil
 		}
 		for _, e := range eps {
 			if !(e >= 0) || math.IsInf(e, 1) {
 				continue
 			}
-			var v float64
-			switch est, ok := deltaEstimate(m, r, e); {
-			case mom != nil:
-				ab, ba := mom.delta(e)
-				// a bound that underflowed asks for the deepest budget
-				v = math.Max(math.Max(ab, ba), math.SmallestNonzeroFloat64)
-			case ok:
-				v = est / 2
-			default:
-				return 0, nil
+			ab, ba := mom.delta(e)
+			// a bound that underflowed asks for the deepest budget
+			if v := math.Max(math.Max(ab, ba), math.SmallestNonzeroFloat64); v < floor {
+				floor = v
 			}
-			floor = math.Min(floor, v)
 		}
 	}
 	if math.IsInf(floor, 1) {
@@ -224,30 +220,6 @@ func DeltaFloorFor(ctx context.Context, m Mechanism, r int, eps, deltas []float6
 		return 0, nil
 	}
 	return floor, nil
-}
-
-// deltaEstimate returns an estimate of delta(eps) (both directions) after
-// r observations of m where a closed form gives one before composing: the
-// untruncated Gauss pair's Q(eps/mu - mu/2) - e^eps Q(eps/mu + mu/2), mu =
-// sqrt(r) sensitivity/sigma (Balle and Wang, ICML 2018, Theorem 8),
-// evaluated in floating point. ok is false for other mechanisms and where
-// the difference keeps less than 1e-6 of its first term (cancellation) or
-// is not positive. It steers the tail budget only (DeltaFloorFor).
-func deltaEstimate(m Mechanism, r int, eps float64) (v float64, ok bool) {
-	g, isGauss := m.(*gaussMech)
-	if !isGauss || g.trunc > 0 {
-		return 0, false
-	}
-	mu := math.Sqrt(float64(r)) * g.mu()
-	if !(mu > 0) || math.IsInf(mu, 0) || eps > 700 {
-		return 0, false
-	}
-	q1 := normQ(eps/mu - mu/2)
-	v = q1 - math.Exp(eps)*normQ(eps/mu+mu/2)
-	if !(v > 1e-6*q1) {
-		return 0, false
-	}
-	return v, true
 }
 
 // decadeBelow returns the largest power of ten at most v (v > 0), or the
