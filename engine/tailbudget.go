@@ -23,16 +23,16 @@ import (
 // tailBudgetMargin below a floor under the default's reach, never below
 // the deepest budget its masses can resolve, and the default from
 // tiltDecidesFrom observations on, where the tilted bounds decide the far
-// tail. Every other mechanism asks for floorBudgetMargin below the floor,
-// never below the default and never above maxFloorBudget (floorBudget).
-// The squaring chain takes the smallest over the parts (withTailBudget),
-// its free corner budget following only budgets below the default; the
-// power path (power.go) the floor's own (powerTailBudget). A shallow
-// question gets a narrower range, hence a finer grid: on the 30-query
-// DP-SGD sweep (eps at delta 1e-5, 100,000 buckets) 26 brackets narrowed
-// up to 8 times, the widest from 6.3e-4 to 2.2e-4, and 4 widened by
-// 1.16-1.39 times (all below 6e-5); DP-SGD sigma 4, q 0.01, r 65,536 at
-// delta 1e-8 widened 1.2 times. Any budget is
+// tail; the squaring chain takes the smallest over the parts, never above
+// the default (withTailBudget). Every other mechanism asks for
+// floorBudgetMargin below the floor, never below the default and never
+// above maxFloorBudget (floorBudget); the power path (power.go) composes
+// on the range of that budget (powerTailBudget): a shallow question gets
+// a narrower range, hence a finer grid at the same transform length, and
+// its bracket narrows like the square of the range. The chain keeps the
+// default for these mechanisms: a shallower budget narrowed its DP-SGD
+// brackets 1.1-5.5 times at some budgets and widened them up to 19 times
+// at others (engine/README.md, tail budget per question). Any budget is
 // sound: the corners' mass counts in full in delta_up, so a budget only
 // decides how deep the brackets stay narrow. DeltaFloorFor computes a
 // floor from the questions (deltas asked, and the moment bound's delta at
@@ -92,12 +92,9 @@ func partBudget(m Mechanism, floor float64, total int) float64 {
 // withTailBudget returns o with the tail budget (and the free corner
 // budget where it follows the tail budget) chosen for the composition of
 // parts: unchanged unless the caller left TailBudget and Factor 0 and set
-// DeltaFloor; else the smallest budget any part needs (partBudget). The
-// free corner budget follows a budget below the default only: above it,
-// the squarings that keep the corners within the default's budget stay
-// (with the free budget at a shallow tail budget, DP-SGD sigma 4, q 0.01,
-// r 65,536 ended with corners of 3.6e-10 at a budget of 1e-14, and its
-// eps bracket at delta 1e-5 was 5.7 times as wide as at the default).
+// DeltaFloor; else the smallest budget any part needs (tailBudgeter; parts
+// without one need the default), at most the default. The squaring chain
+// composes with it; the power path takes powerTailBudget.
 func (o Options) withTailBudget(parts []Part) Options {
 	if !o.autoTailBudget || o.Factor != 0 || !(o.DeltaFloor > 0) {
 		return o
@@ -106,18 +103,19 @@ func (o Options) withTailBudget(parts []Part) Options {
 	for _, p := range parts {
 		total += p.Count
 	}
-	b := math.Inf(1)
+	b := o.TailBudget
 	for _, p := range parts {
-		if v := partBudget(p.Mechanism, o.DeltaFloor, total); v > 0 && v < b {
-			b = v
+		if tb, ok := p.Mechanism.(tailBudgeter); ok {
+			if v := tb.tailBudget(o.DeltaFloor, total); v > 0 && v < b {
+				b = v
+			}
 		}
 	}
-	if !(b < 1) || b == o.TailBudget {
-		return o
-	}
-	o.TailBudget = b
-	if o.autoFreeInfty {
-		o.FreeInftyBudget = math.Min(b, defaultTailBudget)
+	if b < o.TailBudget {
+		o.TailBudget = b
+		if o.autoFreeInfty {
+			o.FreeInftyBudget = b
+		}
 	}
 	return o
 }
