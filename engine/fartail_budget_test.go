@@ -64,9 +64,11 @@ func TestTailBudgetChoice(t *testing.T) {
 	}
 }
 
-// TestDeltaFloorFor checks the floor a question gives: 0 for mechanisms
-// that keep the default budget and for deltas the default resolves, the
-// smallest delta asked rounded down to a power of ten, and at an eps the
+// TestDeltaFloorFor checks the floor a question gives: 0 where the budget
+// it names is the default (count pairs' deltas the default resolves,
+// other mechanisms' deltas below 1e-14) and for an eps asked of a
+// mechanism without a moment bound, the smallest delta asked rounded down
+// to a power of ten, and at an eps the
 // moment bound's delta (an upper bound on the true delta, so the floor is
 // never below what a composition at the chosen budget must resolve).
 func TestDeltaFloorFor(t *testing.T) {
@@ -86,7 +88,9 @@ func TestDeltaFloorFor(t *testing.T) {
 		deltas []float64
 		want   float64 // -1: in (0, 1e-20], a budget below the default
 	}{
-		{"gauss", g, []float64{5}, []float64{1e-30}, 0},
+		{"gauss, eps asked", g, []float64{5}, []float64{1e-5}, 0},
+		{"gauss, shallow delta", g, nil, []float64{3e-5, 1e-3}, 1e-5},
+		{"gauss, delta the default resolves", g, nil, []float64{1e-5, 1e-30}, 0},
 		{"nothing asked", conv, nil, nil, 0},
 		{"bulk delta", conv, nil, []float64{1e-5}, 0},
 		{"deep delta", conv, nil, []float64{1e-5, 3e-27}, 1e-27},
@@ -126,6 +130,41 @@ func TestDeltaFloorFor(t *testing.T) {
 	}
 	if _, err := DeltaFloorFor(ctx, conv, 0, nil, nil); err == nil {
 		t.Error("r = 0 accepted")
+	}
+}
+
+// TestPowerTailBudget checks the power path's budget (powerTailBudget):
+// floorBudgetMargin below the floor within [default, maxFloorBudget] where
+// the caller left the tail budget and the factor to the engine, else the
+// budget as withTailBudget leaves it.
+func TestPowerTailBudget(t *testing.T) {
+	g, err := Gauss(2, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opt  Options
+		want float64
+	}{
+		{"no floor", Options{}, 1e-22},
+		{"shallow floor", Options{DeltaFloor: 1e-5}, 1e-13},
+		{"floor near 1", Options{DeltaFloor: 0.5}, maxFloorBudget},
+		{"deep floor", Options{DeltaFloor: 1e-20}, 1e-22},
+		{"explicit tail budget", Options{DeltaFloor: 1e-5, TailBudget: 1e-24}, 1e-24},
+		{"explicit factor", Options{DeltaFloor: 1e-5, Factor: 1.001}, 1e-22},
+	} {
+		o, err := c.opt.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o = o.withTailBudget([]Part{{g, 10}})
+		if got := o.powerTailBudget(); math.Abs(got/c.want-1) > 1e-12 {
+			t.Errorf("%s: power path's budget %v, want %v", c.name, got, c.want)
+		}
+		if o.TailBudget != c.opt.TailBudget && !(c.opt.TailBudget == 0 && o.TailBudget == defaultTailBudget) {
+			t.Errorf("%s: the chain's budget %v changed", c.name, o.TailBudget)
+		}
 	}
 }
 

@@ -19,14 +19,22 @@ import (
 // A grid leaf of one mechanism (its upper pair's A-masses a and its lower
 // pair's c, both on the points g lambda, g = -n+1..n) is built on a grid
 // wide enough for the r-fold composition: the range R = n lambda covers
-// the composed loss up to a tail mass of TailBudget/4 in both directions
-// (A-mass above R, B-mass below -R; Chernoff estimates from a grouped
-// leaf's moments, minimised over the Chernoff parameter by Newton's
-// method; powerRange) and the leaf's own range, and N = 2n is the power of
-// two at or above Options.Buckets. R is only an estimate: the composed
-// list's corners (below) are bounds. The leaf itself is embedded over the
-// squaring chain's leaf range only (the loss out to a tail of
-// TailBudget/(2r); the mass beyond stays in its corners). Grid indices add under
+// the composed loss up to a tail mass of b/4 in both directions (A-mass
+// above R, B-mass below -R; Chernoff estimates from a grouped leaf's
+// moments, minimised over the Chernoff parameter by Newton's method;
+// powerRange) and the leaf's own range, and N = 2n is the power of two at
+// or above Options.Buckets. The budget b is the question's
+// (Options.powerTailBudget): TailBudget, or where the engine chooses the
+// budget and the caller names the smallest delta it will ask
+// (Options.DeltaFloor), 1e-8 of that floor within [1e-22, 1e-10]
+// (floorBudget), so that a shallow question gets a narrower range and a
+// finer spacing at the same N. R is only an estimate: the composed list's
+// corners (below) are bounds, and delta_up counts them in full, so every
+// range gives sound bounds; the range decides only the spacing and how
+// deep the brackets stay narrow (below about the budget, delta_up is the
+// corners' mass). The leaf itself is embedded over the squaring chain's
+// leaf range for b only (the loss out to a tail of b/(2r); the mass
+// beyond stays in its corners). Grid indices add under
 // composition (grid.go), so the r-fold composition of the upper pair is the
 // r-fold convolution power t = a^(*r) on the indices (its windows add: r
 // wUp), and likewise for the lower pair; no squaring coarsens the grid.
@@ -229,6 +237,9 @@ func newPowerPlan(m Mechanism, maxR int, o Options) (*plan, error) {
 	if am, ok := m.(atomic); ok && am.atomLoss() > 0 {
 		return nil, nil
 	}
+	// the range of the question's floor (its corners count in full in
+	// delta_up: any budget is sound)
+	o.TailBudget = o.powerTailBudget()
 	n := powerPlanBuckets / 2
 	t := m.lossRange(o.TailBudget / (2 * float64(maxR)))
 	if !(t > 0) || t > powerMaxRange {
@@ -432,7 +443,7 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	st.tilt = saddleOf(p.cgfs, []nameCount{{m.String(), r}}, 3.5/sd)
 	tau := tiltsFor(sd, sd, st, p.opt.Tilts, float64(n+1)*lambda, true)
 	mg := newMGFGrid(leaf, powerTiltGrid(tau, sd, float64(n+1)*lambda))
-	tau = powerTilts(leaf, tau, r, fp, mg)
+	tau = powerTilts(leaf, tau, r, fp, mg, math.Max(powerDeepTail, p.opt.DeltaFloor))
 	return &powerSetup{leaf: leaf, gl: gl, sd: sd, tau: tau, mg: mg}, "", nil
 }
 
@@ -487,8 +498,8 @@ const powerBulkL1 = 2.5e-7
 // by the largest whose aliasing does not exceed that rounding error, a
 // positive one by the one with the smallest predicted envelope, (rounding
 // + aliasing) M(s)^r e^(-s L), at the loss L where the composition's
-// A-mass falls to powerDeepTail; a replacement already among the tilts is
-// dropped. A tilt beyond the
+// A-mass falls to deepTail (powerDeepTail, or the question's floor above
+// it); a replacement already among the tilts is dropped. A tilt beyond the
 // saddle point of the range's edge puts the tilted composition's mass
 // beyond the range, where the power wraps it around: on a heavy right
 // tail (DP-SGD sigma 0.6, q 0.001, r 10^4 at 2^19 points) the chain's
@@ -509,7 +520,7 @@ const powerBulkL1 = 2.5e-7
 // tilt set is sound (the composed list's bounds are computed, not
 // predicted); the tilts only make its bounds tight, and a tilt costs two
 // transforms of length N and O(N) work.
-func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan, mg mgfGrid) []float64 {
+func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan, mg mgfGrid, deepTail float64) []float64 {
 	fr := float64(r)
 	n := fp.Len() / 2
 	lam := leaf.lambda
@@ -555,7 +566,7 @@ func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan, mg mgfGrid) []fl
 	deep := math.Inf(1)
 	for i, s := range mg.s {
 		if s > 0 {
-			deep = math.Min(deep, (fr*mg.lnA[i]-math.Log(powerDeepTail))/s)
+			deep = math.Min(deep, (fr*mg.lnA[i]-math.Log(deepTail))/s)
 		}
 	}
 	var out, pred []float64
@@ -613,7 +624,13 @@ func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan, mg mgfGrid) []fl
 
 // powerDeepTail is the A-mass of the deepest tail whose loss powerTilts
 // aims the positive tilts that replace aliased ones at: below the smallest
-// delta (1e-13) the tail probe of the engine's path choice checks.
+// delta (1e-13) the tail probe of the engine's path choice checks. A
+// question's floor above it (Options.DeltaFloor) takes its place: on the
+// narrower range of a shallow question the tilts aimed at 1e-15 alias
+// (DP-SGD sigma 1.1, q 0.01, r 10^4 at 2^17 points, range for 1e-13:
+// aliasing bound 2.6e-4 of the tilted mass, the eps bracket at delta 1e-5
+// 4.1 times as wide as on the default range; aimed at the floor, 0.67
+// times).
 const powerDeepTail = 1e-15
 
 // powerTiltSteps is the number of steps from 0 to each tilt at which

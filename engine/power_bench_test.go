@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"os"
 	"testing"
 	"time"
 )
@@ -40,7 +41,9 @@ func (row peersRow) answerWith(tb testing.TB, opt Options) peersAnswer {
 // chain on BenchmarkPeers' rows (not Vuvuzela: a count pair, which the power
 // path leaves to the chain) at the bucket counts PB_BUCKETS (default
 // 16384, 65536): ROW/MODE/BUCKETS reports cpu-s and relw as
-// BenchmarkPeers. Run with -benchtime 1x -count 5 and take medians.
+// BenchmarkPeers. With PB_FLOOR=1 each row composes with its question's
+// floor (Options.DeltaFloor = DeltaFloorFor of its deltas, as the
+// pipeline sets it). Run with -benchtime 1x -count 5 and take medians.
 func BenchmarkPowerPeers(b *testing.B) {
 	for _, row := range peersRows {
 		if row.name == "vuvuzela" {
@@ -56,7 +59,7 @@ func BenchmarkPowerPeers(b *testing.B) {
 						b.Run(itoa(n), func(b *testing.B) {
 							var a peersAnswer
 							for i := 0; i < b.N; i++ {
-								a = row.answerWith(b, Options{Buckets: n, power: mode.p})
+								a = row.answerWith(b, Options{Buckets: n, power: mode.p, DeltaFloor: row.floor(b)})
 							}
 							a.report(b, row)
 						})
@@ -65,4 +68,28 @@ func BenchmarkPowerPeers(b *testing.B) {
 			}
 		})
 	}
+}
+
+// floor returns the row's question's floor when PB_FLOOR is set (0
+// otherwise): DeltaFloorFor of its delta and e^eps.
+func (row peersRow) floor(tb testing.TB) float64 {
+	if os.Getenv("PB_FLOOR") == "" {
+		return 0
+	}
+	m, err := row.mech()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var eps, deltas []float64
+	if row.delta > 0 {
+		deltas = []float64{row.delta}
+	}
+	for _, e := range row.eEps {
+		eps = append(eps, math.Log(e))
+	}
+	f, err := DeltaFloorFor(context.Background(), m, row.r, eps, deltas)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
 }

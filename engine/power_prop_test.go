@@ -42,13 +42,25 @@ func genPowerCase(rng *rand.Rand, used *bool) propCase {
 	// stream of draws): the engine's own choice at 2^15, and at 2^16 the
 	// default options (Buckets = 0: the chain at 100,000 buckets or the
 	// power path at the length the choice takes)
+	// a question's floor (the power path's range from it, powerTailBudget)
+	// in three of the bucket counts, without a draw
+	if o.TailBudget == 0 {
+		switch o.Buckets {
+		case 1 << 10:
+			o.DeltaFloor = 1e-3
+		case 1 << 12:
+			o.DeltaFloor = 1e-6
+		case 1 << 14:
+			o.DeltaFloor = 1e-10
+		}
+	}
 	switch o.Buckets {
 	case 1 << 15:
 		o.power = powerAuto
 	case 1 << 16:
 		o.Buckets, o.power = 0, powerOff
 	}
-	optDesc := fmt.Sprintf("buckets=%d tilts=%d tail=%v path=%d", o.Buckets, o.Tilts, o.TailBudget, o.power)
+	optDesc := fmt.Sprintf("buckets=%d tilts=%d tail=%v floor=%v path=%d", o.Buckets, o.Tilts, o.TailBudget, o.DeltaFloor, o.power)
 	single := func(m Mechanism, r int) func(context.Context) (*Result, error) {
 		return func(ctx context.Context) (*Result, error) {
 			res, err := Compose(ctx, m, r, o)

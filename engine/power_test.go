@@ -42,6 +42,70 @@ func TestPowerGaussClosedForm(t *testing.T) {
 	}
 }
 
+// TestPowerFloorRange checks the power path with a question's floor
+// (Options.DeltaFloor: the range of powerTailBudget): on the Gauss pair
+// the bracket at the eps of the floor's delta contains the closed form and
+// is no wider than without the floor; on DP-SGD rows the relative eps
+// bracket at the floor's delta is no wider than without it (the range
+// narrows, so does the grid's spacing).
+func TestPowerFloorRange(t *testing.T) {
+	ctx := context.Background()
+	g, err := Gauss(200*math.Sqrt2, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := math.Sqrt(512) / (200 * math.Sqrt2)
+	for _, floor := range []float64{1e-3, 1e-6} {
+		eps := gaussEpsAt(mu, floor)
+		ex := exactGauss(mu, eps)
+		var w [2]float64
+		for i, o := range []Options{{Buckets: 1 << 14, power: powerOn}, {Buckets: 1 << 14, power: powerOn, DeltaFloor: floor}} {
+			res, err := Compose(ctx, g, 512, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.g == nil || res.g.squarings != 0 {
+				t.Fatalf("Gauss floor %v: not composed by the power path", o.DeltaFloor)
+			}
+			d := res.Delta(eps)
+			if d.Upper < ex*(1-1e-13) || d.Lower > ex*(1+1e-13) {
+				t.Errorf("Gauss floor %v: [%.10g, %.10g] does not contain exact %.10g", o.DeltaFloor, d.Lower, d.Upper, ex)
+			}
+			w[i] = (d.Upper - d.Lower) / ex
+		}
+		t.Logf("Gauss r 512 at delta %v: relative width %.3g without the floor, %.3g with it", floor, w[0], w[1])
+		if !(w[1] <= w[0]) {
+			t.Errorf("Gauss r 512 at delta %v: the floor widened the bracket from %.3g to %.3g", floor, w[0], w[1])
+		}
+	}
+	for _, c := range []struct {
+		sigma, q float64
+		r        int
+		delta    float64
+	}{{1.1, 0.01, 10000, 1e-5}, {4, 0.01, 65536, 1e-5}, {1, 0.001, 250000, 1e-6}} {
+		m, err := SGD(c.sigma, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w [2]float64
+		for i, floor := range []float64{0, c.delta} {
+			res, err := Compose(ctx, m, c.r, Options{Buckets: 1 << 16, power: powerOn, DeltaFloor: floor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.g == nil || res.g.squarings != 0 {
+				t.Fatalf("SGD(%v, %v) r %d: not composed by the power path", c.sigma, c.q, c.r)
+			}
+			e := res.Eps(c.delta)
+			w[i] = (e.Upper - e.Lower) / e.Upper
+		}
+		t.Logf("SGD(%v, %v) r %d at delta %v: relative width %.3g without the floor, %.3g with it", c.sigma, c.q, c.r, c.delta, w[0], w[1])
+		if !(w[1] <= w[0]) {
+			t.Errorf("SGD(%v, %v) r %d at delta %v: the floor widened the bracket from %.3g to %.3g", c.sigma, c.q, c.r, c.delta, w[0], w[1])
+		}
+	}
+}
+
 // bigPower returns the linear r-fold convolution power of v (v[i] at index
 // i) to 200 bits, by repeated squaring.
 func bigPower(v []float64, r int) []*big.Float {

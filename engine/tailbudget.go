@@ -17,16 +17,26 @@ import (
 // where the caller asks for deltas below the default's reach.
 //
 // Where the caller leaves TailBudget 0 the engine chooses it: the default
-// (defaultTailBudget) unless Options.DeltaFloor says that smaller deltas
-// will be asked; then each part's mechanism names the budget it needs for
-// that floor (tailBudgeter: for a count pair tailBudgetMargin below a
-// floor under the default's reach, never below the deepest budget its
-// masses can resolve, and the default from tiltDecidesFrom observations
-// on, where the tilted bounds decide the far tail), and the composition
-// takes
-// the smallest over its parts, never above the default. DeltaFloorFor
-// computes a floor from the questions (deltas asked, and the moment
-// bound's delta at the largest e^eps asked).
+// (defaultTailBudget) unless Options.DeltaFloor says which deltas will be
+// asked. Then each part's mechanism names the budget it needs for that
+// floor (partBudget). A count pair (tailBudgeter) asks for
+// tailBudgetMargin below a floor under the default's reach, never below
+// the deepest budget its masses can resolve, and the default from
+// tiltDecidesFrom observations on, where the tilted bounds decide the far
+// tail; the squaring chain takes the smallest over the parts, never above
+// the default (withTailBudget). Every other mechanism asks for
+// floorBudgetMargin below the floor, never below the default and never
+// above maxFloorBudget (floorBudget); the power path (power.go) composes
+// on the range of that budget (powerTailBudget): a shallow question gets
+// a narrower range, hence a finer grid at the same transform length, and
+// its bracket narrows like the square of the range. The chain keeps the
+// default for these mechanisms: a shallower budget narrowed its DP-SGD
+// brackets 1.1-5.5 times at some budgets and widened them up to 19 times
+// at others (engine/README.md, tail budget per question). Any budget is
+// sound: the corners' mass counts in full in delta_up, so a budget only
+// decides how deep the brackets stay narrow. DeltaFloorFor computes a
+// floor from the questions (deltas asked, and the moment bound's delta at
+// the largest e^eps asked).
 
 // defaultTailBudget is the tail budget where neither Options.TailBudget nor
 // Options.DeltaFloor says otherwise.
@@ -49,11 +59,42 @@ type tailBudgeter interface {
 	tailBudget(floor float64, r int) float64
 }
 
+// floorBudgetMargin is the ratio of the tail budget to the smallest delta
+// asked (Options.DeltaFloor) for mechanisms that name no budget of their
+// own (floorBudget). The corners' mass, about the budget, widens delta's
+// bracket by about budget/delta (relative). Measured on the DP-SGD peers'
+// rows (eps at delta 1e-5, 1e-6): the power path's brackets at 2^16 to
+// 2^19 points narrowed 1.05-2.2 times (engine/README.md, tail budget per
+// question); at a margin of 1e-6 the power path's positive tilt aliased
+// (its tilted mass beyond the range) and the chain's brackets widened.
+const floorBudgetMargin = 1e-8
+
+// maxFloorBudget is the largest tail budget floorBudget chooses: deltas
+// above 1e-2 are not resolved more finely by a shallower one.
+const maxFloorBudget = 1e-10
+
+// floorBudget returns the tail budget of a mechanism without a
+// tailBudgeter for deltas down to floor (> 0): floorBudgetMargin below
+// it, within [defaultTailBudget, maxFloorBudget].
+func floorBudget(floor float64) float64 {
+	return math.Min(maxFloorBudget, math.Max(defaultTailBudget, floor*floorBudgetMargin))
+}
+
+// partBudget returns the tail budget part m needs for deltas down to
+// floor (> 0) after total observations of the composition.
+func partBudget(m Mechanism, floor float64, total int) float64 {
+	if tb, ok := m.(tailBudgeter); ok {
+		return tb.tailBudget(floor, total)
+	}
+	return floorBudget(floor)
+}
+
 // withTailBudget returns o with the tail budget (and the free corner
 // budget where it follows the tail budget) chosen for the composition of
 // parts: unchanged unless the caller left TailBudget and Factor 0 and set
 // DeltaFloor; else the smallest budget any part needs (tailBudgeter; parts
-// without one need the default), at most the default.
+// without one need the default), at most the default. The squaring chain
+// composes with it; the power path takes powerTailBudget.
 func (o Options) withTailBudget(parts []Part) Options {
 	if !o.autoTailBudget || o.Factor != 0 || !(o.DeltaFloor > 0) {
 		return o
@@ -77,6 +118,17 @@ func (o Options) withTailBudget(parts []Part) Options {
 		}
 	}
 	return o
+}
+
+// powerTailBudget returns the tail budget of the power path's range
+// (power.go): floorBudget of Options.DeltaFloor where the caller left
+// TailBudget and Factor 0 and set a floor (never below the budget
+// withTailBudget chose), else TailBudget.
+func (o Options) powerTailBudget() float64 {
+	if !o.autoTailBudget || o.Factor != 0 || !(o.DeltaFloor > 0) {
+		return o.TailBudget
+	}
+	return math.Max(o.TailBudget, floorBudget(o.DeltaFloor))
 }
 
 // deepestCountBudget is the smallest tail budget a count pair is given:
@@ -120,20 +172,16 @@ func (m *countMech) tailBudget(floor float64, r int) float64 {
 // composing (the moment bound of a count pair), rounded down to a power of
 // ten so that nearby questions share their compositions (and cache
 // keys). It returns 0 (the default tail budget) where the floor would not
-// change the composition: m chooses no deeper budget for it (every
-// mechanism but the Vuvuzela count pairs), or the default budget already
-// resolves it. The floor only steers the tail budget, never a bound's
-// soundness.
+// change the composition (the budget m names for it, partBudget, is the
+// default) and where delta(eps) is asked of a mechanism without a cheap
+// bound (no floor can be known before composing). The floor only steers
+// the tail budget, never a bound's soundness.
 func DeltaFloorFor(ctx context.Context, m Mechanism, r int, eps, deltas []float64) (float64, error) {
 	if m == nil {
 		return 0, invalidf("nil mechanism")
 	}
 	if r < 1 {
 		return 0, invalidf("number of compositions must be >= 1, got %d", r)
-	}
-	tb, ok := m.(tailBudgeter)
-	if !ok {
-		return 0, nil
 	}
 	floor := math.Inf(1)
 	for _, d := range deltas {
@@ -145,25 +193,33 @@ func DeltaFloorFor(ctx context.Context, m Mechanism, r int, eps, deltas []float6
 		if err := prepare(ctx, m); err != nil {
 			return 0, err
 		}
-		if fn := momentsFn([]Part{{Mechanism: m, Count: r}}); fn != nil {
-			if mom := fn(); mom != nil {
-				for _, e := range eps {
-					if !(e >= 0) || math.IsInf(e, 1) {
-						continue
-					}
-					ab, ba := mom.delta(e)
-					// a bound that underflowed asks for the deepest budget
-					if v := math.Max(math.Max(ab, ba), math.SmallestNonzeroFloat64); v < floor {
-						floor = v
-					}
-				}
+		fn := momentsFn([]Part{{Mechanism: m, Count: r}})
+		if fn == nil {
+			return 0, nil
+		}
+		mom := fn()
+		if mom == nil {
+			return 0, nil
+		}
+		for _, e := range eps {
+			if !(e >= 0) || math.IsInf(e, 1) {
+				continue
+			}
+			ab, ba := mom.delta(e)
+			// a bound that underflowed asks for the deepest budget
+			if v := math.Max(math.Max(ab, ba), math.SmallestNonzeroFloat64); v < floor {
+				floor = v
 			}
 		}
 	}
-	if math.IsInf(floor, 1) || !(tb.tailBudget(floor, r) < defaultTailBudget) {
+	if math.IsInf(floor, 1) {
 		return 0, nil
 	}
-	return decadeBelow(floor), nil
+	floor = decadeBelow(floor)
+	if partBudget(m, floor, r) == defaultTailBudget {
+		return 0, nil
+	}
+	return floor, nil
 }
 
 // decadeBelow returns the largest power of ten at most v (v > 0), or the

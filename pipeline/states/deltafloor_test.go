@@ -133,3 +133,52 @@ func TestGetCachedAnswersAsFresh(t *testing.T) {
 		t.Errorf("cached state answers [%g, %g], the composed one [%g, %g]", lo[1], up[1], lo[0], up[0])
 	}
 }
+
+// engineRecorder is the engine's backend, recording the engine options of
+// its compositions.
+type engineRecorder struct {
+	backend.Engine
+	opts []manifest.EngineOptions
+}
+
+func (b *engineRecorder) ComposeMany(ctx context.Context, m backend.Mechanism, rs []int, opt manifest.EngineOptions, progress func(int, int)) ([]backend.State, error) {
+	b.opts = append(b.opts, opt)
+	return b.Engine.ComposeMany(ctx, m, rs, opt, progress)
+}
+
+// TestGetSetsShallowFloorWithEngine checks with the engine's backend that a
+// DP-SGD question at delta 1e-5 composes with that floor (the engine's
+// power path takes its range from it) and that delta(eps) asked of DP-SGD
+// (no bound on delta before composing) and a delta the default budget
+// resolves compose with none.
+func TestGetSetsShallowFloorWithEngine(t *testing.T) {
+	ctx := context.Background()
+	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 1.1, "q": 0.01},
+		Engine: manifest.EngineOptions{Buckets: 4000, ErrorCorrection: true}}
+	for _, c := range []struct {
+		name       string
+		eps, delta []float64
+		want       float64
+	}{
+		{"shallow delta", nil, []float64{3e-5, 1e-3}, 1e-5},
+		{"eps asked", []float64{1}, []float64{1e-5}, 0},
+		{"deep delta", nil, []float64{1e-20}, 0},
+	} {
+		be := &engineRecorder{}
+		mech, err := be.Mechanism(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Service{Backend: be, Dir: t.TempDir()}
+		got, err := s.Get(ctx, Request{Mechanism: mech, Spec: spec, R: []int{100}, Eps: c.eps, Delta: c.delta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Stored(); err != nil {
+			t.Fatal(err)
+		}
+		if len(be.opts) != 1 || be.opts[0].DeltaFloor != c.want {
+			t.Errorf("%s: composed with %+v, want delta floor %v", c.name, be.opts, c.want)
+		}
+	}
+}
