@@ -74,7 +74,22 @@ type EngineOptions struct {
 	// not an engine option: it does not enter cache keys (each round's
 	// states are cached under their own bucket count).
 	Accuracy float64 `json:"accuracy,omitempty"`
+	// Path is engine.Options.Path: "" (engine.PathDefault, Buckets' own
+	// meaning), PathChain or PathPower (Buckets is then the power path's
+	// transform length, a power of two). It is not a key of manifests:
+	// the refinement of an accuracy target sets it per round.
+	Path string `json:"path,omitempty"`
 }
+
+// Composition paths of EngineOptions.Path.
+const (
+	// PathChain is the squaring chain at Buckets buckets.
+	PathChain = "chain"
+	// PathPower is the engine's power path on a transform of Buckets
+	// points where the mechanism qualifies (the chain at Buckets where
+	// it does not).
+	PathPower = "power"
+)
 
 // DefaultEngineOptions are used where a manifest sets nothing: the paper's
 // 100,000 buckets (DefaultBuckets), composed by the squaring chain.
