@@ -244,6 +244,9 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 		problems.add("--kind is required (one of %s)", strings.Join(manifest.Kinds(), ", "))
 	}
 	mech, engine := mf.tables(set, &problems)
+	if what != queryTPR {
+		engine = withDefaultTarget(engine, set)
+	}
 	query := map[string]any{"methods": splitList(*qf.methods)}
 	switch {
 	case len(rs.vals) > 0 && len(qf.epochs.vals) > 0:
@@ -330,9 +333,13 @@ type queryAnswer struct {
 	Upper, Lower jsonFloat `json:"-"`
 	EEps         bool      `json:"-"`
 	Buckets      int       `json:"buckets,omitempty"`
-	Factor       float64   `json:"factor,omitempty"`
-	Cached       bool      `json:"cached,omitempty"`
-	Note         string    `json:"note,omitempty"`
+	// Path is the composition path of an accuracy target's round
+	// reported: "power" (Buckets is then the transform length) or
+	// "chain"; "" without a target.
+	Path   string  `json:"path,omitempty"`
+	Factor float64 `json:"factor,omitempty"`
+	Cached bool    `json:"cached,omitempty"`
+	Note   string  `json:"note,omitempty"`
 	// Accuracy is what an accuracy target reached (buckets with
 	// --accuracy; nil otherwise).
 	Accuracy *methods.Accuracy `json:"-"`
@@ -384,6 +391,9 @@ func queryAnswers(what, method string, in manifest.Instance, o methods.Outcome, 
 	base := queryAnswer{Method: method, Kind: in.Spec.Kind, Label: in.Label, Params: in.Spec.Params, Noise: in.Spec.Noise,
 		Sampling: in.Spec.Sampling, Relation: in.Spec.Relation,
 		R: o.R, Query: what, EEps: eEps, Buckets: o.Buckets, Factor: o.Factor, Cached: o.Cached, Note: o.Note, Accuracy: o.Accuracy}
+	if o.Accuracy != nil {
+		base.Path = o.Accuracy.Path
+	}
 	var out []queryAnswer
 	if what == queryTPR {
 		for _, b := range o.TPR {
@@ -429,8 +439,10 @@ func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
 //	eps in [5.19254, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 //	eps <= 6.2787 (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, rdp)
 //
-// With an accuracy target, the buckets lines say what it reached
-// ("..., 400000 buckets, accuracy 0.0001 met in 3 rounds").
+// With an accuracy target, the buckets lines say the path and size of the
+// round reported and what the target reached ("..., 400000 buckets,
+// accuracy 0.0001 met in 3 rounds", "..., power path at 131072 points,
+// accuracy 0.0001 met in 2 rounds").
 //
 // The bracket is rounded outwards (see formatBracket), so the printed
 // numbers are bounds too.
@@ -453,6 +465,9 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		how := a.Method
 		if a.Buckets > 0 {
 			how = fmt.Sprintf("%s, %d buckets", a.Method, a.Buckets)
+			if a.Accuracy != nil && a.Accuracy.Path == manifest.PathPower {
+				how = fmt.Sprintf("%s, power path at %d points", a.Method, a.Buckets)
+			}
 		}
 		if acc := a.Accuracy; acc != nil {
 			how += ", " + acc.Short()
