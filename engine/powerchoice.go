@@ -435,7 +435,8 @@ func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) 
 // PowerQualifies reports whether ComposeMany with Options.Path = PathPower
 // would compose r observations of m by the power path, as far as it is
 // known before composing: false for the mechanisms, options and ranges
-// the power path leaves to the squaring chain (Options.Path). A
+// (the leaf's and the composed range's estimate) the power path leaves to
+// the squaring chain (Options.Path). A
 // qualifying mechanism may still fall back to the chain after composing
 // (a rounding-error bound above 1e-3, a lower pair that lost 1% of the
 // mass). It builds a small grouped leaf (8,192 buckets), not the
@@ -460,5 +461,10 @@ func PowerQualifies(ctx context.Context, m Mechanism, r int, opt Options) (bool,
 	}
 	o = o.withTailBudget([]Part{{Mechanism: m, Count: r}})
 	p, err := newPowerPlan(m, r, o)
-	return p != nil, err
+	if err != nil || p == nil {
+		return false, err
+	}
+	// the composed range, as powerPrepare estimates it
+	R := p.powerRange(m, r)
+	return R > 0 && R <= powerMaxRange, nil
 }

@@ -149,30 +149,34 @@ func (s step) limit() int {
 	return maxAccuracyBuckets
 }
 
-// firstStep returns the first round of the refinement of spec for the
-// numbers of compositions rs. A bucket count in spec (Buckets > 0) starts
-// the squaring chain there, as without a target. Buckets = 0 starts
-// cheap: the power path at powerStartPoints where the backend says the
-// mechanism qualifies for every r, else the chain at DefaultBuckets.
-func (b *Buckets) firstStep(ctx context.Context, spec manifest.MechanismSpec, mech backend.Mechanism, rs []int) (step, error) {
+// firstSteps returns the first round of the refinement of spec for each
+// number of compositions in rs. A bucket count in spec (Buckets > 0)
+// starts the squaring chain there, as without a target. Buckets = 0
+// starts cheap: the power path at powerStartPoints for the r the backend
+// says qualify for it, the chain at DefaultBuckets for the others.
+func (b *Buckets) firstSteps(ctx context.Context, spec manifest.MechanismSpec, mech backend.Mechanism, rs []int) ([]step, error) {
+	out := make([]step, len(rs))
+	for i := range out {
+		out[i] = step{manifest.PathChain, spec.Engine.Buckets}
+	}
 	if spec.Engine.Buckets > 0 {
-		return step{manifest.PathChain, spec.Engine.Buckets}, nil
+		return out, nil
 	}
-	chain := step{manifest.PathChain, manifest.DefaultBuckets}
 	pp, ok := b.States.Backend.(powerPather)
-	if !ok {
-		return chain, nil
-	}
-	for _, r := range rs {
+	for i, r := range rs {
+		out[i].size = manifest.DefaultBuckets
+		if !ok {
+			continue
+		}
 		q, err := pp.PowerPath(ctx, mech, r, spec.Engine)
 		if err != nil {
-			return step{}, err
+			return nil, err
 		}
-		if !q {
-			return chain, nil
+		if q {
+			out[i] = step{manifest.PathPower, powerStartPoints}
 		}
 	}
-	return step{manifest.PathPower, powerStartPoints}, nil
+	return out, nil
 }
 
 // rate returns the exponent p with which a bracket narrowed from width
@@ -214,9 +218,10 @@ func roundSize(path string, x float64) int {
 }
 
 // refine computes the job in rounds of growing size until every bracket
-// of the job (every r, eps and delta) meets the target. Each round composes
-// the numbers of compositions whose brackets are still wider than the
-// target on one path at one size (firstStep chooses the first): the
+// of the job (every r, eps and delta) meets the target. The numbers of
+// compositions that start on one path (firstSteps) refine together: each
+// round composes those whose brackets are still wider than the target on
+// one path at one size: the
 // power path's widths fall like N^-2 (powerRate), so its next length is
 // the power of two at or above N (w/target)^(1/2) accuracyMargin, w the
 // widest unmet bracket; the chain's first step doubles its count and
@@ -244,20 +249,71 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 	bestPath := make([]string, len(rs))
 	lastW := make([][]float64, len(rs)) // widths of the last round on the current path
 	rounds := make([]int, len(rs))
-	pending := make([]int, len(rs))
-	for i := range rs {
-		pending[i] = i
-	}
-	cur, err := b.firstStep(ctx, spec, mech, rs)
+	stops := make([]string, len(rs))
+	first, err := b.firstSteps(ctx, spec, mech, rs)
 	if err != nil {
 		return nil, err
 	}
+	announced := 0
+	// the r that start on one path refine together, the power path's first
+	for _, path := range []string{manifest.PathPower, manifest.PathChain} {
+		var pending []int
+		var cur step
+		for i, st := range first {
+			if st.path == path {
+				pending, cur = append(pending, i), st
+			}
+		}
+		if len(pending) == 0 {
+			continue
+		}
+		stop, err := b.refineFrom(ctx, job, mech, cur, pending, &announced, best, bestW, bestPath, lastW, rounds)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range pending {
+			stops[i] = stop
+		}
+	}
+	// the other methods' bounds (at most 20-30 ms for RDP, about 1.5 s
+	// for DP-SGD's loss-tail test) on the rounds reported only: they
+	// narrow brackets wider than otherWidth, which a met target of at
+	// most otherWidth never has
+	applyOthers(spec, job, best)
+	for i := range best {
+		o := &best[i]
+		if o.Err != nil {
+			continue
+		}
+		acc := &Accuracy{Target: target, Reached: worst(widths(*o)), Rounds: rounds[i], Path: bestPath[i]}
+		acc.Met = acc.Reached <= target
+		if !acc.Met {
+			acc.Stop = stops[i]
+		}
+		o.Accuracy = acc
+		o.Note = joinNote(o.Note, acc.Sentence(o.Buckets))
+	}
+	return best, nil
+}
+
+// refineFrom runs the rounds of refine for the numbers of compositions
+// job.Compositions[i], i in pending, from the step cur, recording each
+// one's best outcome, its widths and path, its last widths and its rounds
+// in the slices of refine (indexed like job.Compositions); announced
+// counts the rounds announced to job.Round. It returns why it stopped
+// before every bracket met the target ("" if they all did).
+func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanism, cur step, pending []int, announced *int,
+	best []Outcome, bestW [][]float64, bestPath []string, lastW [][]float64, rounds []int) (string, error) {
+	spec := job.Instance.Spec
+	target := spec.Engine.Accuracy
+	rs := job.Compositions
 	prevSize := 0 // size of the last round on the current path, 0 for none
 	ok := 0       // rounds that succeeded
 	stop := ""
 	for round := 1; ; round++ {
 		if job.Round != nil {
-			job.Round(round, cur.size)
+			*announced++
+			job.Round(*announced, cur.size)
 		}
 		rspec := spec
 		rspec.Engine.Buckets, rspec.Engine.Path = cur.size, cur.path
@@ -268,16 +324,18 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 		outs, err := b.round(ctx, job, mech, rspec, prs, false)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, err
+				return "", err
 			}
 			if cur.path == manifest.PathPower {
 				// the chain may compose what the power path could not
 				cur, prevSize = step{manifest.PathChain, manifest.DefaultBuckets}, 0
-				clear(lastW)
+				for _, i := range pending {
+					lastW[i] = nil
+				}
 				continue
 			}
 			if ok == 0 {
-				return nil, err
+				return "", err
 			}
 			stop = fmt.Sprintf("the round at %d %s failed: %v", cur.size, cur.unit(), err)
 			break
@@ -337,7 +395,9 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 			// the power path's brackets stopped narrowing at its rate:
 			// the chain from its default count
 			next, prevSize = step{manifest.PathChain, manifest.DefaultBuckets}, 0
-			clear(lastW)
+			for _, i := range pending {
+				lastW[i] = nil
+			}
 		} else {
 			if prevSize > 0 && !narrowed {
 				stop = fmt.Sprintf("no bracket narrowed from %d to %d %s", prevSize, cur.size, cur.unit())
@@ -365,25 +425,7 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 		}
 		cur = next
 	}
-	// the other methods' bounds (at most 20-30 ms for RDP, about 1.5 s
-	// for DP-SGD's loss-tail test) on the rounds reported only: they
-	// narrow brackets wider than otherWidth, which a met target of at
-	// most otherWidth never has
-	applyOthers(spec, job, best)
-	for i := range best {
-		o := &best[i]
-		if o.Err != nil {
-			continue
-		}
-		acc := &Accuracy{Target: target, Reached: worst(widths(*o)), Rounds: rounds[i], Path: bestPath[i]}
-		acc.Met = acc.Reached <= target
-		if !acc.Met {
-			acc.Stop = stop
-		}
-		o.Accuracy = acc
-		o.Note = joinNote(o.Note, acc.Sentence(o.Buckets))
-	}
-	return best, nil
+	return stop, nil
 }
 
 // canReach reports whether a bracket of relative width w at size n, which

@@ -28,14 +28,17 @@ type widthBackend struct {
 	// for it); nil: the power path falls back to the chain, as the
 	// engine's does for mechanisms that do not qualify.
 	power func(r, points int) float64
+	// qualifies, if not nil, says which r qualify for the power path
+	// (every r when nil)
+	qualifies func(r int) bool
 
 	mu    sync.Mutex
 	calls []composeCall
 	paths []string // the path of every call: "power" or "chain"
 }
 
-func (b *widthBackend) PowerPath(context.Context, backend.Mechanism, int, manifest.EngineOptions) (bool, error) {
-	return b.power != nil, nil
+func (b *widthBackend) PowerPath(_ context.Context, _ backend.Mechanism, r int, _ manifest.EngineOptions) (bool, error) {
+	return b.power != nil && (b.qualifies == nil || b.qualifies(r)), nil
 }
 
 type composeCall struct {
@@ -299,6 +302,44 @@ func TestRefinePaths(t *testing.T) {
 				t.Errorf("accuracy %+v, note %q; want met %v and a note with %q", a, outs[0].Note, tc.met, tc.note)
 			}
 		})
+	}
+}
+
+// TestRefineSplitsByPath: the numbers of compositions that qualify for
+// the power path refine on it, the others on the chain from the default
+// count, each reporting its own path.
+func TestRefineSplitsByPath(t *testing.T) {
+	be := &widthBackend{width: func(_, n int) float64 { return 5 / float64(n) }, bytesPerBucket: 1,
+		power:     func(_, n int) float64 { return 3.4e-3 * (1 << 28) / float64(n) / float64(n) },
+		qualifies: func(r int) bool { return r == 4 }}
+	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 1},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{8, 4}, Eps: []float64{1}}
+	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
+	outs, err := bm.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the chain composes its shaping counts (4 among them), the power
+	// path each r alone
+	want := []composeCall{{1 << 14, []int{4}}, {1 << 17, []int{4}}, {100000, []int{8, 4}}}
+	wantPaths := []string{manifest.PathPower, manifest.PathPower, manifest.PathChain}
+	if len(be.calls) != len(want) || !slices.Equal(be.paths, wantPaths) {
+		t.Fatalf("calls %v on %v, want %v on %v", be.calls, be.paths, want, wantPaths)
+	}
+	for i, c := range be.calls {
+		if c.buckets != want[i].buckets || !slices.Equal(c.rs, want[i].rs) {
+			t.Errorf("call %d: %v, want %v", i, c, want[i])
+		}
+	}
+	for _, c := range []struct {
+		o       Outcome
+		path    string
+		buckets int
+	}{{outs[0], manifest.PathChain, 100000}, {outs[1], manifest.PathPower, 1 << 17}} {
+		if a := c.o.Accuracy; a == nil || !a.Met || a.Path != c.path || c.o.Buckets != c.buckets {
+			t.Errorf("r=%d: %d, accuracy %+v; want met on %s at %d", c.o.R, c.o.Buckets, a, c.path, c.buckets)
+		}
 	}
 }
 
