@@ -45,8 +45,15 @@ const (
 	// maxRate bounds a measured exponent used to extrapolate.
 	maxRate = 3.0
 	// accuracyMargin multiplies the size the rate predicts for the target
-	// (a round just short of the target costs a whole round more).
+	// on the chain (a round just short of the target costs a whole round
+	// more).
 	accuracyMargin = 1.2
+	// powerMargin is accuracyMargin of the power path: none, for its
+	// lengths are rounded up to powers of two, and below the length where
+	// the rate N^-2 sets in the widths fall faster (DP-SGD 1/0.016, r
+	// 10^5: 0.074 at 2^14, 0.0037 at 2^16, 2.0e-4 at 2^18, 5.5e-5 at 2^19),
+	// so that N^-2 from a short transform overestimates the length needed.
+	powerMargin = 1.0
 	// maxJump bounds the growth of the size from one round to the next.
 	maxJump = 64
 )
@@ -190,13 +197,13 @@ func rate(prev, w float64, n0, n1 int) float64 {
 }
 
 // nextSize returns the size at which a bracket of width w at size n
-// meets target if it narrows like size^-p, times accuracyMargin, at least
+// meets target if it narrows like size^-p, times margin, at least
 // accuracyGrowth times n and at most maxJump times n; without a rate (p
 // <= 0) or a finite width, accuracyGrowth times n.
-func nextSize(w, p, target float64, n int) float64 {
+func nextSize(w, p, target, margin float64, n int) float64 {
 	f := float64(accuracyGrowth)
 	if w > target && !math.IsInf(w, 1) && p > 0 {
-		f = math.Pow(w/target, 1/p) * accuracyMargin
+		f = math.Pow(w/target, 1/p) * margin
 	}
 	return float64(n) * min(float64(maxJump), max(accuracyGrowth, f))
 }
@@ -218,15 +225,16 @@ func roundSize(path string, x float64) int {
 }
 
 // refine computes the job in rounds of growing size until every bracket
-// of the job (every r, eps and delta) meets the target. The numbers of
-// compositions that start on one path (firstSteps) refine together: each
-// round composes those whose brackets are still wider than the target on
-// one path at one size: the
+// of the job (every r, eps and delta) meets the target. Each number of
+// compositions that starts on the power path (firstSteps) refines alone,
+// those that start on the chain together: each round composes those whose
+// brackets are still wider than the target on one path at one size. The
 // power path's widths fall like N^-2 (powerRate), so its next length is
-// the power of two at or above N (w/target)^(1/2) accuracyMargin, w the
-// widest unmet bracket; the chain's first step doubles its count and
-// each later one jumps to the count at which the rate measured between
-// its last two rounds meets the target. The power path gives way to the
+// the power of two at or above N (w/target)^(1/2) (powerMargin 1), w the
+// widest unmet bracket, and later the rate measured between its last two
+// rounds; the chain's first step doubles its count and each later one
+// jumps to the count at which the rate measured between its last two
+// rounds meets the target, times accuracyMargin. The power path gives way to the
 // chain (at DefaultBuckets) when a bracket of it narrowed more slowly than
 // N^-powerSlowRate between two rounds, did not narrow, or a round failed.
 // The refinement stops when every bracket meets the target, when no unmet
@@ -255,19 +263,23 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 		return nil, err
 	}
 	announced := 0
-	// the r that start on one path refine together, the power path's first
-	for _, path := range []string{manifest.PathPower, manifest.PathChain} {
-		var pending []int
-		var cur step
-		for i, st := range first {
-			if st.path == path {
-				pending, cur = append(pending, i), st
-			}
+	// each r that starts on the power path refines alone (the power path
+	// composes every r on its own, so each may take its own lengths), then
+	// those that start on the chain together (they share its levels)
+	var groups [][]int
+	var chain []int
+	for i, st := range first {
+		if st.path == manifest.PathPower {
+			groups = append(groups, []int{i})
+		} else {
+			chain = append(chain, i)
 		}
-		if len(pending) == 0 {
-			continue
-		}
-		stop, err := b.refineFrom(ctx, job, mech, cur, pending, &announced, best, bestW, bestPath, lastW, rounds)
+	}
+	if len(chain) > 0 {
+		groups = append(groups, chain)
+	}
+	for _, pending := range groups {
+		stop, err := b.refineFrom(ctx, job, mech, first[pending[0]], pending, &announced, best, bestW, bestPath, lastW, rounds)
 		if err != nil {
 			return nil, err
 		}
@@ -379,7 +391,11 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 				default:
 					p = 0 // no rate known: double
 				}
-				want = max(want, nextSize(w[q], p, target, cur.size))
+				margin := accuracyMargin
+				if cur.path == manifest.PathPower {
+					margin = powerMargin
+				}
+				want = max(want, nextSize(w[q], p, target, margin, cur.size))
 			}
 			lastW[i] = w
 			if best[i].Err == nil && worst(bestW[i]) > target {

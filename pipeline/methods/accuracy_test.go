@@ -360,7 +360,7 @@ func TestNextSize(t *testing.T) {
 		{"no rate: a doubling", 1, 0, 1e-4, 1000, 2000},
 		{"infinite width: a doubling", math.Inf(1), 2, 1e-4, 1000, 2000},
 	} {
-		if got := nextSize(c.w, c.p, c.tgt, c.n); math.Abs(got-c.want) > 1e-9*c.want {
+		if got := nextSize(c.w, c.p, c.tgt, accuracyMargin, c.n); math.Abs(got-c.want) > 1e-9*c.want {
 			t.Errorf("%s: nextSize = %v, want %v", c.name, got, c.want)
 		}
 	}
