@@ -56,6 +56,13 @@ const (
 	powerMargin = 1.0
 	// maxJump bounds the growth of the size from one round to the next.
 	maxJump = 64
+	// powerFirstJump bounds the growth from the power path's first round,
+	// whose jump rests on the assumed rate: a bracket set by something
+	// other than the grid (a dominating pair's slack, a far tail) would
+	// otherwise send the second round to the largest lengths, and below
+	// the asymptotic rate the widths fall faster (DP-SGD 1/0.001, r
+	// 250,000: 0.38 at 2^14, 2.6e-4 at 2^18, 6.9e-5 at 2^19).
+	powerFirstJump = 16
 )
 
 // Accuracy says what an accuracy target reached for one number of
@@ -236,7 +243,10 @@ func roundSize(path string, x float64) int {
 // jumps to the count at which the rate measured between its last two
 // rounds meets the target, times accuracyMargin. The power path gives way to the
 // chain (at DefaultBuckets) when a bracket of it narrowed more slowly than
-// N^-powerSlowRate between two rounds, did not narrow, or a round failed.
+// N^-powerSlowRate between two rounds, did not narrow, or a round failed;
+// the chain's first round then has to narrow the power path's best
+// brackets by accuracyNarrowing for the refinement to go on. The power
+// path's first jump is at most powerFirstJump.
 // The refinement stops when every bracket meets the target, when no unmet
 // bracket of the chain narrowed in a round (accuracyNarrowing) or none
 // would meet the target by the largest count at the rate measured, when
@@ -319,8 +329,9 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 	spec := job.Instance.Spec
 	target := spec.Engine.Accuracy
 	rs := job.Compositions
-	prevSize := 0 // size of the last round on the current path, 0 for none
-	ok := 0       // rounds that succeeded
+	prevSize := 0     // size of the last round on the current path, 0 for none
+	ok := 0           // rounds that succeeded
+	fellBack := false // the chain's first round after the power path's
 	stop := ""
 	for round := 1; ; round++ {
 		if job.Round != nil {
@@ -340,9 +351,9 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 			}
 			if cur.path == manifest.PathPower {
 				// the chain may compose what the power path could not
-				cur, prevSize = step{manifest.PathChain, manifest.DefaultBuckets}, 0
+				cur, prevSize, fellBack = step{manifest.PathChain, manifest.DefaultBuckets}, 0, true
 				for _, i := range pending {
-					lastW[i] = nil
+					lastW[i] = bestW[i]
 				}
 				continue
 			}
@@ -372,7 +383,9 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 					if prev[q] > target && (w[q] <= target || w[q] < prev[q] && w[q] <= accuracyNarrowing*prev[q]) {
 						narrowed = true
 					}
-					p = rate(prev[q], w[q], prevSize, cur.size)
+					if prevSize > 0 {
+						p = rate(prev[q], w[q], prevSize, cur.size)
+					}
 					if w[q] > target && p > 0 && canReach(w[q], p, target, cur.size, cur.limit()) {
 						reachable = true
 					}
@@ -406,13 +419,23 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 		if len(pending) == 0 {
 			break
 		}
+		if cur.path == manifest.PathPower && prevSize == 0 {
+			// the first jump, at the assumed rate from a short transform
+			want = min(want, powerFirstJump*float64(cur.size))
+		}
 		next := step{cur.path, roundSize(cur.path, max(want, accuracyGrowth*float64(cur.size)))}
+		if fellBack && !narrowed {
+			stop = fmt.Sprintf("the chain at %d buckets narrowed no bracket of the power path's", cur.size)
+			break
+		}
+		fellBack = false
 		if prevSize > 0 && cur.path == manifest.PathPower && (slow || !narrowed) {
 			// the power path's brackets stopped narrowing at its rate:
-			// the chain from its default count
-			next, prevSize = step{manifest.PathChain, manifest.DefaultBuckets}, 0
+			// the chain from its default count, which must narrow the
+			// power path's best brackets to go on
+			next, prevSize, fellBack = step{manifest.PathChain, manifest.DefaultBuckets}, 0, true
 			for _, i := range pending {
-				lastW[i] = nil
+				lastW[i] = bestW[i]
 			}
 		} else {
 			if prevSize > 0 && !narrowed {

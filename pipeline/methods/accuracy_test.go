@@ -269,13 +269,23 @@ func TestRefinePaths(t *testing.T) {
 			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
 		{"mechanism without the power path", 0, nil, inverse(5), []call{{c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (1 round)"},
-		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 1 << 19}, {c, 100000}}, true,
+		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
 		{"power path narrows too slowly", 0, pow(1e-2, 0.5), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
-		// the chain keeps the power path's round when it is narrower
-		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {c, 100000}, {c, 200000}}, false,
-			"accuracy 0.0001 not met: reached 0.0005 at 65536 points of the power path (4 rounds; at the rate the brackets narrowed from 100000 to 200000 buckets, none would meet the target"},
+		// the refinement keeps the power path's round when it is
+		// narrower, and stops when the chain's first round does not
+		// narrow it
+		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {c, 100000}}, false,
+			"accuracy 0.0001 not met: reached 0.0005 at 65536 points of the power path (3 rounds; the chain at 100000 buckets narrowed no bracket of the power path's)"},
+		// the chain goes on when its first round narrows the power
+		// path's best bracket: 0.005 at 100000, 0.0025 at 200000, then
+		// the jump at rate 1 to 200000 25 1.2
+		{"chain narrower than the power path", 0, func(int, int) float64 { return 0.01 }, inverse(500), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}, {c, 200000}, {c, 6000000}}, true,
+			"accuracy 0.0001 met at 6000000 buckets (5 rounds)"},
+		// the first jump of the power path is at most powerFirstJump
+		{"first jump capped", 0, pow(0.4, 2.6), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {p, 1 << 19}}, true,
+			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
 		{"explicit bucket count keeps the chain", 8000, invSq(1), inverse(0.5), []call{{c, 8000}}, true,
 			"accuracy 0.0001 met at 8000 buckets (1 round)"},
 	}
