@@ -468,3 +468,17 @@ func PowerQualifies(ctx context.Context, m Mechanism, r int, opt Options) (bool,
 	R := p.powerRange(m, r)
 	return R > 0 && R <= powerMaxRange, nil
 }
+
+// estimatePowerMemory is EstimateMemory of the power path on a transform
+// of o.Buckets points (o with defaults): per point the packed spectrum and
+// its power (2 x 16 bytes), the grid lists' upper and lower masses, their
+// error bounds and tilted copies (about 8 arrays of 8 bytes), and the
+// transform's twiddles (about 28 bytes), 128 bytes in all, plus the plan's
+// grouped leaf. Measured peak RSS of DP-SGD at GOGC=25, heap garbage
+// included: 78 MB at 2^19 points, 301 MB at 2^21 (about 142 bytes a
+// point). A composition that falls back to the chain after composing
+// (Options.Path) needs the chain's EstimateMemory at that count instead.
+func estimatePowerMemory(o Options) int64 {
+	N := int64(max(nextPow2(o.Buckets), powerMinN))
+	return 128*N + int64(powerPlanBuckets)*64 + 4<<20
+}
