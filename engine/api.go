@@ -14,9 +14,10 @@ type Options struct {
 	// Buckets is the number of buckets 2n of Definition 4 (the list holds
 	// indices -n..n plus the infinity bucket, as the authors' code counts
 	// them). It must be a multiple of 4 (n even, for squaring) and at
-	// least 8. An explicit count composes by the squaring chain at that
-	// count, as it always did. Zero means 100,000 for the chain and lets
-	// ComposeMany choose, per call, between that chain and the power path
+	// least 8. With PathDefault, an explicit count composes by the
+	// squaring chain at that count, as it always did, and zero means
+	// 100,000 for the chain and lets ComposeMany choose, per call, between
+	// that chain and the power path
 	// (one forward transform, an r-th power and one inverse per tilt;
 	// engine/README.md, section 6.1) and the power path's
 	// transform length: the power path where a width predictor made before
@@ -25,7 +26,9 @@ type Options struct {
 	// (probed at a few delta evaluations); the chain otherwise. The choice
 	// depends on the mechanism, the other options and ChainCounts of the
 	// numbers of compositions only. Factor, Lists other than ListsBoth and
-	// DisableErrorCorrection keep the chain.
+	// DisableErrorCorrection keep the chain. PathChain and PathPower
+	// (Path) read Buckets as the chain's bucket count or the power path's
+	// transform length.
 	Buckets int
 
 	// Factor is the bucket factor f > 1 of the leaves. Zero selects it
@@ -97,13 +100,18 @@ type Options struct {
 	// for otherwise.
 	Lists Lists
 
+	// Path selects how ComposeMany composes the r-fold composition of one
+	// mechanism (see Path). The zero value, PathDefault, gives Buckets its
+	// meaning above.
+	Path Path
+
 	// Progress, if not nil, is called after every composition or squaring
 	// step with the number of steps done and planned. It must be cheap and
 	// safe to call from the goroutine running the composition.
 	Progress func(done, total int)
 
-	// power selects the path of the r-fold composition of one mechanism:
-	// the zero value lets Buckets = 0 choose (powerchoice.go), powerOn
+	// power selects the path of the r-fold composition of one mechanism
+	// for the package's tests: the zero value defers to Path, powerOn
 	// takes the power path (power.go) wherever the mechanism qualifies,
 	// powerAuto chooses at any bucket count.
 	power powerMode
@@ -112,6 +120,47 @@ type Options struct {
 	// TailBudget and FreeInftyBudget (the caller left them 0), so that
 	// withTailBudget (tailbudget.go) may choose them per composition.
 	autoTailBudget, autoFreeInfty bool
+}
+
+// Path selects the composition path of ComposeMany (Options.Path).
+type Path int
+
+const (
+	// PathDefault gives Options.Buckets its own meaning: an explicit
+	// count composes by the squaring chain at that count, 0 lets
+	// ComposeMany choose between the chain at 100,000 buckets and the
+	// power path (powerchoice.go).
+	PathDefault Path = iota
+	// PathChain composes by the squaring chain (Figure 10) at
+	// Options.Buckets buckets (0: 100,000), whatever the count.
+	PathChain
+	// PathPower composes by the power path (engine/README.md, section
+	// 6.1: one forward transform, an r-th power and one inverse per tilt)
+	// on a transform of Options.Buckets points, a power of two from 2^10
+	// to 2^26 (0: 2^17), where the mechanism qualifies. Where it does not
+	// (count pairs and other mechanisms with atoms of loss or
+	// distinguishing events, composed ranges above 300 nats, a Factor,
+	// Lists = ListsGrouped, DisableErrorCorrection, or a composed list
+	// whose rounding-error bound exceeds 1e-3 or whose lower pair lost 1%
+	// of the mass) the squaring chain composes it at Options.Buckets
+	// buckets instead, and ComposeSequence always composes by the chain.
+	// Both paths are sound; they differ in cost and width (the power
+	// path's bracket narrows like Buckets^-2 where its grid's slack sets
+	// it).
+	PathPower
+)
+
+// String returns "default", "chain" or "power".
+func (p Path) String() string {
+	switch p {
+	case PathDefault:
+		return "default"
+	case PathChain:
+		return "chain"
+	case PathPower:
+		return "power"
+	}
+	return fmt.Sprintf("Path(%d)", int(p))
 }
 
 // Lists selects the bucket lists a computation composes (Options.Lists).
@@ -169,6 +218,12 @@ func (o Options) Check() error {
 }
 
 func (o Options) withDefaults() (Options, error) {
+	if o.Path < PathDefault || o.Path > PathPower {
+		return o, optionError("path", "must be default, chain or power, got %v", o.Path)
+	}
+	if o.Path == PathPower && o.Buckets != 0 && (o.Buckets < powerMinN || o.Buckets > 1<<26 || o.Buckets&(o.Buckets-1) != 0) {
+		return o, optionError("buckets", "the power path's transform length must be a power of two from %d to %d, got %d", powerMinN, 1<<26, o.Buckets)
+	}
 	if o.Buckets == 0 {
 		o.Buckets = 100000
 	}
@@ -287,7 +342,7 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 		if err != nil || out != nil {
 			return out, err
 		}
-	case o.power == powerOn:
+	case o.power == powerOn || o.Path == PathPower:
 		out, err := composePower(ctx, m, rs, o)
 		if err != nil || out != nil {
 			return out, err

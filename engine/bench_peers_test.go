@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The rows of the comparison with dp_accounting's PLD accountant
@@ -21,7 +23,8 @@ import (
 // BenchmarkPeers/ROW/BUCKETS reports cpu-s/op, the bounds and the relative
 // width (upper-lower)/upper of the row's worst bracket (relw);
 // BenchmarkAccuracyTarget/ROW the refinement of an accuracy target
-// (PB_TARGET, default 1e-4; PB_START buckets, default 4000, doubled).
+// (PB_TARGET, default 1e-4) from a cheap first round, as pipeline/methods
+// refines it.
 type peersRow struct {
 	name  string
 	mech  func() (Mechanism, error)
@@ -135,50 +138,109 @@ func BenchmarkPeers(b *testing.B) {
 }
 
 // BenchmarkAccuracyTarget: the refinement of pipeline/methods' accuracy
-// target for one row: PB_START buckets (default 4000), doubled until the
-// worst relative width is at most PB_TARGET (default 1e-4), a doubling no
-// longer narrows it by 0.9, the rate of the last doubling would not reach the
-// target by 2^26 buckets (pipeline/methods' canReach), or 2^26 would be exceeded. The CPU
-// of every round is counted; buckets and rounds are those of the last round.
+// target (accuracy.go) for one row, from Buckets = 0: the power path from
+// 2^14 points where PowerQualifies, each next length the power of two at or
+// above N (w/target)^(1/p) (p = 2, then the rate measured between the
+// last two rounds), at least a doubling and at most 64 times N; the chain
+// from 100,000 buckets where the mechanism does not qualify or the power
+// path's worst bracket narrowed more slowly than N^-1, doubling once,
+// then jumping at its measured rate times 1.2 (counts rounded up to two
+// significant digits). It stops when the worst relative width is at most
+// PB_TARGET (default 1e-4), a chain round no longer narrowed it by 0.9,
+// or the chain's rate would not reach the target by 2^26 buckets. The CPU
+// of every round (and of PowerQualifies) is counted; points (or buckets)
+// and rounds are those of the last round, power = 1 when it was the power
+// path's.
 func BenchmarkAccuracyTarget(b *testing.B) {
 	target := envFloat("PB_TARGET", 1e-4)
-	start := envInts("PB_START", []int{4000})[0]
 	for _, row := range peersRows {
 		b.Run(row.name, func(b *testing.B) {
 			var last peersAnswer
 			var cpu, wall float64
 			var n, rounds int
+			var power bool
 			for i := 0; i < b.N; i++ {
-				cpu, wall, rounds = 0, 0, 0
-				prev := math.Inf(1)
-				for n = start; ; n *= 2 {
-					a := row.answer(b, n)
-					cpu, wall, rounds = cpu+a.cpu, wall+a.wall, rounds+1
-					last = a
-					if a.relw <= target || rounds > 1 && !(a.relw <= 0.9*prev) || n*2 > 1<<26 {
-						break
-					}
-					if rounds > 1 && !peersCanReach(a.relw, a.relw/prev, target, n) {
-						break // pipeline/methods.canReach
-					}
-					prev = a.relw
-				}
+				last, cpu, wall, n, rounds, power = row.refine(b, target)
 			}
 			last.report(b, row)
 			b.ReportMetric(cpu, "cpu-s")
 			b.ReportMetric(wall, "wall-s")
 			b.ReportMetric(float64(n), "buckets")
 			b.ReportMetric(float64(rounds), "rounds")
+			b.ReportMetric(map[bool]float64{false: 0, true: 1}[power], "power")
 		})
 	}
 }
 
-func peersCanReach(w, rate, target float64, n int) bool {
-	for b := n; b*2 <= 1<<26; b *= 2 {
-		w *= rate
+// refine mirrors pipeline/methods' refinement (BenchmarkAccuracyTarget)
+// for the row's worst bracket and returns the last round's answer, the
+// CPU and wall seconds of all rounds, the last round's size, the number
+// of rounds and whether the last round was the power path's.
+func (row peersRow) refine(tb testing.TB, target float64) (last peersAnswer, cpu, wall float64, n, rounds int, power bool) {
+	m, err := row.mech()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c0, w0 := cpuSeconds(), time.Now()
+	power, err = PowerQualifies(context.Background(), m, row.r, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cpu, wall = cpuSeconds()-c0, time.Since(w0).Seconds()
+	n = defaultBuckets
+	if power {
+		n = 1 << 14
+	}
+	prevN, prevW := 0, math.Inf(1)
+	for {
+		opt := Options{Path: PathChain, Buckets: n}
+		if power {
+			opt.Path = PathPower
+		}
+		a := row.answerWith(tb, opt)
+		cpu, wall, rounds, last = cpu+a.cpu, wall+a.wall, rounds+1, a
+		w := a.relw
 		if w <= target {
-			return true
+			return
+		}
+		p := math.NaN()
+		if prevN > 0 && !math.IsInf(prevW, 0) && w > 0 {
+			p = math.Log(prevW/w) / math.Log(float64(n)/float64(prevN))
+		}
+		if power && prevN > 0 && !(p >= 1 && w <= 0.9*prevW) {
+			// the power path stopped narrowing at its rate: the chain
+			power, n, prevN, prevW = false, defaultBuckets, 0, math.Inf(1)
+			continue
+		}
+		if !power && prevN > 0 && (!(w <= 0.9*prevW) || !(w*math.Pow(float64(1<<26)/float64(n), -p) <= target)) {
+			return
+		}
+		f, margin := 2.0, 1.2
+		if power {
+			margin = 1
+		}
+		switch {
+		case p > 0:
+			f = math.Pow(w/target, 1/min(p, 3)) * margin
+		case power:
+			f = math.Sqrt(w/target) * margin
+		}
+		x := float64(n) * min(64, max(2, f))
+		prevN, prevW = n, w
+		if power {
+			n = 1 << 14
+			for float64(n) < x {
+				n *= 2
+			}
+			if n > 1<<22 {
+				return
+			}
+			continue
+		}
+		scale := math.Pow(10, math.Max(0, math.Floor(math.Log10(x))-1))
+		n = (int(math.Ceil(x/scale-1e-9)*scale) + 3) / 4 * 4
+		if n > 1<<26 {
+			return
 		}
 	}
-	return false
 }

@@ -18,6 +18,9 @@ func EstimateMemory(opt Options) int64 {
 	if err != nil {
 		o.Buckets, o.Tilts = 100000, 3
 	}
+	if o.Path == PathPower {
+		return estimatePowerMemory(o)
+	}
 	n := int64(o.Buckets / 2)
 	N := int64(nextPow2(int(3 * n)))
 	lists := int64(44)                      // up to 40 stored powers plus working lists

@@ -25,6 +25,8 @@ func TestAutoPath(t *testing.T) {
 		{"no error correction", Options{DisableErrorCorrection: true}, false},
 		{"power path forced", Options{power: powerOn}, false},
 		{"choice at a bucket count", Options{Buckets: 4000, power: powerAuto}, true},
+		{"chain path", Options{Path: PathChain}, false},
+		{"power path", Options{Path: PathPower}, false},
 	} {
 		if got := autoPath(c.o); got != c.want {
 			t.Errorf("%s: autoPath = %v, want %v", c.name, got, c.want)
@@ -307,5 +309,85 @@ func TestDefaultPathAtLeastAsTightAsChain(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPathOption checks what Options.Path composes: the power path's list
+// (no grouped list, no squaring, the transform length asked) where the
+// mechanism qualifies, the squaring chain at the same count where it does
+// not (a count pair) and for PathChain at any count, and the options it
+// refuses.
+func TestPathOption(t *testing.T) {
+	ctx := context.Background()
+	gauss, err := Gauss(20, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial, err := VuvuzelaDialing(NoiseGauss, 3, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		m         Mechanism
+		o         Options
+		power     bool // the power path's list
+		qualifies bool // PowerQualifies
+		n         int  // points per side of the result's grid list
+	}{
+		{"power path", gauss, Options{Path: PathPower, Buckets: 1 << 12}, true, true, 1 << 11},
+		{"chain path at the same count", gauss, Options{Path: PathChain, Buckets: 1 << 12}, false, true, 1 << 11},
+		{"default path at an explicit count", gauss, Options{Buckets: 1 << 12}, false, true, 1 << 11},
+		{"power path falls back for a count pair", dial, Options{Path: PathPower, Buckets: 1 << 12}, false, false, 1 << 11},
+		{"power path with a factor", gauss, Options{Path: PathPower, Buckets: 1 << 12, Factor: 1.001}, false, false, 1 << 11},
+	} {
+		q, err := PowerQualifies(ctx, c.m, 64, c.o)
+		if err != nil {
+			t.Fatalf("%s: PowerQualifies: %v", c.name, err)
+		}
+		if q != c.qualifies {
+			t.Errorf("%s: PowerQualifies = %v, want %v", c.name, q, c.qualifies)
+		}
+		res, err := Compose(ctx, c.m, 64, c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		power := res.l == nil && res.g != nil && res.g.squarings == 0
+		if power != c.power {
+			t.Errorf("%s: power path's list %v, want %v", c.name, power, c.power)
+		}
+		if c.power && res.g.n != c.n {
+			t.Errorf("%s: %d points per side, want %d", c.name, res.g.n, c.n)
+		}
+		if !c.power && res.Info().Buckets != 2*c.n {
+			t.Errorf("%s: chain at %d buckets, want %d", c.name, res.Info().Buckets, 2*c.n)
+		}
+	}
+	for _, o := range []Options{
+		{Path: PathPower, Buckets: 100000},
+		{Path: PathPower, Buckets: 1 << 9},
+		{Path: PathPower + 1},
+	} {
+		if err := o.Check(); err == nil {
+			t.Errorf("Options{Path: %v, Buckets: %d}: no error", o.Path, o.Buckets)
+		}
+	}
+	if err := (Options{Path: PathPower}).Check(); err != nil {
+		t.Errorf("the power path at the default length: %v", err)
+	}
+}
+
+// TestEstimatePowerMemory checks that the power path's memory estimate
+// grows with its length and stays below the chain's at the same count
+// (the refinement reserves it per round).
+func TestEstimatePowerMemory(t *testing.T) {
+	prev := int64(0)
+	for _, n := range []int{1 << 14, 1 << 17, 1 << 20} {
+		p := EstimateMemory(Options{Path: PathPower, Buckets: n})
+		c := EstimateMemory(Options{Path: PathChain, Buckets: n})
+		if !(p > prev && p < c && p >= 128*int64(n)) {
+			t.Errorf("%d points: estimate %d (chain %d, previous %d)", n, p, c, prev)
+		}
+		prev = p
 	}
 }

@@ -45,14 +45,14 @@ func addMechFlags(fs *flag.FlagSet) *mechFlags {
 			f.strings[k.Flag] = fs.String(k.Flag, "", k.Help)
 		}
 	}
-	f.buckets = intFlag(fs, "buckets", 0, "number of buckets `N` of the squaring chain, e.g. 200000, 200_000 or 2e5 (default 100000); 0 lets the engine choose per composition between the chain at 100000 buckets and the power path, whichever it predicts cheaper at a bracket at least as tight")
+	f.buckets = intFlag(fs, "buckets", 0, "number of buckets `N` of the squaring chain, e.g. 200000, 200_000 or 2e5 (eps and delta default: none, the accuracy target 1e-4; calibrate, search and tpr: 100000); 0 lets the engine choose per composition between the chain at 100000 buckets and the power path, whichever it predicts cheaper at a bracket at least as tight")
 	f.factor = fs.Float64("factor", 0, "bucket factor (default automatic)")
 	f.tilts = intFlag(fs, "tilts", 0, "`N` exponential tilts per convolution, 1-5 (default: the engine's, 3)")
 	f.tailBudget = fs.Float64("tail-budget", 0, "corner mass the automatic factor may leave, in (0, 1) (default 1e-22)")
 	f.squaring = fs.Float64("squaring-threshold", 0, "corner-mass growth that triggers a squaring, > 1 (default 2.2)")
 	f.freeInftyBudget = fs.Float64("free-infty-budget", 0, "corner mass below which no squaring is triggered (default: the tail budget)")
 	f.noErrorCorrection = fs.Bool("no-error-correction", false, "disable the error correction (no lower bounds)")
-	f.accuracy = fs.Float64("accuracy", 0, "target relative width of the brackets, in (0, 1), e.g. 1e-4: the bucket count (--buckets, the first round) doubles until every bracket meets it or the memory budget ends it (eps and delta only)")
+	f.accuracy = fs.Float64("accuracy", 0, "target relative width of the brackets, in (0, 1) (eps and delta only; default 1e-4 without --buckets, --factor and --no-error-correction): rounds from a cheap first one (the power path at 16384 points, or the chain at 100000 buckets for mechanisms without it; with --buckets, the chain from that count) grow to the size the brackets' rate of narrowing predicts until every bracket meets it or the memory budget ends it")
 	return f
 }
 
@@ -125,6 +125,34 @@ func (f *mechFlags) tables(set map[string]bool, problems *flagProblems) (mech, e
 		engine = nil
 	}
 	return mech, engine
+}
+
+// defaultAccuracy is the accuracy target of eps and delta without
+// --buckets, --accuracy, --factor or --no-error-correction: a relative
+// bracket width of 1e-4, met by the refinement from a cheap first round
+// (the power path at 2^14 points where the mechanism qualifies, the chain
+// at 100,000 buckets where it does not).
+const defaultAccuracy = 1e-4
+
+// withDefaultTarget returns the [engine] table of eps and delta (engine,
+// nil for none) with the default accuracy target: without --buckets,
+// --accuracy, --factor and --no-error-correction, buckets = 0 and
+// accuracy = defaultAccuracy; with --accuracy and no --buckets, buckets =
+// 0 (the refinement starts cheap, not at 100,000 buckets on the chain).
+// An explicit --buckets keeps its meaning (the chain at that count, or
+// the first round of --accuracy on the chain).
+func withDefaultTarget(engine map[string]any, set map[string]bool) map[string]any {
+	if set["buckets"] || set["factor"] || set["no-error-correction"] {
+		return engine
+	}
+	if engine == nil {
+		engine = map[string]any{}
+	}
+	engine["buckets"] = 0
+	if !set["accuracy"] {
+		engine["accuracy"] = defaultAccuracy
+	}
+	return engine
 }
 
 // parseFlagManifest parses doc, the flags' values, as a manifest

@@ -26,7 +26,14 @@ Prints sound bounds on eps(delta) after r observations of one mechanism,
 one line per method, r and delta:
 
   pbuckets eps --kind sgd --sigma 1.1 --q 0.01 --r 10000 --delta 1e-5
-  eps in [5.19254, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
+  eps in [5.19249, 5.19274] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, power path at 131072 points, accuracy 0.0001 met in 2 rounds)
+
+By default the buckets method meets the accuracy target 1e-4 (relative
+bracket width (upper - lower)/upper) from a cheap first round: the power
+path at 16384 points, then the length its rate of narrowing predicts, or
+the squaring chain at 100000 buckets for mechanisms without a power path.
+--accuracy sets another target; --buckets N composes by the chain at N
+buckets (--buckets 100000: the paper's setting).
 
 A training run is asked in epochs instead of --r: --epochs E is E/q steps
 of Poisson sampling, E*dataset_size/batch of fixed-size batches, and E
@@ -45,7 +52,7 @@ Prints sound bounds on delta(eps) after r observations of one mechanism,
 one line per method, r and eps:
 
   pbuckets delta --kind gauss --sigma 2 --r 16 --eps 1
-  delta in [0.5098616, 0.5098627] (eps 1, r 16, gauss sensitivity=1 sigma=2 truncate=0, buckets, 100000 buckets)
+  delta in [0.5098608, 0.5098635] (eps 1, r 16, gauss sensitivity=1 sigma=2 truncate=0, buckets, power path at 16384 points, accuracy 0.0001 met in 1 round)
 
 The flags are those of pbuckets eps (see pbuckets eps -h).`
 
@@ -244,6 +251,9 @@ func queryFlagManifest(what string, set map[string]bool, mf *mechFlags, rs *list
 		problems.add("--kind is required (one of %s)", strings.Join(manifest.Kinds(), ", "))
 	}
 	mech, engine := mf.tables(set, &problems)
+	if what != queryTPR {
+		engine = withDefaultTarget(engine, set)
+	}
 	query := map[string]any{"methods": splitList(*qf.methods)}
 	switch {
 	case len(rs.vals) > 0 && len(qf.epochs.vals) > 0:
@@ -330,9 +340,13 @@ type queryAnswer struct {
 	Upper, Lower jsonFloat `json:"-"`
 	EEps         bool      `json:"-"`
 	Buckets      int       `json:"buckets,omitempty"`
-	Factor       float64   `json:"factor,omitempty"`
-	Cached       bool      `json:"cached,omitempty"`
-	Note         string    `json:"note,omitempty"`
+	// Path is the composition path of an accuracy target's round
+	// reported: "power" (Buckets is then the transform length) or
+	// "chain"; "" without a target.
+	Path   string  `json:"path,omitempty"`
+	Factor float64 `json:"factor,omitempty"`
+	Cached bool    `json:"cached,omitempty"`
+	Note   string  `json:"note,omitempty"`
 	// Accuracy is what an accuracy target reached (buckets with
 	// --accuracy; nil otherwise).
 	Accuracy *methods.Accuracy `json:"-"`
@@ -384,6 +398,9 @@ func queryAnswers(what, method string, in manifest.Instance, o methods.Outcome, 
 	base := queryAnswer{Method: method, Kind: in.Spec.Kind, Label: in.Label, Params: in.Spec.Params, Noise: in.Spec.Noise,
 		Sampling: in.Spec.Sampling, Relation: in.Spec.Relation,
 		R: o.R, Query: what, EEps: eEps, Buckets: o.Buckets, Factor: o.Factor, Cached: o.Cached, Note: o.Note, Accuracy: o.Accuracy}
+	if o.Accuracy != nil {
+		base.Path = o.Accuracy.Path
+	}
 	var out []queryAnswer
 	if what == queryTPR {
 		for _, b := range o.TPR {
@@ -429,8 +446,10 @@ func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
 //	eps in [5.19254, 5.19263] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, 100000 buckets)
 //	eps <= 6.2787 (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, rdp)
 //
-// With an accuracy target, the buckets lines say what it reached
-// ("..., 400000 buckets, accuracy 0.0001 met in 3 rounds").
+// With an accuracy target, the buckets lines say the path and size of the
+// round reported and what the target reached ("..., 400000 buckets,
+// accuracy 0.0001 met in 3 rounds", "..., power path at 131072 points,
+// accuracy 0.0001 met in 2 rounds").
 //
 // The bracket is rounded outwards (see formatBracket), so the printed
 // numbers are bounds too.
@@ -453,6 +472,9 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		how := a.Method
 		if a.Buckets > 0 {
 			how = fmt.Sprintf("%s, %d buckets", a.Method, a.Buckets)
+			if a.Accuracy != nil && a.Accuracy.Path == manifest.PathPower {
+				how = fmt.Sprintf("%s, power path at %d points", a.Method, a.Buckets)
+			}
 		}
 		if acc := a.Accuracy; acc != nil {
 			how += ", " + acc.Short()

@@ -18,7 +18,7 @@ import (
 )
 
 // bracketLine matches a text answer of eps or delta.
-var bracketLine = regexp.MustCompile(`^(eps|delta) in \[(\S+), (\S+)\] \((eps|delta|e\^eps) (\S+), r (\d+), .*, (\w+)(, \d+ buckets)?\)$`)
+var bracketLine = regexp.MustCompile(`^(eps|delta) in \[(\S+), (\S+)\] \((eps|delta|e\^eps) (\S+), r (\d+), .*, (\w+)(, \d+ buckets|, power path at \d+ points)?(, accuracy .*)?\)$`)
 
 // parseBrackets parses the text output of eps or delta into
 // [query point, r, lower, upper] per line.
@@ -106,7 +106,7 @@ func TestEpsDeltaCommandsGauss(t *testing.T) {
 // for sigma 1.1, q 0.01, r 10000, delta 1e-5).
 func TestEpsCommandSGD(t *testing.T) {
 	if testing.Short() {
-		t.Skip("composes 10000 rounds at 100000 buckets")
+		t.Skip("composes 10000 rounds to the default accuracy target")
 	}
 	code, stdout, stderr := runCmd(t, "eps", "--kind", "sgd", "--sigma", "1.1", "--q", "0.01", "--r", "10000", "--delta", "1e-5", "--no-cache")
 	if code != exitOK {
@@ -388,6 +388,43 @@ func TestEpochsFlag(t *testing.T) {
 		}
 		if code, _, stderr := runCmd(t, append(args, bad...)...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d\n%s", bad, code, exitUsage, stderr)
+		}
+	}
+}
+
+// TestDefaultAccuracyTarget checks the engine options the flags of eps,
+// delta and tpr give: the accuracy target 1e-4 from a cheap start
+// (buckets 0) by default for eps and delta; an explicit --buckets keeps
+// its meaning (the chain at that count, the first round of --accuracy);
+// --accuracy alone starts cheap; --factor and --no-error-correction, and
+// tpr, keep 100,000 buckets without a target.
+func TestDefaultAccuracyTarget(t *testing.T) {
+	base := []string{"--kind", "gauss", "--sigma", "2", "--r", "16"}
+	for _, c := range []struct {
+		name     string
+		what     string
+		args     []string
+		buckets  int
+		accuracy float64
+	}{
+		{"eps default", queryEps, []string{"--delta", "1e-5"}, 0, defaultAccuracy},
+		{"delta default", queryDelta, []string{"--eps", "1"}, 0, defaultAccuracy},
+		{"explicit buckets", queryEps, []string{"--delta", "1e-5", "--buckets", "100000"}, 100000, 0},
+		{"engine's choice", queryEps, []string{"--delta", "1e-5", "--buckets", "0"}, 0, 0},
+		{"accuracy alone", queryEps, []string{"--delta", "1e-5", "--accuracy", "1e-3"}, 0, 1e-3},
+		{"accuracy from a bucket count", queryEps, []string{"--delta", "1e-5", "--accuracy", "1e-3", "--buckets", "8000"}, 8000, 1e-3},
+		{"explicit factor", queryEps, []string{"--delta", "1e-5", "--factor", "1.001"}, 100000, 0},
+		{"no error correction", queryDelta, []string{"--eps", "1", "--no-error-correction"}, 100000, 0},
+		{"tpr", queryTPR, []string{"--fpr", "1e-3"}, 100000, 0},
+	} {
+		var stderr strings.Builder
+		m, _, _, _, ok := parseQuery(c.what, append(slices.Clone(base), c.args...), &stderr)
+		if !ok {
+			t.Fatalf("%s: %s", c.name, stderr.String())
+		}
+		e := m.Mechanisms[0].Engine
+		if e.Buckets != c.buckets || e.Accuracy != c.accuracy {
+			t.Errorf("%s: buckets %d, accuracy %v; want %d, %v", c.name, e.Buckets, e.Accuracy, c.buckets, c.accuracy)
 		}
 	}
 }

@@ -45,6 +45,20 @@ func (Engine) ComposeMany(ctx context.Context, m Mechanism, rs []int, opt manife
 	return out, nil
 }
 
+// PowerPath reports whether r compositions of m with opt would take the
+// engine's power path at EngineOptions.Path = PathPower
+// (engine.PowerQualifies, known before composing); false for sequences,
+// which the chain composes.
+func (Engine) PowerPath(ctx context.Context, m Mechanism, r int, opt manifest.EngineOptions) (bool, error) {
+	em, ok := m.(engine.Mechanism)
+	if !ok {
+		return false, nil
+	}
+	o := opt.Engine()
+	o.Buckets = 0 // the length does not change the answer
+	return engine.PowerQualifies(ctx, em, r, o)
+}
+
 // DeltaFloor returns engine.DeltaFloorFor of m after r observations for
 // questions at eps (nats) and deltas: the value of
 // manifest.EngineOptions.DeltaFloor that lets the engine choose the tail

@@ -160,7 +160,20 @@ func (o EngineOptions) Engine() engine.Options {
 		TailBudget:             o.TailBudget,
 		Tilts:                  o.Tilts,
 		DeltaFloor:             o.DeltaFloor,
+		Path:                   enginePath(o.Path),
 	}
+}
+
+// enginePath returns the engine's path of EngineOptions.Path: PathChain,
+// PathPower, and engine.PathDefault for anything else ("").
+func enginePath(p string) engine.Path {
+	switch p {
+	case PathChain:
+		return engine.PathChain
+	case PathPower:
+		return engine.PathPower
+	}
+	return engine.PathDefault
 }
 
 // subsampled builds the engine pair of a subsampled mechanism (kind sgd,

@@ -68,16 +68,35 @@ type EngineOptions struct {
 	// Accuracy is the target relative width of the reported brackets, in
 	// (0, 1), or 0 for none (the key accuracy): (eps_up - eps_low)/eps_up
 	// for eps(delta) queries, (delta_up - delta_low)/delta_up for
-	// delta(eps) queries. With a target, the buckets method refines the
-	// bucket count, starting at Buckets, until every query of a job meets
-	// it or the memory budget ends the refinement (package methods). It is
-	// not an engine option: it does not enter cache keys (each round's
-	// states are cached under their own bucket count).
+	// delta(eps) queries. With a target, the buckets method computes
+	// rounds of growing size until every query of a job meets it or the
+	// memory budget ends the refinement (package methods): from Buckets on
+	// the squaring chain, or with Buckets = 0 from a cheap first round on
+	// the power path (the chain at DefaultBuckets where the mechanism has
+	// none). It is not an engine option: it does not enter cache keys
+	// (each round's states are cached under their own path and size).
 	Accuracy float64 `json:"accuracy,omitempty"`
+	// Path is engine.Options.Path: "" (engine.PathDefault, Buckets' own
+	// meaning), PathChain or PathPower (Buckets is then the power path's
+	// transform length, a power of two). It is not a key of manifests:
+	// the refinement of an accuracy target sets it per round.
+	Path string `json:"path,omitempty"`
 }
 
+// Composition paths of EngineOptions.Path.
+const (
+	// PathChain is the squaring chain at Buckets buckets.
+	PathChain = "chain"
+	// PathPower is the engine's power path on a transform of Buckets
+	// points where the mechanism qualifies (the chain at Buckets where
+	// it does not).
+	PathPower = "power"
+)
+
 // DefaultEngineOptions are used where a manifest sets nothing: the paper's
-// 100,000 buckets (DefaultBuckets), composed by the squaring chain.
+// 100,000 buckets (DefaultBuckets), composed by the squaring chain (the
+// one-line commands eps and delta default to an accuracy target instead;
+// a manifest asks for one with buckets = 0 and accuracy).
 // Buckets = 0 (buckets = 0 in a manifest, --buckets 0) leaves the path to
 // the engine instead (engine.Options.Buckets: the chain at 100,000 buckets
 // or the power path, whichever its predictor expects cheaper at a bracket

@@ -13,8 +13,8 @@ import (
 
 // The refinement of an accuracy target (EngineOptions.Accuracy).
 const (
-	// accuracyGrowth multiplies the bucket count from one round to the
-	// next (a multiple of 4 stays one).
+	// accuracyGrowth multiplies the size of a round whose path has no
+	// rate measured yet (the chain's first round).
 	accuracyGrowth = 2
 	// maxAccuracyBuckets is the largest bucket count a round may use: the
 	// largest a manifest accepts (2^26).
@@ -25,6 +25,44 @@ const (
 	// is not the resolution (e.g. a delta bracket [0, tiny] in the far
 	// tail, a bound set by the tail budget) or more buckets make it wider.
 	accuracyNarrowing = 0.9
+	// powerStartPoints is the transform length of the first round on the
+	// power path: cheap (about a tenth of a round at 2^17 points), and wide
+	// enough for its width to predict the length the target needs.
+	powerStartPoints = 1 << 14
+	// maxPowerPoints is the largest transform length of the power path
+	// the refinement asks for (its peak RSS for DP-SGD was 301 MB at 2^21
+	// points).
+	maxPowerPoints = 1 << 22
+	// powerRate is the exponent p of the power path's widths, w ~ N^-p:
+	// the grid's slack is paid r times at the spacing 2R/N (engine/README.md,
+	// section 6.1; measured within 1% on the DP-SGD and Gauss rows).
+	powerRate = 2.0
+	// powerSlowRate is the smallest exponent at which a bracket of the
+	// power path narrowed between two rounds for the refinement to stay on
+	// it; below it (a far-tail query, set by the power's rounding bound
+	// rather than the grid) the chain takes over.
+	powerSlowRate = 1.0
+	// maxRate bounds a measured exponent used to extrapolate.
+	maxRate = 3.0
+	// accuracyMargin multiplies the size the rate predicts for the target
+	// on the chain (a round just short of the target costs a whole round
+	// more).
+	accuracyMargin = 1.2
+	// powerMargin is accuracyMargin of the power path: none, for its
+	// lengths are rounded up to powers of two, and below the length where
+	// the rate N^-2 sets in the widths fall faster (DP-SGD 1/0.016, r
+	// 10^5: 0.074 at 2^14, 0.0037 at 2^16, 2.0e-4 at 2^18, 5.5e-5 at 2^19),
+	// so that N^-2 from a short transform overestimates the length needed.
+	powerMargin = 1.0
+	// maxJump bounds the growth of the size from one round to the next.
+	maxJump = 64
+	// powerFirstJump bounds the growth from the power path's first round,
+	// whose jump rests on the assumed rate: a bracket set by something
+	// other than the grid (a dominating pair's slack, a far tail) would
+	// otherwise send the second round to the largest lengths, and below
+	// the asymptotic rate the widths fall faster (DP-SGD 1/0.001, r
+	// 250,000: 0.38 at 2^14, 2.6e-4 at 2^18, 6.9e-5 at 2^19).
+	powerFirstJump = 16
 )
 
 // Accuracy says what an accuracy target reached for one number of
@@ -38,9 +76,13 @@ type Accuracy struct {
 	Reached float64
 	// Met is Reached <= Target.
 	Met bool
-	// Rounds is the number of bucket counts tried for this r (cached ones
+	// Rounds is the number of rounds computed for this r (cached ones
 	// included).
 	Rounds int
+	// Path is the composition path of the round reported:
+	// manifest.PathPower (Outcome.Buckets is then its transform length) or
+	// manifest.PathChain.
+	Path string
 	// Stop says why the refinement ended before meeting the target ("" if
 	// met).
 	Stop string
@@ -91,76 +133,282 @@ func worst(ws []float64) float64 {
 	return m
 }
 
-// refine computes the job at growing bucket counts: the first round at the
-// spec's count, each next one at accuracyGrowth times more, for the numbers
-// of compositions whose brackets are still wider than the target. It stops
-// when every bracket of the job (every r, eps and delta) meets the target,
-// when no unmet bracket narrowed in a round (accuracyNarrowing), when the
-// next round would exceed the memory budget (MemoryNeed > Budget) or
-// maxAccuracyBuckets, or when a later round fails. Each round goes through
-// the state cache under its own bucket count, so a rerun computes nothing.
-// For each r it reports the round with the narrowest worst bracket (the
-// bucket count used is in Outcome.Buckets), with Outcome.Accuracy set and
-// a sentence on the accuracy reached appended to the note.
+// powerPather is implemented by backends that compose on the engine's
+// power path (backend.Engine): whether r compositions of m qualify for it.
+type powerPather interface {
+	PowerPath(ctx context.Context, m backend.Mechanism, r int, opt manifest.EngineOptions) (bool, error)
+}
+
+// step is one round's place in the refinement: a path and a size (the
+// chain's bucket count or the power path's transform length).
+type step struct {
+	path string
+	size int
+}
+
+// unit names the size of the path: "points" of the power path's
+// transform, "buckets" of the chain.
+func (s step) unit() string {
+	if s.path == manifest.PathPower {
+		return "points"
+	}
+	return "buckets"
+}
+
+// limit returns the largest size of the path.
+func (s step) limit() int {
+	if s.path == manifest.PathPower {
+		return maxPowerPoints
+	}
+	return maxAccuracyBuckets
+}
+
+// firstSteps returns the first round of the refinement of spec for each
+// number of compositions in rs. A bucket count in spec (Buckets > 0)
+// starts the squaring chain there, as without a target. Buckets = 0
+// starts cheap: the power path at powerStartPoints for the r the backend
+// says qualify for it, the chain at DefaultBuckets for the others.
+func (b *Buckets) firstSteps(ctx context.Context, spec manifest.MechanismSpec, mech backend.Mechanism, rs []int) ([]step, error) {
+	out := make([]step, len(rs))
+	for i := range out {
+		out[i] = step{manifest.PathChain, spec.Engine.Buckets}
+	}
+	if spec.Engine.Buckets > 0 {
+		return out, nil
+	}
+	pp, ok := b.States.Backend.(powerPather)
+	for i, r := range rs {
+		out[i].size = manifest.DefaultBuckets
+		if !ok {
+			continue
+		}
+		q, err := pp.PowerPath(ctx, mech, r, spec.Engine)
+		if err != nil {
+			return nil, err
+		}
+		if q {
+			out[i] = step{manifest.PathPower, powerStartPoints}
+		}
+	}
+	return out, nil
+}
+
+// rate returns the exponent p with which a bracket narrowed from width
+// prev at size n0 to w at size n1 (w = prev (n1/n0)^-p); NaN when either
+// width is not finite and positive.
+func rate(prev, w float64, n0, n1 int) float64 {
+	if !(prev > 0 && w > 0) || math.IsInf(prev, 0) || math.IsInf(w, 0) || n1 <= n0 {
+		return math.NaN()
+	}
+	return math.Log(prev/w) / math.Log(float64(n1)/float64(n0))
+}
+
+// nextSize returns the size at which a bracket of width w at size n
+// meets target if it narrows like size^-p, times margin, at least
+// accuracyGrowth times n and at most maxJump times n; without a rate (p
+// <= 0) or a finite width, accuracyGrowth times n.
+func nextSize(w, p, target, margin float64, n int) float64 {
+	f := float64(accuracyGrowth)
+	if w > target && !math.IsInf(w, 1) && p > 0 {
+		f = math.Pow(w/target, 1/p) * margin
+	}
+	return float64(n) * min(float64(maxJump), max(accuracyGrowth, f))
+}
+
+// roundSize rounds a size up to one the path composes: a power of two for
+// the power path, a multiple of 4 with two significant digits for the
+// chain (so that targets near each other share rounds in the cache).
+func roundSize(path string, x float64) int {
+	if path == manifest.PathPower {
+		n := powerStartPoints
+		for float64(n) < x && n < maxPowerPoints*2 {
+			n *= 2
+		}
+		return n
+	}
+	scale := math.Pow(10, math.Max(0, math.Floor(math.Log10(x))-1))
+	n := int(math.Ceil(x/scale-1e-9) * scale)
+	return (n + 3) / 4 * 4
+}
+
+// refine computes the job in rounds of growing size until every bracket
+// of the job (every r, eps and delta) meets the target. Each number of
+// compositions that starts on the power path (firstSteps) refines alone,
+// those that start on the chain together: each round composes those whose
+// brackets are still wider than the target on one path at one size. The
+// power path's widths fall like N^-2 (powerRate), so its next length is
+// the power of two at or above N (w/target)^(1/2) (powerMargin 1), w the
+// widest unmet bracket, and later the rate measured between its last two
+// rounds; the chain's first step doubles its count and each later one
+// jumps to the count at which the rate measured between its last two
+// rounds meets the target, times accuracyMargin. The power path gives way to the
+// chain (at DefaultBuckets) when a bracket of it narrowed more slowly than
+// N^-powerSlowRate between two rounds, did not narrow, or a round failed;
+// the chain's first round then has to narrow the power path's best
+// brackets by accuracyNarrowing for the refinement to go on. The power
+// path's first jump is at most powerFirstJump.
+// The refinement stops when every bracket meets the target, when no unmet
+// bracket of the chain narrowed in a round (accuracyNarrowing) or none
+// would meet the target by the largest count at the rate measured, when
+// the next round would exceed the memory budget (MemoryNeed > Budget) or
+// the largest size, or when a later round fails. Each round goes through
+// the state cache under its own path and size, so a rerun computes
+// nothing. For each r it reports the round with the narrowest worst
+// bracket (its size is in Outcome.Buckets), intersected with the other
+// methods' bounds (applyOthers; the rounds before are not), with
+// Outcome.Accuracy set and a sentence on the accuracy reached appended to
+// the note.
 func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) ([]Outcome, error) {
 	spec := job.Instance.Spec
 	target := spec.Engine.Accuracy
 	rs := job.Compositions
 	best := make([]Outcome, len(rs))
 	bestW := make([][]float64, len(rs))
-	lastW := make([][]float64, len(rs))
+	bestPath := make([]string, len(rs))
+	lastW := make([][]float64, len(rs)) // widths of the last round on the current path
 	rounds := make([]int, len(rs))
-	pending := make([]int, len(rs))
-	for i := range rs {
-		pending[i] = i
+	stops := make([]string, len(rs))
+	first, err := b.firstSteps(ctx, spec, mech, rs)
+	if err != nil {
+		return nil, err
 	}
+	announced := 0
+	// each r that starts on the power path refines alone (the power path
+	// composes every r on its own, so each may take its own lengths), then
+	// those that start on the chain together (they share its levels)
+	var groups [][]int
+	var chain []int
+	for i, st := range first {
+		if st.path == manifest.PathPower {
+			groups = append(groups, []int{i})
+		} else {
+			chain = append(chain, i)
+		}
+	}
+	if len(chain) > 0 {
+		groups = append(groups, chain)
+	}
+	for _, pending := range groups {
+		stop, err := b.refineFrom(ctx, job, mech, first[pending[0]], pending, &announced, best, bestW, bestPath, lastW, rounds)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range pending {
+			stops[i] = stop
+		}
+	}
+	// the other methods' bounds (at most 20-30 ms for RDP, about 1.5 s
+	// for DP-SGD's loss-tail test) on the rounds reported only: they
+	// narrow brackets wider than otherWidth, which a met target of at
+	// most otherWidth never has
+	applyOthers(spec, job, best)
+	for i := range best {
+		o := &best[i]
+		if o.Err != nil {
+			continue
+		}
+		acc := &Accuracy{Target: target, Reached: worst(widths(*o)), Rounds: rounds[i], Path: bestPath[i]}
+		acc.Met = acc.Reached <= target
+		if !acc.Met {
+			acc.Stop = stops[i]
+		}
+		o.Accuracy = acc
+		o.Note = joinNote(o.Note, acc.Sentence(o.Buckets))
+	}
+	return best, nil
+}
+
+// refineFrom runs the rounds of refine for the numbers of compositions
+// job.Compositions[i], i in pending, from the step cur, recording each
+// one's best outcome, its widths and path, its last widths and its rounds
+// in the slices of refine (indexed like job.Compositions); announced
+// counts the rounds announced to job.Round. It returns why it stopped
+// before every bracket met the target ("" if they all did).
+func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanism, cur step, pending []int, announced *int,
+	best []Outcome, bestW [][]float64, bestPath []string, lastW [][]float64, rounds []int) (string, error) {
+	spec := job.Instance.Spec
+	target := spec.Engine.Accuracy
+	rs := job.Compositions
+	prevSize := 0     // size of the last round on the current path, 0 for none
+	ok := 0           // rounds that succeeded
+	fellBack := false // the chain's first round after the power path's
 	stop := ""
-	cur := spec
-	if cur.Engine.Buckets == 0 {
-		// the refinement doubles the chain's bucket count
-		cur.Engine.Buckets = manifest.DefaultBuckets
-	}
 	for round := 1; ; round++ {
 		if job.Round != nil {
-			job.Round(round, cur.Engine.Buckets)
+			*announced++
+			job.Round(*announced, cur.size)
 		}
+		rspec := spec
+		rspec.Engine.Buckets, rspec.Engine.Path = cur.size, cur.path
 		prs := make([]int, len(pending))
 		for k, i := range pending {
 			prs[k] = rs[i]
 		}
-		outs, err := b.round(ctx, job, mech, cur, prs)
+		outs, err := b.round(ctx, job, mech, rspec, prs, false)
 		if err != nil {
-			if round == 1 || ctx.Err() != nil {
-				return nil, err
+			if ctx.Err() != nil {
+				return "", err
 			}
-			stop = fmt.Sprintf("the round at %d buckets failed: %v", cur.Engine.Buckets, err)
+			if cur.path == manifest.PathPower {
+				// the chain may compose what the power path could not
+				cur, prevSize, fellBack = step{manifest.PathChain, manifest.DefaultBuckets}, 0, true
+				for _, i := range pending {
+					lastW[i] = bestW[i]
+				}
+				continue
+			}
+			if ok == 0 {
+				return "", err
+			}
+			stop = fmt.Sprintf("the round at %d %s failed: %v", cur.size, cur.unit(), err)
 			break
 		}
+		ok++
 		narrowed := false
 		reachable := false // some unmet bracket may meet the target within the limits
-		// the last count of the doublings (the memory budget has its own
-		// stop)
-		limit := cur.Engine.Buckets
-		for limit*accuracyGrowth <= maxAccuracyBuckets {
-			limit *= accuracyGrowth
-		}
+		slow := false      // a power-path bracket narrowed more slowly than powerSlowRate
+		want := 0.0        // the size the unmet brackets need
 		var still []int
 		for k, i := range pending {
 			o := outs[k]
 			w := widths(o)
 			rounds[i] = round
-			if rounds[i] == 1 || best[i].Err != nil && o.Err == nil || o.Err == nil && worst(w) <= worst(bestW[i]) {
-				best[i], bestW[i] = o, w
+			if bestW[i] == nil || best[i].Err != nil && o.Err == nil || o.Err == nil && worst(w) <= worst(bestW[i]) {
+				best[i], bestW[i], bestPath[i] = o, w, cur.path
 			}
-			if prev := lastW[i]; prev != nil {
-				for q := range min(len(w), len(prev)) {
+			prev := lastW[i]
+			for q := range w {
+				p := math.NaN()
+				if prev != nil && q < len(prev) {
 					if prev[q] > target && (w[q] <= target || w[q] < prev[q] && w[q] <= accuracyNarrowing*prev[q]) {
 						narrowed = true
 					}
-					if w[q] > target && w[q] < prev[q] && canReach(w[q], w[q]/prev[q], target, cur.Engine.Buckets, limit) {
+					if prevSize > 0 {
+						p = rate(prev[q], w[q], prevSize, cur.size)
+					}
+					if w[q] > target && p > 0 && canReach(w[q], p, target, cur.size, cur.limit()) {
 						reachable = true
 					}
+					if w[q] > target && cur.path == manifest.PathPower && p < powerSlowRate {
+						slow = true
+					}
 				}
+				if w[q] <= target {
+					continue
+				}
+				switch {
+				case p > 0:
+					p = min(p, maxRate)
+				case cur.path == manifest.PathPower:
+					p = powerRate
+				default:
+					p = 0 // no rate known: double
+				}
+				margin := accuracyMargin
+				if cur.path == manifest.PathPower {
+					margin = powerMargin
+				}
+				want = max(want, nextSize(w[q], p, target, margin, cur.size))
 			}
 			lastW[i] = w
 			if best[i].Err == nil && worst(bestW[i]) > target {
@@ -171,68 +419,79 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 		if len(pending) == 0 {
 			break
 		}
-		if round > 1 && !narrowed {
-			stop = fmt.Sprintf("no bracket narrowed from %d to %d buckets", cur.Engine.Buckets/accuracyGrowth, cur.Engine.Buckets)
+		if cur.path == manifest.PathPower && prevSize == 0 {
+			// the first jump, at the assumed rate from a short transform
+			want = min(want, powerFirstJump*float64(cur.size))
+		}
+		next := step{cur.path, roundSize(cur.path, max(want, accuracyGrowth*float64(cur.size)))}
+		if fellBack && !narrowed {
+			stop = fmt.Sprintf("the chain at %d buckets narrowed no bracket of the power path's", cur.size)
 			break
 		}
-		if round > 1 && !reachable {
-			stop = fmt.Sprintf("at the rate the brackets narrowed from %d to %d buckets, none would meet the target by %d buckets", cur.Engine.Buckets/accuracyGrowth, cur.Engine.Buckets, limit)
-			break
+		fellBack = false
+		if prevSize > 0 && cur.path == manifest.PathPower && (slow || !narrowed) {
+			// the power path's brackets stopped narrowing at its rate:
+			// the chain from its default count, which must narrow the
+			// power path's best brackets to go on
+			next, prevSize, fellBack = step{manifest.PathChain, manifest.DefaultBuckets}, 0, true
+			for _, i := range pending {
+				lastW[i] = bestW[i]
+			}
+		} else {
+			if prevSize > 0 && !narrowed {
+				stop = fmt.Sprintf("no bracket narrowed from %d to %d %s", prevSize, cur.size, cur.unit())
+				break
+			}
+			if prevSize > 0 && !reachable {
+				stop = fmt.Sprintf("at the rate the brackets narrowed from %d to %d %s, none would meet the target by %d %s", prevSize, cur.size, cur.unit(), cur.limit(), cur.unit())
+				break
+			}
+			if next.size > next.limit() {
+				if cur.size >= cur.limit() {
+					stop = fmt.Sprintf("%d %s is the largest size", cur.size, cur.unit())
+					break
+				}
+				next.size = next.limit()
+			}
+			prevSize = cur.size
 		}
-		next := cur
-		next.Engine.Buckets = cur.Engine.Buckets * accuracyGrowth
-		if next.Engine.Buckets > maxAccuracyBuckets {
-			stop = fmt.Sprintf("%d buckets is the largest count", cur.Engine.Buckets)
-			break
-		}
-		if need, budget := b.MemoryNeed(next), b.budget(); budget > 0 && need > budget {
-			stop = fmt.Sprintf("the next round, %d buckets, needs about %s, more than the memory budget %s",
-				next.Engine.Buckets, memory.FormatBytes(need), memory.FormatBytes(budget))
+		nspec := spec
+		nspec.Engine.Buckets, nspec.Engine.Path = next.size, next.path
+		if need, budget := b.MemoryNeed(nspec), b.budget(); budget > 0 && need > budget {
+			stop = fmt.Sprintf("the next round, %d %s, needs about %s, more than the memory budget %s",
+				next.size, next.unit(), memory.FormatBytes(need), memory.FormatBytes(budget))
 			break
 		}
 		cur = next
 	}
-	for i := range best {
-		o := &best[i]
-		if o.Err != nil {
-			continue
-		}
-		acc := &Accuracy{Target: target, Reached: worst(bestW[i]), Rounds: rounds[i]}
-		acc.Met = acc.Reached <= target
-		if !acc.Met {
-			acc.Stop = stop
-		}
-		o.Accuracy = acc
-		o.Note = joinNote(o.Note, acc.Sentence(o.Buckets))
-	}
-	return best, nil
+	return stop, nil
 }
 
-// canReach reports whether a bracket of relative width w, which narrowed
-// by the factor rate (< 1) in the last doubling, would meet target by the
-// bucket count limit if every further doubling narrowed it by the same
-// factor. Brackets set by the window narrow like 1/buckets (rate 1/2),
-// those set by error bounds more slowly; a rate observed once is the
-// estimate the refinement stops on, so that a target it cannot meet ends
-// with what it reached instead of doubling to the limit (issue 20).
-func canReach(w, rate, target float64, buckets, limit int) bool {
-	for b := buckets; b < limit; b *= accuracyGrowth {
-		w *= rate
-		if w <= target {
-			return true
-		}
-	}
-	return false
+// canReach reports whether a bracket of relative width w at size n, which
+// narrowed like size^-p between the last two rounds, would meet target by
+// the size limit if it went on narrowing at that rate. Brackets set by the
+// grid's slack narrow like size^-2, those set by error bounds more
+// slowly; a rate observed once is the estimate the refinement stops on, so
+// that a target it cannot meet ends with what it reached instead of
+// growing to the limit.
+func canReach(w, p, target float64, n, limit int) bool {
+	return w*math.Pow(float64(limit)/float64(n), -p) <= target
 }
 
-// Sentence describes what the target reached with the given bucket count,
-// for the note column of runs.parquet: "accuracy 0.001 met at 400000
-// buckets (3 rounds)" or "accuracy 0.001 not met: reached 0.0031 at 1600000
-// buckets (5 rounds; the next round, ... more than the memory budget 8 GiB)".
+// Sentence describes what the target reached with the given size (the
+// chain's bucket count or the power path's transform length), for the
+// note column of runs.parquet: "accuracy 0.001 met at 400000 buckets (3
+// rounds)", "accuracy 0.0001 met at 131072 points of the power path (2
+// rounds)" or "accuracy 0.001 not met: reached 0.0031 at 1600000 buckets
+// (5 rounds; the next round, ... more than the memory budget 8 GiB)".
 func (a *Accuracy) Sentence(buckets int) string {
 	rounds, target := a.rounds(), strconv.FormatFloat(a.Target, 'g', -1, 64)
+	at := fmt.Sprintf("%d buckets", buckets)
+	if a.Path == manifest.PathPower {
+		at = fmt.Sprintf("%d points of the power path", buckets)
+	}
 	if a.Met {
-		return fmt.Sprintf("accuracy %s met at %d buckets (%s)", target, buckets, rounds)
+		return fmt.Sprintf("accuracy %s met at %s (%s)", target, at, rounds)
 	}
 	reached := formatUp(a.Reached)
 	if math.IsInf(a.Reached, 1) {
@@ -242,7 +501,7 @@ func (a *Accuracy) Sentence(buckets int) string {
 	if a.Stop != "" {
 		why += "; " + a.Stop
 	}
-	return fmt.Sprintf("accuracy %s not met: reached %s at %d buckets (%s)", target, reached, buckets, why)
+	return fmt.Sprintf("accuracy %s not met: reached %s at %s (%s)", target, reached, at, why)
 }
 
 // Short describes what the target reached in a few words: "accuracy

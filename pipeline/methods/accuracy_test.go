@@ -23,9 +23,22 @@ type widthBackend struct {
 	pipelinetest.Fake
 	width          func(r, buckets int) float64
 	bytesPerBucket int64
+	// power, if not nil, gives the widths of the power path at a
+	// transform length (and the backend says every mechanism qualifies
+	// for it); nil: the power path falls back to the chain, as the
+	// engine's does for mechanisms that do not qualify.
+	power func(r, points int) float64
+	// qualifies, if not nil, says which r qualify for the power path
+	// (every r when nil)
+	qualifies func(r int) bool
 
 	mu    sync.Mutex
 	calls []composeCall
+	paths []string // the path of every call: "power" or "chain"
+}
+
+func (b *widthBackend) PowerPath(_ context.Context, _ backend.Mechanism, r int, _ manifest.EngineOptions) (bool, error) {
+	return b.power != nil && (b.qualifies == nil || b.qualifies(r)), nil
 }
 
 type composeCall struct {
@@ -46,10 +59,15 @@ type widthState struct {
 func (b *widthBackend) ComposeMany(_ context.Context, _ backend.Mechanism, rs []int, opt manifest.EngineOptions, _ func(int, int)) ([]backend.State, error) {
 	b.mu.Lock()
 	b.calls = append(b.calls, composeCall{opt.Buckets, slices.Clone(rs)})
+	width, path := b.width, manifest.PathChain
+	if opt.Path == manifest.PathPower && b.power != nil {
+		width, path = b.power, manifest.PathPower
+	}
+	b.paths = append(b.paths, path)
 	b.mu.Unlock()
 	out := make([]backend.State, len(rs))
 	for i, r := range rs {
-		w := b.width(r, opt.Buckets)
+		w := width(r, opt.Buckets)
 		out[i] = &widthState{R: r, Buckets: opt.Buckets, W: w, Trivial: math.IsInf(w, 1), Zero: w == 0}
 	}
 	return out, nil
@@ -117,10 +135,14 @@ func TestRefineAccuracy(t *testing.T) {
 	}{
 		{"met at first round", inverse(5), 1 << 40, []int{4}, 0.01, []int{1000}, 1000, true, 0.005,
 			"accuracy 0.01 met at 1000 buckets (1 round)"},
-		{"met after four doublings", inverse(100), 1 << 40, []int{4}, 0.01, []int{1000, 2000, 4000, 8000, 16000}, 16000, true, 100.0 / 16000,
-			"accuracy 0.01 met at 16000 buckets (5 rounds)"},
-		{"memory budget", inverse(100), 5e6, []int{4}, 0.01, []int{1000, 2000, 4000}, 4000, false, 0.025,
-			"accuracy 0.01 not met: reached 0.025 at 4000 buckets (3 rounds; the next round, 8000 buckets, needs about"},
+		// one doubling measures the rate (width ~ 1/buckets), then a jump
+		// to 2000 (0.05/0.01)^1 1.2 = 12000 buckets
+		{"met after a doubling and a jump", inverse(100), 1 << 40, []int{4}, 0.01, []int{1000, 2000, 12000}, 12000, true, 100.0 / 12000,
+			"accuracy 0.01 met at 12000 buckets (3 rounds)"},
+		{"jump at the measured rate", func(_, n int) float64 { return 1e5 / float64(n) / float64(n) }, 1 << 40, []int{4}, 0.001, []int{1000, 2000, 12000}, 12000, true, 1e5 / 12000.0 / 12000,
+			"accuracy 0.001 met at 12000 buckets (3 rounds)"},
+		{"memory budget", inverse(100), 5e6, []int{4}, 0.01, []int{1000, 2000}, 2000, false, 0.05,
+			"accuracy 0.01 not met: reached 0.05 at 2000 buckets (2 rounds; the next round, 12000 buckets, needs about"},
 		{"no narrowing", func(int, int) float64 { return 0.05 }, 1 << 40, []int{4}, 0.01, []int{1000, 2000}, 2000, false, 0.05,
 			"accuracy 0.01 not met: reached 0.05 at 2000 buckets (2 rounds; no bracket narrowed from 1000 to 2000 buckets)"},
 		{"too little narrowing", func(_, n int) float64 { return 0.05 * math.Pow(0.95, math.Log2(float64(n)/1000)) }, 1 << 40, []int{4}, 0.01, []int{1000, 2000}, 2000, false, 0.0475,
@@ -140,10 +162,10 @@ func TestRefineAccuracy(t *testing.T) {
 		// issue 20: a target the observed narrowing (0.71x per doubling)
 		// cannot reach by 2^26 buckets stops after the second round
 		{"unreachable at the rate seen", func(_, n int) float64 { return 0.05 * math.Sqrt(1000/float64(n)) }, 1 << 40, []int{4}, 1e-6, []int{1000, 2000}, 2000, false, 0.05 * math.Sqrt(0.5),
-			"accuracy 1e-06 not met: reached 0.036 at 2000 buckets (2 rounds; at the rate the brackets narrowed from 1000 to 2000 buckets, none would meet the target by 65536000 buckets"},
-		{"bucket cap", func(int, int) float64 { return 1 }, 1 << 62, []int{4}, 0.5, nil, 0, false, 1, "is the largest count"},
-		// buckets 0 (the engine's choice of path): the refinement doubles
-		// the chain's count from the default
+			"accuracy 1e-06 not met: reached 0.036 at 2000 buckets (2 rounds; at the rate the brackets narrowed from 1000 to 2000 buckets, none would meet the target by 67108864 buckets"},
+		{"bucket cap", func(int, int) float64 { return 1 }, 1 << 62, []int{4}, 0.5, nil, 0, false, 1, "67108864 buckets is the largest size"},
+		// buckets 0 on a backend without the power path: the chain from
+		// the default count
 		{"engine's choice", inverse(5000), 1 << 40, []int{4}, 0.03, []int{100000, 200000}, 200000, true, 5000.0 / 200000,
 			"accuracy 0.03 met at 200000 buckets (2 rounds)"},
 	}
@@ -204,6 +226,173 @@ func TestRefineAccuracy(t *testing.T) {
 	}
 }
 
+// TestRefinePaths runs the refinement from Buckets = 0 on a fake backend
+// with a power path: the rounds' paths and sizes (the power path from
+// powerStartPoints, jumping to the power of two at which its N^-2 rate, or
+// the rate measured, meets the target; the chain from DefaultBuckets where
+// the mechanism does not qualify or the power path's brackets stop
+// narrowing at its rate), the round reported and its sentence.
+func TestRefinePaths(t *testing.T) {
+	const target = 1e-4
+	invSq := func(c float64) func(int, int) float64 { // width c/n^2
+		return func(_, n int) float64 { return c / float64(n) / float64(n) }
+	}
+	inverse := func(c float64) func(int, int) float64 {
+		return func(_, n int) float64 { return c / float64(n) }
+	}
+	pow := func(w0, p float64) func(int, int) float64 { // w0 at 2^14, like N^-p
+		return func(_, n int) float64 { return w0 * math.Pow(float64(n)/(1<<14), -p) }
+	}
+	type call struct {
+		path string
+		size int
+	}
+	p, c := manifest.PathPower, manifest.PathChain
+	tests := []struct {
+		name    string
+		buckets int // the spec's count (0: start cheap)
+		power   func(r, n int) float64
+		chain   func(r, n int) float64
+		calls   []call
+		met     bool
+		note    string
+	}{
+		// 3.4e-3 at 2^14: the next length is 2^14 sqrt(34) 1.2 = 114,600,
+		// rounded up to 2^17
+		{"power path jumps", 0, invSq(3.4e-3 * (1 << 28)), inverse(5), []call{{p, 1 << 14}, {p, 1 << 17}}, true,
+			"accuracy 0.0001 met at 131072 points of the power path (2 rounds)"},
+		{"met at the first length", 0, invSq(5e-5 * (1 << 28)), inverse(5), []call{{p, 1 << 14}}, true,
+			"accuracy 0.0001 met at 16384 points of the power path (1 round)"},
+		// measured N^-1.5 from 2^14 to 2^18: 1.56e-4 needs 1.35 times more,
+		// at least a doubling
+		{"power path at the measured rate", 0, pow(1e-2, 1.5), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {p, 1 << 19}}, true,
+			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
+		{"mechanism without the power path", 0, nil, inverse(5), []call{{c, 100000}}, true,
+			"accuracy 0.0001 met at 100000 buckets (1 round)"},
+		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
+			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
+		{"power path narrows too slowly", 0, pow(1e-2, 0.5), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
+			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
+		// the refinement keeps the power path's round when it is
+		// narrower, and stops when the chain's first round does not
+		// narrow it
+		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {c, 100000}}, false,
+			"accuracy 0.0001 not met: reached 0.0005 at 65536 points of the power path (3 rounds; the chain at 100000 buckets narrowed no bracket of the power path's)"},
+		// the chain goes on when its first round narrows the power
+		// path's best bracket: 0.005 at 100000, 0.0025 at 200000, then
+		// the jump at rate 1 to 200000 25 1.2
+		{"chain narrower than the power path", 0, func(int, int) float64 { return 0.01 }, inverse(500), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}, {c, 200000}, {c, 6000000}}, true,
+			"accuracy 0.0001 met at 6000000 buckets (5 rounds)"},
+		// the first jump of the power path is at most powerFirstJump
+		{"first jump capped", 0, pow(0.4, 2.6), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {p, 1 << 19}}, true,
+			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
+		{"explicit bucket count keeps the chain", 8000, invSq(1), inverse(0.5), []call{{c, 8000}}, true,
+			"accuracy 0.0001 met at 8000 buckets (1 round)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			be := &widthBackend{width: tc.chain, power: tc.power, bytesPerBucket: 1}
+			spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 1},
+				Engine: manifest.EngineOptions{Buckets: tc.buckets, ErrorCorrection: true, Accuracy: target}}
+			job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{4}, Eps: []float64{1}}
+			bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
+			outs, err := bm.Run(context.Background(), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []call
+			for i, cc := range be.calls {
+				got = append(got, call{be.paths[i], cc.buckets})
+			}
+			if !slices.Equal(got, tc.calls) {
+				t.Errorf("rounds %v, want %v", got, tc.calls)
+			}
+			a := outs[0].Accuracy
+			if a == nil || a.Met != tc.met || !strings.Contains(outs[0].Note, tc.note) {
+				t.Errorf("accuracy %+v, note %q; want met %v and a note with %q", a, outs[0].Note, tc.met, tc.note)
+			}
+		})
+	}
+}
+
+// TestRefineSplitsByPath: the numbers of compositions that qualify for
+// the power path refine on it, the others on the chain from the default
+// count, each reporting its own path.
+func TestRefineSplitsByPath(t *testing.T) {
+	be := &widthBackend{width: func(_, n int) float64 { return 5 / float64(n) }, bytesPerBucket: 1,
+		power:     func(_, n int) float64 { return 3.4e-3 * (1 << 28) / float64(n) / float64(n) },
+		qualifies: func(r int) bool { return r == 4 }}
+	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 1},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{8, 4}, Eps: []float64{1}}
+	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
+	outs, err := bm.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the chain composes its shaping counts (4 among them), the power
+	// path each r alone
+	want := []composeCall{{1 << 14, []int{4}}, {1 << 17, []int{4}}, {100000, []int{8, 4}}}
+	wantPaths := []string{manifest.PathPower, manifest.PathPower, manifest.PathChain}
+	if len(be.calls) != len(want) || !slices.Equal(be.paths, wantPaths) {
+		t.Fatalf("calls %v on %v, want %v on %v", be.calls, be.paths, want, wantPaths)
+	}
+	for i, c := range be.calls {
+		if c.buckets != want[i].buckets || !slices.Equal(c.rs, want[i].rs) {
+			t.Errorf("call %d: %v, want %v", i, c, want[i])
+		}
+	}
+	for _, c := range []struct {
+		o       Outcome
+		path    string
+		buckets int
+	}{{outs[0], manifest.PathChain, 100000}, {outs[1], manifest.PathPower, 1 << 17}} {
+		if a := c.o.Accuracy; a == nil || !a.Met || a.Path != c.path || c.o.Buckets != c.buckets {
+			t.Errorf("r=%d: %d, accuracy %+v; want met on %s at %d", c.o.R, c.o.Buckets, a, c.path, c.buckets)
+		}
+	}
+}
+
+// TestNextSize checks the jump rule: the size at which a width falling
+// like size^-p meets the target, times the margin, within a doubling and
+// maxJump times the size, and a doubling without a rate.
+func TestNextSize(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		w, p, tgt float64
+		n         int
+		want      float64
+	}{
+		{"square-root jump at rate 2", 3.6e-3, 2, 1e-4, 1000, 1000 * 6 * accuracyMargin},
+		{"linear jump at rate 1", 5e-4, 1, 1e-4, 1000, 1000 * 5 * accuracyMargin},
+		{"at least a doubling", 1.1e-4, 2, 1e-4, 1000, 2000},
+		{"at most maxJump", 1, 1, 1e-4, 1000, 1000 * maxJump},
+		{"no rate: a doubling", 1, 0, 1e-4, 1000, 2000},
+		{"infinite width: a doubling", math.Inf(1), 2, 1e-4, 1000, 2000},
+	} {
+		if got := nextSize(c.w, c.p, c.tgt, accuracyMargin, c.n); math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("%s: nextSize = %v, want %v", c.name, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		path string
+		x    float64
+		want int
+	}{
+		{manifest.PathPower, 114600, 1 << 17},
+		{manifest.PathPower, 1 << 17, 1 << 17},
+		{manifest.PathPower, 100, powerStartPoints},
+		{manifest.PathChain, 4683, 4700},
+		{manifest.PathChain, 12000, 12000},
+		{manifest.PathChain, 123456, 130000},
+		{manifest.PathChain, 10, 12},
+	} {
+		if got := roundSize(c.path, c.x); got != c.want {
+			t.Errorf("roundSize(%s, %v) = %d, want %d", c.path, c.x, got, c.want)
+		}
+	}
+}
+
 // TestRefineComposesUnmetOnly: a round recomposes only the numbers of
 // compositions whose brackets are still too wide (with the chain's shaping
 // counts, engine.ChainCounts: here the largest r of the job, on which the
@@ -222,7 +411,8 @@ func TestRefineComposesUnmetOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []composeCall{{1000, []int{10, 12, 16}}, {2000, []int{12, 16}}, {4000, []int{16}}}
+	// the third round jumps to 2000 (0.008/0.0041) 1.2, 4700 buckets
+	want := []composeCall{{1000, []int{10, 12, 16}}, {2000, []int{12, 16}}, {4700, []int{16}}}
 	if len(be.calls) != len(want) {
 		t.Fatalf("calls %v, want %v", be.calls, want)
 	}
@@ -231,7 +421,7 @@ func TestRefineComposesUnmetOnly(t *testing.T) {
 			t.Errorf("call %d: %v, want %v", i, c, want[i])
 		}
 	}
-	for i, n := range []int{1000, 2000, 4000} {
+	for i, n := range []int{1000, 2000, 4700} {
 		if o := outs[i]; o.Buckets != n || !o.Accuracy.Met || o.Accuracy.Rounds != i+1 {
 			t.Errorf("r=%d: buckets %d, accuracy %+v; want %d buckets, met in %d rounds", o.R, o.Buckets, *o.Accuracy, n, i+1)
 		}
@@ -250,7 +440,7 @@ func TestRefineCachedRerun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(be.calls) != 3 || first[0].Buckets != 4000 || first[0].Cached {
+	if len(be.calls) != 3 || first[0].Buckets != 4700 || first[0].Cached {
 		t.Fatalf("first run: calls %v, outcome %+v", be.calls, first[0])
 	}
 	be.calls = nil

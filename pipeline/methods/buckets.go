@@ -51,31 +51,53 @@ func (b *Buckets) Run(ctx context.Context, job Job) ([]Outcome, error) {
 	if spec.Engine.Accuracy > 0 {
 		return b.refine(ctx, job, mech)
 	}
-	return b.round(ctx, job, mech, spec, job.Compositions)
+	return b.round(ctx, job, mech, spec, job.Compositions, true)
 }
 
 // round computes the outcomes of the job at the numbers of compositions
 // rs with the engine options of spec (which may differ from the job's in
-// the bucket count). The chain of the states is the whole question's (the
-// job's and its manifest's numbers of compositions: Request.Basis), so
+// the bucket count and path), intersected with the other methods' bounds
+// (otherBounds) when withOthers is set (the refinement applies them to
+// the round it reports only: applyOthers). The chain of the states is the
+// whole question's (the job's and its manifest's numbers of
+// compositions: Request.Basis), so
 // that every shard of a manifest, a rerun after an interruption and the
-// unsplit run compute the same states.
-func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, spec manifest.MechanismSpec, rs []int) (out []Outcome, retErr error) {
+// unsplit run compute the same states; on the power path each r is
+// composed alone, for the same reason.
+func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, spec manifest.MechanismSpec, rs []int, withOthers bool) (out []Outcome, retErr error) {
 	basis := slices.Clone(job.Compositions)
 	if job.Manifest != nil {
 		basis = append(basis, job.Manifest.Compositions(job.Instance)...)
 	}
-	got, err := b.States.Get(ctx, states.Request{Mechanism: mech, Spec: spec, R: rs, Basis: basis, Progress: job.Progress, Eps: job.Eps, Delta: job.Delta})
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err := got.Stored(); err != nil && retErr == nil {
-			out, retErr = nil, err
+	// the power path composes every r on its own (each r's range is its
+	// own): each r alone, so that its bits depend on r only, not on the
+	// question's other r (which the chain's shaping counts fix)
+	groups := [][]int{rs}
+	if spec.Engine.Path == manifest.PathPower {
+		groups, basis = nil, nil
+		for _, r := range rs {
+			groups = append(groups, []int{r})
 		}
-	}()
+	}
+	var got states.Result
+	for _, g := range groups {
+		res, err := b.States.Get(ctx, states.Request{Mechanism: mech, Spec: spec, R: g, Basis: basis, Progress: job.Progress, Eps: job.Eps, Delta: job.Delta})
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := res.Stored(); err != nil && retErr == nil {
+				out, retErr = nil, err
+			}
+		}()
+		got.States = append(got.States, res.States...)
+		got.Cached = append(got.Cached, res.Cached...)
+	}
 	out = make([]Outcome, len(rs))
-	others := newOtherBounds(spec)
+	var others *otherBounds
+	if withOthers {
+		others = newOtherBounds(spec)
+	}
 	for i, r := range rs {
 		st := got.States[i]
 		sum := st.Summary()
@@ -111,6 +133,25 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 		out[i] = o
 	}
 	return out, nil
+}
+
+// applyOthers intersects the outcomes' brackets with the other methods'
+// bounds of spec (otherBounds), appending their notes, as round does with
+// withOthers set.
+func applyOthers(spec manifest.MechanismSpec, job Job, outs []Outcome) {
+	others := newOtherBounds(spec)
+	if others == nil {
+		return
+	}
+	for i := range outs {
+		o := &outs[i]
+		if o.Err != nil {
+			continue
+		}
+		for _, n := range others.apply(o, o.R, job.Eps, job.Delta) {
+			o.Note = joinNote(o.Note, n)
+		}
+	}
 }
 
 // noter is implemented by states that explain their trivial or loose

@@ -9,15 +9,20 @@
 // of mechanisms where they compose (sequence.go).
 //
 // With an accuracy target ([engine] accuracy, EngineOptions.Accuracy),
-// Buckets refines (accuracy.go): it composes at the job's bucket count,
-// then at twice as many, and so on, for the numbers of compositions whose
-// brackets are still wider than the target, until every eps(delta) and
-// delta(eps) bracket of the job meets it (relative width
-// (upper - lower)/upper, RelativeWidth), no unmet bracket narrows, the next
-// round would exceed the memory budget, or the bucket count would pass
-// 2^26. Every round's states go through the cache under their own bucket
-// count. The Outcome reports the narrowest round (Buckets, Accuracy) and
-// says what was reached in its Note.
+// Buckets refines (accuracy.go) in rounds of growing size, for the
+// numbers of compositions whose brackets are still wider than the target,
+// until every eps(delta) and delta(eps) bracket of the job meets it
+// (relative width (upper - lower)/upper, RelativeWidth). At Buckets = 0 it
+// starts cheap: the engine's power path at 2^14 points for the r that
+// qualify (EngineOptions.Path), jumping to the length at which its N^-2
+// rate meets the target, and the squaring chain at 100,000 buckets for
+// the others or where the power path stops narrowing; an explicit bucket
+// count starts the chain there. It stops when no unmet bracket narrows,
+// the measured rate cannot reach the target, the next round would exceed
+// the memory budget, or the size would pass its largest. Every round's
+// states go through the cache under their own path and size. The Outcome
+// reports the narrowest round (Buckets, Accuracy with its Path) and says
+// what was reached in its Note.
 //
 // May import: compare, pipeline/backend, pipeline/manifest, pipeline/memory,
 // pipeline/states.

@@ -25,7 +25,8 @@ const cacheFormat = "pbuckets-state-v1"
 // bits a fresh computation of this call would give.
 //
 // opt.DeltaFloor enters the key when it is set (it may change the tail
-// budget the engine chooses). opt.Accuracy does not enter the key: it says how many bucket counts the
+// budget the engine chooses), and opt.Path when it changes the path
+// (keyPath). opt.Accuracy does not enter the key: it says how many bucket counts the
 // buckets method tries, not what a state is.
 func stateKey(version string, mech backend.Mechanism, spec manifest.MechanismSpec, opt manifest.EngineOptions, r int, chain []int) string {
 	h := sha256.New()
@@ -33,6 +34,11 @@ func stateKey(version string, mech backend.Mechanism, spec manifest.MechanismSpe
 	if opt.DeltaFloor != 0 {
 		// after the pinned text, so that keys without a floor stay valid
 		fmt.Fprintf(h, "delta_floor=%v\n", opt.DeltaFloor)
+	}
+	if p := keyPath(opt); p != "" {
+		// after the pinned text, so that keys of the default path stay
+		// valid
+		fmt.Fprintf(h, "path=%s\n", p)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -58,6 +64,16 @@ type engineKey struct {
 	FreeInftyBudget   float64
 	TailBudget        float64
 	Tilts             int
+}
+
+// keyPath returns the composition path that enters the key: opt.Path,
+// except "" for the chain at an explicit bucket count, which composes the
+// bits of the default path at that count (so both share their states).
+func keyPath(opt manifest.EngineOptions) string {
+	if opt.Path == manifest.PathChain && opt.Buckets != 0 {
+		return ""
+	}
+	return opt.Path
 }
 
 // keyOptions returns the part of opt that enters cache keys.

@@ -56,3 +56,31 @@ func TestKeyFormat(t *testing.T) {
 		t.Error("Key ignores the bucket count")
 	}
 }
+
+// TestKeyPath checks that the composition path enters the key where it
+// changes the bits: the power path at a count differs from the chain at
+// that count, the chain at 0 buckets from the engine's choice at 0, and
+// the chain at an explicit count shares the default path's key (the same
+// computation).
+func TestKeyPath(t *testing.T) {
+	mech := pipelinetest.FakeMech{Desc: "gauss sigma=2"}
+	spec := manifest.MechanismSpec{DataHash: "d"}
+	key := func(buckets int, path string) string {
+		return stateKey("v1", mech, spec, manifest.EngineOptions{Buckets: buckets, ErrorCorrection: true, Path: path}, 64, []int{64})
+	}
+	for _, c := range []struct {
+		name   string
+		a, b   string
+		shared bool
+	}{
+		{"chain at a count is the default path at it", key(1<<15, manifest.PathChain), key(1<<15, ""), true},
+		{"power path at a count", key(1<<15, manifest.PathPower), key(1<<15, ""), false},
+		{"power path against the chain", key(1<<15, manifest.PathPower), key(1<<15, manifest.PathChain), false},
+		{"chain at 0 against the engine's choice", key(0, manifest.PathChain), key(0, ""), false},
+		{"power path at two lengths", key(1<<15, manifest.PathPower), key(1<<16, manifest.PathPower), false},
+	} {
+		if (c.a == c.b) != c.shared {
+			t.Errorf("%s: keys equal %v, want %v", c.name, c.a == c.b, c.shared)
+		}
+	}
+}

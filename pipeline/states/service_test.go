@@ -300,6 +300,8 @@ func TestKeyIncludesWhatFixesTheBits(t *testing.T) {
 				v.SetFloat(v.Float() + 0.25)
 			case reflect.Bool:
 				v.SetBool(!v.Bool())
+			case reflect.String:
+				v.SetString(v.String() + manifest.PathPower)
 			default:
 				t.Fatalf("EngineOptions.%s: kind %s not handled by this test", field.Name, v.Kind())
 			}
