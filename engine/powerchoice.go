@@ -345,7 +345,7 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 		if err != nil || out == nil {
 			return nil, err
 		}
-		if ok, _ := probeTails(out[0], cr, r, edge); !ok {
+		if ok, _ := probeTails(out[0], cr, r, edge, probeFloor(o)); !ok {
 			return nil, nil
 		}
 		byR[r] = out[0]
@@ -364,12 +364,24 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 	return res, nil
 }
 
+// probeFloor returns the smallest delta probeTails checks for the options
+// o: powerProbeDelta, or the question's floor (Options.DeltaFloor) where
+// the power path's range was cut at the floor's budget (powerTailBudget):
+// below the floor its delta_up is the corners' mass, which no question
+// asks about.
+func probeFloor(o Options) float64 {
+	if o.powerTailBudget() > o.TailBudget {
+		return math.Max(powerProbeDelta, o.DeltaFloor)
+	}
+	return powerProbeDelta
+}
+
 // probeTails reports whether res, the power path's r-fold composition,
 // keeps its bracket narrow in the tails: at the estimated loss quantiles
 // eps_k of the tail masses 10^-2, 10^-4, ... (chainRange; delta there is
-// below the mass) down to delta_up = powerProbeDelta (the first quantile
+// below the mass) down to delta_up = floor (probeFloor; the first quantile
 // beyond it is replaced by the eps where ln delta_up, interpolated
-// linearly from the probe before, reaches powerProbeDelta) it converts the
+// linearly from the probe before, reaches floor) it converts the
 // relative width of the delta bracket into a relative eps width by the
 // local slope of ln delta_up, and asks the widest to be at most
 // powerTailSpread times the narrowest times edge (the predicted chain's
@@ -378,7 +390,7 @@ func composeAuto(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Resu
 // 1e-13, as an earlier probe did, kept DP-SGD rows 0.6/0.004/10^4,
 // 0.8/0.004/10^4 and five more sweep queries whose eps(1e-13) brackets
 // were 1.1-4 times the chain's.)
-func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) {
+func probeTails(res *Result, cr chainRange, r int, edge, floor float64) (bool, string) {
 	type probe struct{ eps, lnUp, lnLow float64 }
 	var ps []probe
 	for k := 2; k <= 20; k += 2 {
@@ -390,13 +402,13 @@ func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) 
 		if !(d.Upper <= 0.5) {
 			continue
 		}
-		if d.Upper < powerProbeDelta && len(ps) > 0 {
+		if d.Upper < floor && len(ps) > 0 {
 			// below the smallest delta checked: one probe where delta_up
 			// is about powerProbeDelta instead (ln delta_up interpolated
 			// linearly in eps)
 			lp := ps[len(ps)-1]
 			lnUp := math.Log(d.Upper)
-			e := lp.eps + (math.Log(powerProbeDelta)-lp.lnUp)*(eps-lp.eps)/(lnUp-lp.lnUp)
+			e := lp.eps + (math.Log(floor)-lp.lnUp)*(eps-lp.eps)/(lnUp-lp.lnUp)
 			if !(e > lp.eps && e < eps) {
 				break
 			}
@@ -406,7 +418,7 @@ func probeTails(res *Result, cr chainRange, r int, edge float64) (bool, string) 
 			break
 		}
 		ps = append(ps, probe{eps, math.Log(d.Upper), math.Log(d.Lower)})
-		if d.Upper < 2*powerProbeDelta {
+		if d.Upper < 2*floor {
 			break
 		}
 	}

@@ -177,6 +177,30 @@ func TestComposeAutoPower(t *testing.T) {
 	}
 }
 
+// TestComposeAutoPowerWithFloor checks that a question's floor (the
+// pipeline sets Options.DeltaFloor from the deltas asked), which cuts the
+// power path's range at the floor's budget, does not make the tail probe
+// reject the power path: the probe stops at the floor (probeFloor).
+func TestComposeAutoPowerWithFloor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes at 2^19 points")
+	}
+	m, err := SGD(1.1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compose(context.Background(), m, 10000, Options{DeltaFloor: 1e-5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.l != nil || res.g == nil || res.g.squarings != 0 {
+		t.Fatalf("with DeltaFloor 1e-5 the default composition left the power path")
+	}
+	if e := res.Eps(1e-5); !(e.Upper-e.Lower <= 1e-4*e.Upper) {
+		t.Errorf("eps(1e-5) = [%.9g, %.9g]: wider than 1e-4 relative", e.Lower, e.Upper)
+	}
+}
+
 // TestComposeAutoProbeFallsBack checks that a power path whose tails are
 // wider than the chain's (DP-SGD sigma 0.8, q 0.01, r 1,000 at 2^18
 // points: eps(1e-8) 30 times the chain's width) gives way to the chain.
