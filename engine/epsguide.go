@@ -8,53 +8,108 @@ import "math"
 // only where delta is evaluated; every end an eps query returns is still a
 // point where the sound bound (Result.deltaOwn) was evaluated and verified.
 //
-// The delta sums of a grid list (gridDeltaWith) are, direction by
-// direction and apart from the rounding allowances and the error bounds,
+// The sums of a grid list's delta (gridDeltaWith) take, at an atom of loss
+// L_o and mass m_o, the factor f = 1 - e^(eps - L_o) widened by the window
+// w (f + wUp for the upper pair, f - wLo for the lower); summed over the
+// atoms where it is positive,
 //
-//	A||B:  sum_(L_o > eps - w) m_o (1 - e^(eps - w - L_o))
-//	     = S_0 - e^(eps - w) S_1,
-//	B||A:  sum_(L_o < w - eps) m_o e^(w - L_o) (1 - e^(eps + L_o - w))
-//	     = e^w H_1 - e^eps H_0,
+//	A||B:  sum_(L_o > eps - w) m_o (1 + w - e^eps e^(-L_o))
+//	     = (1 + w) S_0 - e^eps S_1,
+//	B||A:  sum_(L_o < w - eps) m_o e^(-L_o) (1 + w - e^eps e^(L_o))
+//	     = (1 + w) H_1 - e^eps H_0   (times e^w and the weights' error),
 //
 // with S_j the sums of m_o e^(-j L_o) over the atoms above eps (a suffix of
-// the offsets) and H_j those over the atoms below -eps (a prefix); m is the
-// upper pair's masses with their error bounds (w = wUp) for delta_up and
-// the lower pair's (w = -wLo) for delta_low. The guide keeps these sums at
-// every guideBlock-th offset, so that one evaluation at any eps costs at
-// most two partial blocks per sum: the eps searches solve the guide many
-// times per sound evaluation.
+// the offsets) and H_j those over the atoms below -eps (a prefix). The
+// guide keeps these sums at every guideBlock-th offset for the four masses
+// gridDeltaWith sums (the upper pair's with and without their error
+// bounds, the lower pair's likewise), so that one evaluation at any eps
+// costs two partial blocks per sum, and combines them as gridDeltaWith does
+// (the pointwise, total and tilted total error bounds, the corners, the
+// factor of the summation error). It leaves out only the rounding
+// allowances of the factors (relative 1e-13 or less), so it agrees with the
+// sound bound to about that: the guided search then needs two sound
+// evaluations per end.
 //
 // The suffix sums are accumulated from the top and the prefix sums from the
-// bottom, so each is accurate relative to itself (the tail beyond eps),
-// not to the total mass: the guide's values are smooth in eps to about the
-// unit roundoff times the cancellation S_0 / delta, which the guided search
-// needs (it fits only the guide's small, smooth discrepancy from the sound
-// bound).
+// bottom, so each is accurate relative to itself (the tail beyond eps), not
+// to the total mass.
 
 // guideBlock is the spacing of the guide's stored partial sums (offsets).
 const guideBlock = 16
+
+// guideSums are the stored partial sums of one mass m of a grid list:
+// tail[b] (tailT[b]) is the sum of m_o (m_o e^(-L_o)) over the offsets
+// o >= b guideBlock, head[b] and headT[b] over o < b guideBlock.
+type guideSums struct {
+	m                        []float64
+	tail, tailT, head, headT []float64
+}
 
 // epsGuide approximates a grid list's delta_up and delta_low at any eps
 // (see above). It is built once per Result (Result.epsGuide).
 type epsGuide struct {
 	l *list
 	t *gridTable
-	// tail*[b] is the sum over the offsets o >= b guideBlock, head*[b] over
-	// o < b guideBlock, of m_o (U: the upper pair's masses t.up, L: the
-	// lower pair's t.low) and, in *T, of m_o e^(-L_o).
-	tailU, tailUT, tailL, tailLT []float64
-	headU, headUT, headL, headLT []float64
-	// the eps-independent terms: the corners and distinguishing masses of
-	// delta_up, the distinguishing masses of delta_low, per direction
-	cUpAB, cUpBA, cLoAB, cLoBA float64
+	// the sums of the upper pair's masses with their error bounds (up),
+	// of its computed values (a), of the lower pair's lower ends (low) and
+	// of its values (c)
+	sUp, sA, sLow, sC guideSums
+	// tl1Sum's tilted bounds of the upper pair
+	sa []float64
+}
+
+// newGuideSums returns the stored sums of m with the weights t = e^(-L).
+func newGuideSums(m, t []float64) guideSums {
+	n := len(m)
+	nb := (n + guideBlock - 1) / guideBlock
+	g := guideSums{m: m, tail: make([]float64, nb+1), tailT: make([]float64, nb+1),
+		head: make([]float64, nb+1), headT: make([]float64, nb+1)}
+	for b := nb - 1; b >= 0; b-- {
+		var s, st float64
+		for o := min(n, (b+1)*guideBlock) - 1; o >= b*guideBlock; o-- {
+			s += m[o]
+			st += m[o] * t[o]
+		}
+		g.tail[b], g.tailT[b] = g.tail[b+1]+s, g.tailT[b+1]+st
+	}
+	for b := 0; b < nb; b++ {
+		var s, st float64
+		for o := b * guideBlock; o < min(n, (b+1)*guideBlock); o++ {
+			s += m[o]
+			st += m[o] * t[o]
+		}
+		g.head[b+1], g.headT[b+1] = g.head[b]+s, g.headT[b]+st
+	}
+	return g
+}
+
+// tails returns the sums of m_o and m_o t_o over the offsets o >= k.
+func (g *guideSums) tails(t []float64, k int) (s, st float64) {
+	b := (k + guideBlock - 1) / guideBlock
+	s, st = g.tail[b], g.tailT[b]
+	for o := min(b*guideBlock, len(g.m)) - 1; o >= k; o-- {
+		s += g.m[o]
+		st += g.m[o] * t[o]
+	}
+	return s, st
+}
+
+// heads returns the sums of m_o and m_o t_o over the offsets o < k.
+func (g *guideSums) heads(t []float64, k int) (s, st float64) {
+	b := k / guideBlock
+	s, st = g.head[b], g.headT[b]
+	for o := b * guideBlock; o < k; o++ {
+		s += g.m[o]
+		st += g.m[o] * t[o]
+	}
+	return s, st
 }
 
 // newEpsGuide returns the guide of the grid list l with its table t, nil
 // where e^(-L) leaves float64 on the grid (the guide's sums would not be
 // finite) or the list is empty.
 func newEpsGuide(l *list, t *gridTable) *epsGuide {
-	m := 2 * l.n
-	if m == 0 || !(float64(l.n+2)*l.lambda+math.Max(l.wUp, l.wLo) < 600) {
+	if l.n == 0 || !(float64(l.n+2)*l.lambda+math.Max(l.wUp, l.wLo) < 600) {
 		return nil
 	}
 	for _, e := range t.t {
@@ -62,42 +117,10 @@ func newEpsGuide(l *list, t *gridTable) *epsGuide {
 			return nil
 		}
 	}
-	nb := (m + guideBlock - 1) / guideBlock
-	mk := func() []float64 { return make([]float64, nb+1) }
 	g := &epsGuide{l: l, t: t,
-		tailU: mk(), tailUT: mk(), tailL: mk(), tailLT: mk(),
-		headU: mk(), headUT: mk(), headL: mk(), headLT: mk(),
-	}
-	for b := nb - 1; b >= 0; b-- {
-		var su, sut, sl, slt float64
-		for o := min(m, (b+1)*guideBlock) - 1; o >= b*guideBlock; o-- {
-			su += t.up[o]
-			sut += t.up[o] * t.t[o]
-			sl += t.low[o]
-			slt += t.low[o] * t.t[o]
-		}
-		g.tailU[b] = g.tailU[b+1] + su
-		g.tailUT[b] = g.tailUT[b+1] + sut
-		g.tailL[b] = g.tailL[b+1] + sl
-		g.tailLT[b] = g.tailLT[b+1] + slt
-	}
-	for b := 0; b < nb; b++ {
-		var su, sut, sl, slt float64
-		for o := b * guideBlock; o < min(m, (b+1)*guideBlock); o++ {
-			su += t.up[o]
-			sut += t.up[o] * t.t[o]
-			sl += t.low[o]
-			slt += t.low[o] * t.t[o]
-		}
-		g.headU[b+1] = g.headU[b] + su
-		g.headUT[b+1] = g.headUT[b] + sut
-		g.headL[b+1] = g.headL[b] + sl
-		g.headLT[b+1] = g.headLT[b] + slt
-	}
-	g.cUpAB = l.distA.upper() + l.hiA.upper() + l.loA.upper()
-	g.cUpBA = l.distB.upper() + l.loC.upper() + l.hiC.upper()
-	g.cLoAB = l.lowDistA.lower()
-	g.cLoBA = l.lowDistB.lower()
+		sUp: newGuideSums(t.up, t.t), sA: newGuideSums(l.a, t.t),
+		sLow: newGuideSums(t.low, t.t), sC: newGuideSums(l.c, t.t)}
+	g.sa, _ = l.tl1Sum()
 	return g
 }
 
@@ -122,62 +145,75 @@ func (g *epsGuide) firstAbove(x float64) int {
 	return o
 }
 
-// tail returns sum_(o >= k) m_o (t nil) or m_o t_o over offsets from the
-// stored sums tails and the partial block above k.
-func (g *epsGuide) tail(tails, m, t []float64, k int) float64 {
-	b := (k + guideBlock - 1) / guideBlock
-	s := tails[b]
-	for o := min(b*guideBlock, len(m)) - 1; o >= k; o-- {
-		if t == nil {
-			s += m[o]
-		} else {
-			s += m[o] * t[o]
-		}
+// lastBelow returns the number of offsets whose loss is below x.
+func (g *epsGuide) lastBelow(x float64) int {
+	k := g.firstAbove(x)
+	for k > 0 && !(g.l.loss(k-1) < x) {
+		k--
 	}
-	return s
+	return k
 }
 
-// head returns sum_(o < k) m_o (t nil) or m_o t_o from the stored sums
-// heads and the partial block below k.
-func (g *epsGuide) head(heads, m, t []float64, k int) float64 {
-	b := k / guideBlock
-	s := heads[b]
-	for o := b * guideBlock; o < k; o++ {
-		if t == nil {
-			s += m[o]
-		} else {
-			s += m[o] * t[o]
+// eval approximates DeltaBound.Upper (lower false) or Lower at eps,
+// following gridDeltaWith (errAll) without the factors' rounding
+// allowances.
+func (g *epsGuide) eval(eps float64, lower bool) float64 {
+	l, t := g.l, g.t
+	const u = unitRoundoff
+	e := math.Exp(eps)
+	gs := 1 + gamma(2*l.n+16)
+	gt := (1 + t.trel) * (1 + 4*u)
+	// A||B over the atoms above eps - w, B||A below w - eps
+	if !lower {
+		w := l.wUp
+		k := g.firstAbove(eps - w)
+		s, st := g.sUp.tails(t.t, k)
+		sv, svt := g.sA.tails(t.t, k)
+		upAB := (1+w)*s - e*st
+		upABv := (1+w)*sv - e*svt
+		kb := g.lastBelow(w - eps)
+		h, ht := g.sUp.heads(t.t, kb)
+		hv, hvt := g.sA.heads(t.t, kb)
+		ewU := math.Exp(w) * gt * (1 + 2*u)
+		upBA := ewU * ((1+w)*ht - e*h)
+		upBAv := ewU * ((1+w)*hvt - e*hv)
+		upAB = math.Min(upAB, upABv+l.l1A)
+		tAB := upABv + (l.gridTailTL1(l.tl1A, eps-w, false)+l.zA)*(1+2*u)
+		tBA := math.Inf(1)
+		if eb := l.gridTailTL1(g.sa, eps-w, true); eb < math.Inf(1) {
+			tBA = upBAv + mulExp(eb, w, 4*u*(w+1), true)
 		}
+		upAB, upBA = math.Min(upAB, tAB), math.Min(upBA, tBA)
+		ab := (math.Max(upAB, 0) + l.distA.upper() + l.hiA.upper() + l.loA.upper()) * gs
+		ba := (math.Max(upBA, 0) + l.distB.upper() + l.loC.upper() + l.hiC.upper()) * gs
+		return math.Min(math.Max(ab, ba), 1)
 	}
-	return s
-}
-
-// sums returns the guide's two directions at eps with the window w (wUp
-// for delta_up, -wLo for delta_low) from the masses m and their sums.
-func (g *epsGuide) sums(eps, w float64, m []float64, tail0, tail1, head0, head1 []float64) (ab, ba float64) {
+	w := -l.wLo
 	k := g.firstAbove(eps - w)
-	ab = g.tail(tail0, m, nil, k) - math.Exp(eps-w)*g.tail(tail1, m, g.t.t, k)
-	// B||A: the atoms with L < w - eps, the offsets below the first with
-	// L >= w - eps
-	kb := g.firstAbove(w - eps)
-	for kb > 0 && !(g.l.loss(kb-1) < w-eps) {
-		kb--
-	}
-	ba = math.Exp(w)*g.head(head1, m, g.t.t, kb) - math.Exp(eps)*g.head(head0, m, nil, kb)
-	return math.Max(ab, 0), math.Max(ba, 0)
+	s, st := g.sLow.tails(t.t, k)
+	sv, svt := g.sC.tails(t.t, k)
+	loAB := (1+w)*s - e*st
+	loABv := (1+w)*sv - e*svt
+	kb := g.lastBelow(w - eps)
+	h, ht := g.sLow.heads(t.t, kb)
+	hv, hvt := g.sC.heads(t.t, kb)
+	ewL := math.Exp(w) / gt * (1 - 2*u)
+	loBA := ewL * ((1+w)*ht - e*h)
+	loBAv := ewL * ((1+w)*hvt - e*hv)
+	loAB = math.Max(loAB, loABv-l.l1C*gs)
+	tlAB := loABv - l.gridTailTL1(l.tl1C, eps, false)*gs
+	tlBA := loBAv - l.gridTailTL1(l.tl1C, eps, true)*gs
+	loAB, loBA = math.Max(loAB, tlAB), math.Max(loBA, tlBA)
+	ab := math.Max(0, loAB+l.lowDistA.lower()) / gs
+	ba := math.Max(0, loBA+l.lowDistB.lower()) / gs
+	return math.Min(math.Max(ab, ba), 1)
 }
 
 // up approximates delta_up(eps) of the grid list (unverified).
-func (g *epsGuide) up(eps float64) float64 {
-	ab, ba := g.sums(eps, g.l.wUp, g.t.up, g.tailU, g.tailUT, g.headU, g.headUT)
-	return math.Max(ab+g.cUpAB, ba+g.cUpBA)
-}
+func (g *epsGuide) up(eps float64) float64 { return g.eval(eps, false) }
 
 // low approximates delta_low(eps) of the grid list (unverified).
-func (g *epsGuide) low(eps float64) float64 {
-	ab, ba := g.sums(eps, -g.l.wLo, g.t.low, g.tailL, g.tailLT, g.headL, g.headLT)
-	return math.Max(ab+g.cLoAB, ba+g.cLoBA)
-}
+func (g *epsGuide) low(eps float64) float64 { return g.eval(eps, true) }
 
 // guidePoint is a sound evaluation of a delta bound: v at eps x.
 type guidePoint struct{ x, v float64 }
@@ -195,13 +231,14 @@ const guidedMaxEvals = 8
 // eps), pts sound evaluations already made; the root lies in (0, eMax)
 // where the guide is meaningful.
 //
-// Each point is the root of the model ln guide(x) + c(x) = ln delta, c the
-// discrepancy ln eval - ln guide interpolated linearly through the two
-// sound evaluations nearest to the last model root (a constant with one,
-// 0 with none). The discrepancy is smooth, so the model's root converges
-// faster than a secant's on eval alone; once it moves by less than a
-// quarter of the target width, the remaining evaluations close the
-// bracket from each side at a quarter width off the root. The returned
+// Each point is near the root x0 of the model ln guide(x) + c(x) = ln
+// delta, c the discrepancy ln eval - ln guide at the sound evaluations
+// (discrepancy). While the model's root still moves by more than h, a
+// twentieth of the target width, between evaluations, the next point is
+// x0 + h (on the side where eval is expected to be ok); once it has
+// settled, the bracket is closed from the side still open, at most 3h
+// from the other end. With a guide as close as epsGuide's (1e-13) the
+// first evaluation settles the model, and each end takes two. The returned
 // ends are evaluated points whatever the guide does: the guide chooses
 // where to evaluate, never what is returned.
 func guidedSearch(eval, guide func(float64) float64, ok func(float64) bool, delta, eMax float64, pts []guidePoint) (lo, hi float64, found bool) {
@@ -230,18 +267,8 @@ func guidedSearch(eval, guide func(float64) float64, ok func(float64) bool, delt
 			add(p.x, p.v)
 		}
 	}
-	done := func() bool {
-		return haveLo && haveHi && hi > lo && hi-lo <= 1e-12*hi
-	}
-	xr := math.NaN() // the last model root
-	for it := 0; ; it++ {
-		if done() {
-			return lo, hi, true
-		}
-		if it == guidedMaxEvals {
-			return lo, hi, false
-		}
-		c := discrepancy(cx, cv, xr)
+	// root returns the model's root in the bracket (NaN: none found)
+	root := func(c func(float64) float64) float64 {
 		model := func(x float64) float64 { return ln(guide(x)) - lnd + c(x) }
 		a, b := 0.0, eMax
 		if haveLo {
@@ -250,46 +277,41 @@ func guidedSearch(eval, guide func(float64) float64, ok func(float64) bool, delt
 		if haveHi {
 			b = hi
 		}
-		ma, mb := model(a), model(b)
-		if !(a < b) || math.IsNaN(ma) || math.IsNaN(mb) {
+		if !(a < b) {
+			return math.NaN()
+		}
+		return solveDecreasing(model, a, b)
+	}
+	xr := math.NaN() // the last model root
+	if len(cx) > 0 {
+		xr = root(func(float64) float64 { return 0 })
+	}
+	for it := 0; ; it++ {
+		if haveLo && haveHi && hi > lo && hi-lo <= 1e-12*hi {
+			return lo, hi, true
+		}
+		if it == guidedMaxEvals {
 			return lo, hi, false
 		}
-		// the model's root in [a, b]: an end where the model has none
-		// inside (the root is then within rounding of that end)
-		var x0 float64
-		switch {
-		case ma <= 0:
-			x0 = a
-		case mb > 0:
-			x0 = b
-		default:
-			for i := 0; i < 200 && b-a > 1e-15*b; i++ {
-				mid := a + (b-a)/2
-				if model(mid) > 0 {
-					a = mid
-				} else {
-					b = mid
-				}
-			}
-			x0 = a + (b-a)/2
-		}
+		x0 := root(discrepancy(cx, cv, xr))
 		if !(x0 > 1e-300) {
 			return lo, hi, false
 		}
-		h := 0.24e-12 * x0 // 3h is below the target width 1e-12 hi
-		x := x0
-		if len(cx) >= 2 && math.Abs(x0-xr) < h {
-			// the model has settled: close the bracket
-			switch {
-			case haveHi && hi-x0 <= 2*h:
-				x = hi - 3*h
-			case haveLo && x0-lo <= 2*h:
-				x = lo + 3*h
-			default:
-				x = x0 + h
+		h := 0.05e-12 * x0 // 3h is well below the target width 1e-12 hi
+		var x float64
+		switch {
+		case !(math.Abs(x0-xr) < h) || len(cx) == 0:
+			x = x0 + h
+			if haveLo && haveHi && hi-lo > 2*h {
+				x = math.Min(math.Max(x, lo+h), hi-h)
 			}
-		} else if haveLo && haveHi && hi-lo > 2*h {
-			x = math.Min(math.Max(x, lo+h), hi-h)
+		// the model has settled: close the bracket
+		case haveHi && hi-x0 <= 2*h:
+			x = hi - 3*h
+		case haveLo && x0-lo <= 2*h:
+			x = lo + 3*h
+		default:
+			x = x0 + h
 		}
 		xr = x0
 		if x < 0 || (haveLo && x <= lo) || (haveHi && x >= hi) {
@@ -299,34 +321,79 @@ func guidedSearch(eval, guide func(float64) float64, ok func(float64) bool, delt
 	}
 }
 
-// discrepancy returns the linear interpolation of the points (cx, cv)
-// through the two nearest to x0 (all of them when x0 is NaN: the last
-// two), a constant with one point and 0 with none.
-func discrepancy(cx, cv []float64, x0 float64) func(float64) float64 {
-	switch len(cx) {
-	case 0:
-		return func(float64) float64 { return 0 }
-	case 1:
-		c := cv[0]
-		return func(float64) float64 { return c }
+// solveDecreasing returns a root of the decreasing f in [a, b] to a
+// relative precision of 1e-15 by the Illinois variant of regula falsi
+// (halving where that leaves the bracket): a where f(a) <= 0, b where
+// f(b) > 0, NaN where f is NaN at an end.
+func solveDecreasing(f func(float64) float64, a, b float64) float64 {
+	fa, fb := f(a), f(b)
+	switch {
+	case math.IsNaN(fa) || math.IsNaN(fb):
+		return math.NaN()
+	case fa <= 0:
+		return a
+	case fb > 0:
+		return b
 	}
-	i, j := len(cx)-1, len(cx)-2
-	if !math.IsNaN(x0) {
-		i, j = -1, -1
-		for k, x := range cx {
-			d := math.Abs(x - x0)
-			switch {
-			case i < 0 || d < math.Abs(cx[i]-x0):
-				i, j = k, i
-			case j < 0 || d < math.Abs(cx[j]-x0):
-				j = k
+	side := 0
+	for i := 0; i < 200 && b-a > 1e-15*b; i++ {
+		x := (a*fb - b*fa) / (fb - fa)
+		if !(x > a && x < b) {
+			x = a + (b-a)/2
+		}
+		fx := f(x)
+		switch {
+		case math.IsNaN(fx):
+			return math.NaN()
+		case fx == 0:
+			return x
+		case fx > 0:
+			a, fa = x, fx
+			if side == 1 {
+				fb /= 2
 			}
+			side = 1
+		default:
+			b, fb = x, fx
+			if side == -1 {
+				fa /= 2
+			}
+			side = -1
 		}
 	}
-	xi, ci, xj, cj := cx[i], cv[i], cx[j], cv[j]
-	if xi == xj {
+	return a + (b-a)/2
+}
+
+// discrepancy returns the interpolation of the points (cx, cv) near x0:
+// linear through the nearest point and the nearest of those at least half
+// as far from it as x0 (two points closer together would magnify the
+// discrepancy's rounding), the nearest point's value where there is no
+// such second point (or x0 is NaN: then the last point), 0 with none.
+func discrepancy(cx, cv []float64, x0 float64) func(float64) float64 {
+	if len(cx) == 0 {
+		return func(float64) float64 { return 0 }
+	}
+	i := len(cx) - 1
+	if math.IsNaN(x0) {
+		c := cv[i]
+		return func(float64) float64 { return c }
+	}
+	for k, x := range cx {
+		if math.Abs(x-x0) < math.Abs(cx[i]-x0) {
+			i = k
+		}
+	}
+	xi, ci := cx[i], cv[i]
+	sep := math.Max(math.Abs(x0-xi)/2, 1e-9*math.Abs(xi))
+	j := -1
+	for k, x := range cx {
+		if math.Abs(x-xi) >= sep && (j < 0 || math.Abs(x-x0) < math.Abs(cx[j]-x0)) {
+			j = k
+		}
+	}
+	if j < 0 {
 		return func(float64) float64 { return ci }
 	}
-	s := (cj - ci) / (xj - xi)
+	s := (cv[j] - ci) / (cx[j] - xi)
 	return func(x float64) float64 { return ci + s*(x-xi) }
 }
