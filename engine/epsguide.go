@@ -64,21 +64,22 @@ func newGuideSums(m, t []float64) guideSums {
 	nb := (n + guideBlock - 1) / guideBlock
 	g := guideSums{m: m, tail: make([]float64, nb+1), tailT: make([]float64, nb+1),
 		head: make([]float64, nb+1), headT: make([]float64, nb+1)}
-	for b := nb - 1; b >= 0; b-- {
-		var s, st float64
-		for o := min(n, (b+1)*guideBlock) - 1; o >= b*guideBlock; o-- {
-			s += m[o]
-			st += m[o] * t[o]
-		}
-		g.tail[b], g.tailT[b] = g.tail[b+1]+s, g.tailT[b+1]+st
-	}
+	// the block sums, then the suffix sums from the top and the prefix
+	// sums from the bottom (in the tail's and in the head's arrays)
 	for b := 0; b < nb; b++ {
 		var s, st float64
 		for o := b * guideBlock; o < min(n, (b+1)*guideBlock); o++ {
 			s += m[o]
 			st += m[o] * t[o]
 		}
-		g.head[b+1], g.headT[b+1] = g.head[b]+s, g.headT[b]+st
+		g.tail[b], g.tailT[b] = s, st
+	}
+	for b := 0; b < nb; b++ {
+		g.head[b+1], g.headT[b+1] = g.head[b]+g.tail[b], g.headT[b]+g.tailT[b]
+	}
+	for b := nb - 1; b >= 0; b-- {
+		g.tail[b] += g.tail[b+1]
+		g.tailT[b] += g.tailT[b+1]
 	}
 	return g
 }
