@@ -234,12 +234,14 @@ const guidedMaxEvals = 8
 //
 // Each point is near the root x0 of the model ln guide(x) + c(x) = ln
 // delta, c the discrepancy ln eval - ln guide at the sound evaluations
-// (discrepancy). While the model's root still moves by more than h, a
+// (discrepancy). While the model's root still moves by more than hs, a
 // twentieth of the target width, between evaluations, the next point is
-// x0 + h (on the side where eval is expected to be ok); once it has
-// settled, the bracket is closed from the side still open, at most 3h
-// from the other end. With a guide as close as epsGuide's (1e-13) the
-// first evaluation settles the model, and each end takes two. The returned
+// x0 + h, h = 1e-14 x0 (on the side where eval is expected to be ok); once
+// it has settled, the bracket is closed at x0 -+ h from the side still
+// open (h grows fourfold when a closing point falls on the other side).
+// With a guide as close as epsGuide's (1e-13) the first evaluation
+// settles the model, and each end takes two, within about 1e-14 of the
+// sound bound's root. The returned
 // ends are evaluated points whatever the guide does: the guide chooses
 // where to evaluate, never what is returned.
 func guidedSearch(eval, guide func(float64) float64, ok func(float64) bool, delta, eMax float64, pts []guidePoint) (lo, hi float64, found bool) {
@@ -287,6 +289,7 @@ func guidedSearch(eval, guide func(float64) float64, ok func(float64) bool, delt
 	if len(cx) > 0 {
 		xr = root(func(float64) float64 { return 0 })
 	}
+	hRel := 0.01e-12 // the closing offset, relative
 	for it := 0; ; it++ {
 		if haveLo && haveHi && hi > lo && hi-lo <= 1e-12*hi {
 			return lo, hi, true
@@ -298,27 +301,34 @@ func guidedSearch(eval, guide func(float64) float64, ok func(float64) bool, delt
 		if !(x0 > 1e-300) {
 			return lo, hi, false
 		}
-		h := 0.05e-12 * x0 // 3h is well below the target width 1e-12 hi
-		var x float64
+		// hs: the model has settled when its root moves by less; an end
+		// within hs of the root is kept. h: the offset of a closing point
+		// from the root. The final width is at most hs + h + the model's
+		// error, well below the target 1e-12 hi.
+		hs, h := 0.05e-12*x0, hRel*x0
+		x, want := x0+h, 0 // want: the side expected (1: ok, -1: not ok)
 		switch {
-		case !(math.Abs(x0-xr) < h) || len(cx) == 0:
-			x = x0 + h
+		case len(cx) == 0 || !(math.Abs(x0-xr) < hs):
 			if haveLo && haveHi && hi-lo > 2*h {
 				x = math.Min(math.Max(x, lo+h), hi-h)
 			}
-		// the model has settled: close the bracket
-		case haveHi && hi-x0 <= 2*h:
-			x = hi - 3*h
-		case haveLo && x0-lo <= 2*h:
-			x = lo + 3*h
+		case haveHi && hi-x0 <= hs:
+			x, want = math.Min(x0, hi)-h, -1
+		case haveLo && x0-lo <= hs:
+			x, want = math.Max(x0, lo)+h, 1
 		default:
-			x = x0 + h
+			want = 1
 		}
 		xr = x0
 		if x < 0 || (haveLo && x <= lo) || (haveHi && x >= hi) {
 			return lo, hi, false
 		}
-		add(x, eval(x))
+		v := eval(x)
+		add(x, v)
+		if want != 0 && ok(v) != (want > 0) {
+			// the model erred by more than h: close farther off
+			hRel = math.Min(4*hRel, 0.2e-12)
+		}
 	}
 }
 
