@@ -195,13 +195,48 @@ func (l *list) window() (w, d float64) {
 // Q e^lLo (qsLo, qsHi), lLo = lHi - w, from the stored enclosures of P and
 // Q and from Lemma 6: P e^-lHi <= Q <= P e^-lLo.
 func qEnclosure(pLo, pHi, qLo, qHi, lHi, w float64) (qLo2, qHi2, qsLo, qsHi float64) {
+	return qEnclosureE(pLo, pHi, qLo, qHi, lHi, w, math.Exp(-w))
+}
+
+// qEnclosureE is qEnclosure with eNegW = math.Exp(-w) given (one
+// exponential per table instead of one per group); each exponential is
+// formed once, so the values are those of mulExp term by term.
+func qEnclosureE(pLo, pHi, qLo, qHi, lHi, w, eNegW float64) (qLo2, qHi2, qsLo, qsHi float64) {
 	lLo := lHi - w
 	eArg := 2 * unitRoundoff * (math.Abs(lHi) + w) // the exponents' rounding
 	qLo2 = math.Max(qLo, mulExp(pLo, -lHi, eArg, false))
 	qHi2 = math.Min(qHi, mulExp(pHi, -lLo, eArg, true))
-	qsLo = math.Max(mulExp(qLo, lLo, eArg, false), mulExp(pLo, -w, eArg, false))
-	qsHi = math.Min(mulExp(qHi, lLo, eArg, true), pHi)
+	eLo := math.NaN() // e^lLo, formed once for both of its products
+	if (qLo != 0 || qHi != 0) && lLo > -700 && lLo < 700 {
+		eLo = math.Exp(lLo)
+	}
+	qsLo = math.Max(mulExpGiven(qLo, lLo, eLo, eArg, false), mulExpGiven(pLo, -w, eNegW, eArg, false))
+	qsHi = math.Min(mulExpGiven(qHi, lLo, eLo, eArg, true), pHi)
 	return qLo2, qHi2, qsLo, qsHi
+}
+
+// mulExpGiven is mulExp(x, a, errA, up) with ea = math.Exp(a) given where
+// -700 < a < 700 (the same operations, so the same value).
+func mulExpGiven(x, a, ea, errA float64, up bool) float64 {
+	if x == 0 || math.IsInf(a, -1) {
+		return 0
+	}
+	if !(a > -700 && a < 700) {
+		return mulExp(x, a, errA, up)
+	}
+	v := x * ea
+	r := 4*unitRoundoff + 2*errA
+	if up {
+		if math.IsNaN(v) {
+			return math.Inf(1)
+		}
+		return v*(1+r) + tinyDir
+	}
+	v = v*(1-r) - tinyDir
+	if !(v > 0) {
+		return 0
+	}
+	return v
 }
 
 func (l *list) deltaTable(b bounds) *deltaTable {
@@ -213,13 +248,14 @@ func (l *list) deltaTable(b bounds) *deltaTable {
 		qLoBA: mk(), qHiBA: mk(), qsLoBA: mk(), qsHiBA: mk(),
 	}
 	t.w, t.d = l.window()
+	eNegW := math.Exp(-t.w)
 	for o := 0; o < m; o++ {
 		t.aHi[o] = l.a[o] + b.ea[o]
 		t.aLo[o] = math.Max(0, l.a[o]-b.ea[o])
 		t.cHi[o] = l.c[o] + b.ec[o]
 		t.cLo[o] = math.Max(0, l.c[o]-b.ec[o])
-		t.qLoAB[o], t.qHiAB[o], t.qsLoAB[o], t.qsHiAB[o] = qEnclosure(t.aLo[o], t.aHi[o], t.cLo[o], t.cHi[o], l.hiAB(o), t.w)
-		t.qLoBA[o], t.qHiBA[o], t.qsLoBA[o], t.qsHiBA[o] = qEnclosure(t.cLo[o], t.cHi[o], t.aLo[o], t.aHi[o], l.hiBA(o), t.w)
+		t.qLoAB[o], t.qHiAB[o], t.qsLoAB[o], t.qsHiAB[o] = qEnclosureE(t.aLo[o], t.aHi[o], t.cLo[o], t.cHi[o], l.hiAB(o), t.w, eNegW)
+		t.qLoBA[o], t.qHiBA[o], t.qsLoBA[o], t.qsHiBA[o] = qEnclosureE(t.cLo[o], t.cHi[o], t.aLo[o], t.aHi[o], l.hiBA(o), t.w, eNegW)
 	}
 	return t
 }

@@ -26,6 +26,10 @@ type Result struct {
 	gb         bounds
 	gtableOnce sync.Once
 	gtable     *gridTable
+	// guide approximates g's delta for the eps searches (epsguide.go),
+	// built on the first eps query; nil when there is none.
+	guideOnce sync.Once
+	guide     *epsGuide
 
 	// s is the grid list of the swapped pair (B, A) (gridswap.go), nil
 	// when not computed; sb its error bounds.
@@ -237,6 +241,23 @@ func (r *Result) deltaOwn(eps float64) DeltaBound {
 	return r.withMoments(d)
 }
 
+// gridTable returns the table of the grid list g, building it once.
+func (r *Result) gridTable() *gridTable {
+	r.gtableOnce.Do(func() { r.gtable = r.g.gridTable(r.gb) })
+	return r.gtable
+}
+
+// epsGuide returns the guide of the eps searches, nil when r has no grid
+// list or its guide would not be finite.
+func (r *Result) epsGuide() *epsGuide {
+	r.guideOnce.Do(func() {
+		if r.g != nil {
+			r.guide = newEpsGuide(r.g, r.gridTable())
+		}
+	})
+	return r.guide
+}
+
 // deltaLists is Delta from the grouped and the grid list (eps >= 0).
 func (r *Result) deltaLists(eps float64) DeltaBound {
 	var d DeltaBound
@@ -248,8 +269,7 @@ func (r *Result) deltaLists(eps float64) DeltaBound {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			r.gtableOnce.Do(func() { r.gtable = r.g.gridTable(r.gb) })
-			dg = r.g.gridDelta(eps, r.gtable)
+			dg = r.g.gridDelta(eps, r.gridTable())
 		}()
 		r.tableOnce.Do(func() { r.table = r.l.deltaTable(r.b) })
 		d = r.l.delta(eps, r.b, r.ec, r.table)
@@ -257,8 +277,7 @@ func (r *Result) deltaLists(eps float64) DeltaBound {
 		return combineDelta(d, dg)
 	}
 	if r.g != nil { // the grid list alone
-		r.gtableOnce.Do(func() { r.gtable = r.g.gridTable(r.gb) })
-		return r.g.gridDelta(eps, r.gtable)
+		return r.g.gridDelta(eps, r.gridTable())
 	}
 	if r.l != nil {
 		r.tableOnce.Do(func() { r.table = r.l.deltaTable(r.b) })
