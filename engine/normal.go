@@ -16,12 +16,33 @@ func normMass(t1, t2 float64) float64 {
 		// Phi(t2) - Phi(t1) = erf(t2/sqrt2)/2 + erf(-t1/sqrt2)/2, both >= 0.
 		return 0.5 * (math.Erf(t2/math.Sqrt2) + math.Erf(-t1/math.Sqrt2))
 	}
+	if narrowNormal(t1, t2) {
+		// q2 <= q1/2 below would fail: skip the two tails
+		return narrowMass(t1, t2-t1)
+	}
 	q1 := normQ(t1)
 	q2 := normQ(t2)
 	if q2 <= 0.5*q1 {
 		return q1 - q2
 	}
 	return narrowMass(t1, t2-t1)
+}
+
+// narrowNormal reports, for 0 <= t1 < t2, that Q(t2)/Q(t1) is at least
+// e^-0.6 > 0.54 (Q the standard normal tail), so that the computed tails
+// satisfy normQ(t2) > normQ(t1)/2 and normMass takes narrowMass without
+// computing them: the same result, bit for bit, at a fifth of the cost.
+//
+// ln Q(t2) - ln Q(t1) = -int_t1^t2 h(s) ds >= -(t2 - t1) h(t2), where the
+// hazard h = phi/Q is increasing and below (s + sqrt(s^2 + 4))/2 <= s + 1
+// (Birnbaum 1942, Q(s)/phi(s) > (sqrt(s^2 + 4) - s)/2 for s >= 0). The test
+// w (t2 + 1) <= 0.6 is evaluated with two roundings (the true product is
+// at most 0.6 (1 + 3u)), and t2 <= 30 keeps both tails normal floats
+// (Q(30) = 4.9e-198) with a relative error of a few u: far from the
+// factor 1.09 between e^-0.6 and 1/2. TestNarrowNormalTails checks the
+// claim on a grid of intervals.
+func narrowNormal(t1, t2 float64) bool {
+	return t2 <= 30 && (t2-t1)*(t2+1) <= 0.6
 }
 
 // normQ returns P(Z > t) for a standard normal Z. The argument t/sqrt2 of

@@ -38,7 +38,16 @@ func gaussRemove(q, a float64) *monotonePair {
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*normMass(t1, t2) + q*normMassShift(t1, t2, a)
 		},
-		massB:     func(t1, t2 float64) float64 { return normMass(t1, t2) },
+		massB: func(t1, t2 float64) float64 { return normMass(t1, t2) },
+		lossBoth: func(t float64) (float64, float64) {
+			x := a*t - half
+			L, e := logMix(q, x)
+			return L, e + gaussXErr(a, t, x)
+		},
+		masses: func(t1, t2 float64) (float64, float64) {
+			nm := normMass(t1, t2)
+			return (1-q)*nm + q*normMassShift(t1, t2, a), nm
+		},
 		lossAtMin: math.Log1p(-q), lossAtMax: math.Inf(1),
 	}
 	if q == 1 {
@@ -92,6 +101,11 @@ func gaussAntipodal(q, a float64) *monotonePair {
 		},
 		massB: func(t1, t2 float64) float64 {
 			return (1-q)*normMass(t1, t2) + q*normMassShift(t1, t2, a)
+		},
+		lossBoth: lossErr,
+		masses: func(t1, t2 float64) (float64, float64) {
+			nm := normMass(t1, t2)
+			return (1-q)*nm + q*normMassShift(t1, t2, -a), (1-q)*nm + q*normMassShift(t1, t2, a)
 		},
 		lossAtMin: math.Inf(1), lossAtMax: math.Inf(-1),
 	}

@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"math"
+	"testing"
+)
+
+// fusedPairs are the continuous pairs with fused functions (lossBoth,
+// masses), over a range of rates and shifts.
+func fusedPairs() []struct {
+	name string
+	mp   *monotonePair
+} {
+	type named = struct {
+		name string
+		mp   *monotonePair
+	}
+	var ps []named
+	for _, c := range []struct{ q, a float64 }{{0.01, 1 / 1.1}, {0.001, 1}, {0.01, 0.25}, {0.3, 2}, {0.999, 1.25}, {1e-6, 8}} {
+		ps = append(ps, named{"gaussRemove", gaussRemove(c.q, c.a)}, named{"gaussAntipodal", gaussAntipodal(c.q, c.a)})
+		lr := newLapRemove(c.q, c.a)
+		ps = append(ps, named{"lapRemove.middle", lr.middle(0, lr.lm)}, named{"lapRemove.antipodalMiddle", lr.antipodalMiddle()})
+	}
+	return ps
+}
+
+// TestFusedPairFunctions checks that each pair's fused functions return the
+// values of its separate ones bit for bit: lossBoth(t) = (loss(t),
+// lossErr(t)) and masses(t1, t2) = (massA(t1, t2), massB(t1, t2)), on
+// points across the support, from far tails to narrow intervals.
+func TestFusedPairFunctions(t *testing.T) {
+	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	for _, p := range fusedPairs() {
+		mp := p.mp
+		if mp.lossBoth == nil || mp.masses == nil {
+			t.Fatalf("%s: no fused functions", p.name)
+		}
+		lo, hi := math.Max(mp.tMin, -40), math.Min(mp.tMax, 40)
+		for i := 0; i <= 4000; i++ {
+			x := lo + (hi-lo)*float64(i)/4000
+			if x <= mp.tMin || x >= mp.tMax {
+				continue
+			}
+			L, e := mp.lossBoth(x)
+			if !same(L, mp.loss(x)) || !same(e, mp.lossErr(x)) {
+				t.Fatalf("%s: lossBoth(%v) = %v, %v; separate %v, %v", p.name, x, L, e, mp.loss(x), mp.lossErr(x))
+			}
+			for _, w := range []float64{1e-9, 1e-4, 0.01, 0.7, 5} {
+				x2 := math.Min(x+w, mp.tMax)
+				pa, pb := mp.masses(x, x2)
+				if !same(pa, mp.massA(x, x2)) || !same(pb, mp.massB(x, x2)) {
+					t.Fatalf("%s: masses(%v, %v) = %v, %v; separate %v, %v", p.name, x, x2, pa, pb, mp.massA(x, x2), mp.massB(x, x2))
+				}
+			}
+		}
+	}
+}
+
+// TestFusedEmbedIdentical checks that embedding a pair with its fused
+// functions adds the same groups, bit for bit and in order, as embedding
+// it with the separate functions only (embedWorkers shares each cut's loss
+// bounds between its two pieces either way).
+func TestFusedEmbedIdentical(t *testing.T) {
+	for _, p := range fusedPairs() {
+		for _, g := range []struct {
+			lam float64
+			n   int
+		}{{1e-4, 30000}, {0.05, 300}} {
+			fused := &recordSink{lam: g.lam, n: g.n}
+			p.mp.embedWorkers(fused, 2)
+			plain := *p.mp
+			plain.lossBoth, plain.masses = nil, nil
+			sep := &recordSink{lam: g.lam, n: g.n}
+			plain.embedWorkers(sep, 2)
+			if len(fused.adds) != len(sep.adds) {
+				t.Fatalf("%s lambda %v: %d groups, separate %d", p.name, g.lam, len(fused.adds), len(sep.adds))
+			}
+			for i := range sep.adds {
+				for k := range 4 {
+					if math.Float64bits(fused.adds[i][k]) != math.Float64bits(sep.adds[i][k]) {
+						t.Fatalf("%s lambda %v: group %d = %v, separate %v", p.name, g.lam, i, fused.adds[i], sep.adds[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNarrowNormalTails checks narrowNormal's claim: wherever it holds, the
+// computed tails satisfy normQ(t2) > normQ(t1)/2, so normMass takes the
+// narrow branch with or without computing them; and that it holds for the
+// narrow pieces of a fine leaf (it is what saves the tails' cost).
+func TestNarrowNormalTails(t *testing.T) {
+	held := 0
+	for i := 0; i <= 3000; i++ {
+		t1 := 40 * float64(i) / 3000
+		for _, w := range []float64{1e-12, 1e-6, 1e-3, 0.01, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 1} {
+			t2 := t1 + w
+			if !narrowNormal(t1, t2) {
+				continue
+			}
+			held++
+			q1, q2 := normQ(t1), normQ(t2)
+			if !(q2 > 0.5*q1) || !(q2 > 0.54*q1) {
+				t.Fatalf("narrowNormal(%v, %v) but Q ratio %v", t1, t2, q2/q1)
+			}
+		}
+	}
+	if held < 10000 || !narrowNormal(5, 5+1e-4) || narrowNormal(29.9, 30.01) || narrowNormal(0, 0.7) {
+		t.Errorf("narrowNormal held on %d intervals of the grid", held)
+	}
+}
