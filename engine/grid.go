@@ -216,6 +216,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	if lowSep {
 		g.lowCap = allocLowCap
 	}
+	var spc spreadCache
 	for _, e := range b.groups {
 		if e.tiny {
 			// an underflowed mass: the upper pair keeps the group in a
@@ -276,7 +277,8 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			}
 			continue
 		}
-		s := spreadUpper(e.pa, e.pb, r, j, i, lam, e.lossLo, e.lossHi, loGrid, hiGrid)
+		lnq := ln(e.pb)
+		s := spc.spread(e.pa, e.pb, lnq, r, j, i, lam, e.lossLo, e.lossHi, loGrid, hiGrid)
 		if lowAtomUnderflows(s) {
 			// the upper atom an upper bound of its exact mass, the lower
 			// one in the low corner with both masses bounded (a
@@ -298,7 +300,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		// lower pair: sum per half cell (the half of its mean loss); a
 		// group spanning several cells goes to the cell of its mean loss
 		// (merging is a garbling wherever it goes)
-		mean := ln(e.pa) - ln(e.pb)
+		mean := ln(e.pa) - lnq
 		k := i
 		if i-j > 1 {
 			k = int(math.Max(float64(j+1), math.Min(float64(i), math.Ceil(mean/lam))))
@@ -440,6 +442,30 @@ func lowAtomUnderflows(s spreadParts) bool {
 // onto the next grid points would spread it over three buckets.) An atom
 // stored off its point gets the distance as window.
 func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid, hiGrid bool) spreadParts {
+	var c spreadCache
+	return c.spread(p, q, ln(q), r, j, i, lam, lossLo, lossHi, loGrid, hiGrid)
+}
+
+// spreadCache holds 1 - e^-W and e^W - 1 for the last width W that
+// spreadCache.spread met (the groups of a leaf mostly span one cell, so
+// their spreads share W); the values are those computed for W, so a
+// spread is bit for bit spreadUpper's.
+type spreadCache struct {
+	w, den, em1 float64
+	set         bool
+}
+
+// widths returns -expm1(-W) and expm1(W).
+func (c *spreadCache) widths(W float64) (den, em1 float64) {
+	if !c.set || math.Float64bits(W) != math.Float64bits(c.w) {
+		c.w, c.den, c.em1, c.set = W, -math.Expm1(-W), math.Expm1(W), true
+	}
+	return c.den, c.em1
+}
+
+// spread is spreadUpper with lnq = ln(q) given (finishGrid needs it too)
+// and the widths' exponentials kept in c.
+func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi float64, loGrid, hiGrid bool) spreadParts {
 	u := unitRoundoff
 	jf, ifl := float64(j), float64(i)
 	var W, x0, x1, shift0, shift1 float64
@@ -476,8 +502,7 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	}
 	sLo, sHi := s(lossLo), s(lossHi)
 	tLo, tHi := t(lossHi), t(lossLo)
-	den := -math.Expm1(-W) // 1 - e^-W, relative error <= 2u
-	em1 := math.Expm1(W)   // e^W - 1
+	den, em1 := c.widths(W) // 1 - e^-W (relative error <= 2u), e^W - 1
 	pLo := p * (1 - r) * (1 - 2*u)
 	pHi := p * (1 + r) * (1 + 2*u)
 
@@ -493,8 +518,8 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	// (q e^(i lambda) - p)/em1; q e^x by logarithms (no overflow), with x
 	// computed with relative error u.
 	scaled := func(x float64) (v, e float64) {
-		v = math.Exp(ln(q) + x)
-		e = r + 4*u*(math.Abs(x)+math.Abs(ln(q))+4)
+		v = math.Exp(lnq + x)
+		e = r + 4*u*(math.Abs(x)+math.Abs(lnq)+4)
 		return v, e
 	}
 	hM0, hM1 := 0.0, math.Inf(1)
@@ -529,7 +554,8 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	// logarithms: p e^-x1 <= q)
 	bLo := q * (1 + r) * (1 + 2*u)
 	if pLo > 0 {
-		pe := math.Exp(ln(pLo)-x1-4*u*(math.Abs(ln(pLo))+math.Abs(x1)+4)) * (1 - 2*u)
+		lp := ln(pLo)
+		pe := math.Exp(lp-x1-4*u*(math.Abs(lp)+math.Abs(x1)+4)) * (1 - 2*u)
 		if v := (bLo - pe) * (1 + 2*u) / den * (1 + 4*u); v < bLo {
 			bLo = math.Max(0, v)
 		}
@@ -590,27 +616,61 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, halves b
 	// carries begin three quarters below keeps merging whole cells around
 	// every other point, which loses four times as much)
 	mode |= 1
+	// the logarithms of the half cells' masses, computed once for all
+	// sweeps (with halves; one sweep otherwise)
+	var lnP, lnQ []float64
+	if halves {
+		lnP, lnQ = make([]float64, len(cellP)), make([]float64, len(cellP))
+	}
 	all := lowerSweep{g: g}
-	split := lowerSweep{g: g}
-	down := lowerSweep{g: g, mirror: true}
 	for h := range cellP {
 		if !valid(h) {
 			continue
 		}
-		all.push(cellP[h], cellQ[h], rel(h), l.index(h/2))
-		if halves && h >= mode {
-			split.push(cellP[h], cellQ[h], rel(h), l.index(h/2))
+		lp, lq := ln(cellP[h]), ln(cellQ[h])
+		if halves {
+			lnP[h], lnQ[h] = lp, lq
 		}
+		all.push(cellP[h], cellQ[h], lp, lq, rel(h), l.index(h/2))
+	}
+	if !halves {
+		all.apply()
+		return
 	}
 	// below the mode: the mirrored pair (A and B exchanged, losses
 	// negated), whose half cell of index k lies below the point -k+1
-	for h := min(mode, len(cellP)) - 1; h >= 0 && halves; h-- {
+	down := lowerSweep{g: g, mirror: true}
+	for h := min(mode, len(cellP)) - 1; h >= 0; h-- {
 		if valid(h) {
-			down.push(cellQ[h], cellP[h], rel(h), 1-l.index(h/2))
+			down.push(cellQ[h], cellP[h], lnQ[h], lnP[h], rel(h), 1-l.index(h/2))
 		}
 	}
-	// the last carry of each sweep has no partner beyond it: discarded
-	if halves && split.kept+down.kept >= all.kept*(1-1e-12) {
+	// the last carry of each sweep has no partner beyond it: discarded.
+	// The upward sweep from the mode keeps at most the A-mass pushed into
+	// it: every half cell's fractions sum to at most 1 + 2u, and each sum
+	// of the sweep (carries, atoms, kept) rounds up by at most a factor
+	// 1 + u, along at most 2 len(cellP) + 8 additions in all; when even
+	// that bound loses to the single sweep, the comparison below would
+	// choose it, and the sweep from the mode is not run (same leaf, bit
+	// for bit).
+	pushed := 0.0
+	for h := mode; h < len(cellP); h++ {
+		if valid(h) {
+			pushed += cellP[h]
+		}
+	}
+	bound := pushed * (1 + 2*gamma(4*len(cellP)+16))
+	if down.kept+bound < all.kept*(1-1e-12) {
+		all.apply()
+		return
+	}
+	split := lowerSweep{g: g}
+	for h := mode; h < len(cellP); h++ {
+		if valid(h) {
+			split.push(cellP[h], cellQ[h], lnP[h], lnQ[h], rel(h), l.index(h/2))
+		}
+	}
+	if split.kept+down.kept >= all.kept*(1-1e-12) {
 		split.apply()
 		down.apply()
 	} else {
@@ -633,6 +693,10 @@ type lowerSweep struct {
 	tgt      int       // index of the target point
 	atoms    []lowAtom // the atoms emitted
 	kept     float64   // their A-mass
+	// lP, lQ: ln P and ln Q of the carry when it is a half cell as pushed
+	// (lnOK), so that its logarithms are not computed twice
+	lP, lQ float64
+	lnOK   bool
 }
 
 // lowAtom is an atom of the lower pair: A-mass a (relative error rel) at
@@ -653,13 +717,17 @@ func (s *lowerSweep) apply() {
 // emit adds the atom of masses (A, B) (relative error rA) at point k, or
 // discards it when its loss is not within the window cap of the point.
 func (s *lowerSweep) emit(k int, A, B, rA float64) {
+	s.emitLn(k, A, B, ln(A), ln(B), rA)
+}
+
+// emitLn is emit with la = ln(A) and lb = ln(B) given.
+func (s *lowerSweep) emitLn(k int, A, B, la, lb, rA float64) {
 	g := s.g
 	u := unitRoundoff
 	if s.mirror {
-		k, A, B = -k, B, A
+		k, A, B, la, lb = -k, B, A, lb, la
 	}
 	gk := float64(k) * g.l.lambda
-	la, lb := ln(A), ln(B)
 	rho := la - lb - gk
 	w := math.Abs(rho) + 2*rA + 4*u*(math.Abs(la)+math.Abs(lb)+math.Abs(gk)+4)
 	w *= 1 + 1e-9
@@ -673,24 +741,32 @@ func (s *lowerSweep) emit(k int, A, B, rA float64) {
 	s.kept += A
 }
 
-// push adds the next half cell: masses pN, qN (relative error rN), lying
-// below the point k lambda (k its cell's index).
-func (s *lowerSweep) push(pN, qN, rN float64, k int) {
+// push adds the next half cell: masses pN, qN (relative error rN) with
+// logarithms lpN = ln(pN), lqN = ln(qN), lying below the point k lambda
+// (k its cell's index).
+func (s *lowerSweep) push(pN, qN, lpN, lqN, rN float64, k int) {
 	u := unitRoundoff
 	lam := s.g.l.lambda
 	if !s.have {
 		s.P, s.Q, s.rc, s.tgt, s.have = pN, qN, rN, k, true
+		s.lP, s.lQ, s.lnOK = lpN, lqN, true
 		return
 	}
 	gk := float64(s.tgt) * lam
-	rhoC := ln(s.P) - ln(s.Q) - gk
-	rhoN := ln(pN) - ln(qN) - gk
+	lP, lQ := s.lP, s.lQ
+	if !s.lnOK {
+		lP, lQ = ln(s.P), ln(s.Q)
+	}
+	rhoC := lP - lQ - gk
+	rhoN := lpN - lqN - gk
 	if rhoC >= 0 {
 		// the carry reached its target (up to rounding)
-		s.emit(s.tgt, s.P, s.Q, s.rc)
+		s.emitLn(s.tgt, s.P, s.Q, lP, lQ, s.rc)
 		s.P, s.Q, s.rc, s.tgt = pN, qN, rN, k
+		s.lP, s.lQ, s.lnOK = lpN, lqN, true
 		return
 	}
+	s.lnOK = false
 	if rhoN <= 0 {
 		// the next half cell is not above the target: merge it whole
 		s.P, s.Q, s.rc = s.P+pN, s.Q+qN, math.Max(s.rc, rN)+2*u
