@@ -209,6 +209,13 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	halfP := make([]float64, 4*n)
 	halfQ := make([]float64, 4*n)
 	halfN := make([]int32, 4*n)
+	// ln of a half cell's masses when it holds one group (0 + p = p
+	// exactly: its logarithms are the group's, computed below anyway);
+	// NaN where not known (lowerChain computes them)
+	var halfLP, halfLQ []float64
+	if b.halfCuts {
+		halfLP, halfLQ = make([]float64, 4*n), make([]float64, 4*n)
+	}
 	var tinyLoA, tinyLoC, tinyHiA, tinyHiC, tinyErr float64
 	// separate lower groups (leafBuilder.lowGroups): the loop below builds
 	// the upper pair only
@@ -300,7 +307,8 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		// lower pair: sum per half cell (the half of its mean loss); a
 		// group spanning several cells goes to the cell of its mean loss
 		// (merging is a garbling wherever it goes)
-		mean := ln(e.pa) - lnq
+		lnp := ln(e.pa)
+		mean := lnp - lnq
 		k := i
 		if i-j > 1 {
 			k = int(math.Max(float64(j+1), math.Min(float64(i), math.Ceil(mean/lam))))
@@ -312,6 +320,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		halfP[h] += e.pa
 		halfQ[h] += e.pb
 		halfN[h]++
+		if halfLP != nil {
+			halfLP[h], halfLQ[h] = lnp, lnq
+		}
 	}
 	for _, e := range b.lowGroups {
 		g.lowerOnly(e, cellP, cellQ, cellN)
@@ -323,9 +334,12 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			halfP[2*o+1] += cellP[o]
 			halfQ[2*o+1] += cellQ[o]
 			halfN[2*o+1] += c
+			if halfLP != nil {
+				halfLP[2*o+1] = math.NaN()
+			}
 		}
 	}
-	g.lowerChain(halfP, halfQ, halfN, b.halfCuts)
+	g.lowerChain(halfP, halfQ, halfN, halfLP, halfLQ, b.halfCuts)
 
 	// relative errors: the largest of one contribution plus the sums'
 	// rounding (a bucket is the sum of its own contributions only)
@@ -429,6 +443,11 @@ type spreadParts struct {
 // SubsampledGauss sigma 0.014, q 9.6e-8, fixed_size, 8 buckets had
 // delta_up B||A(0) = 7e-319 for an exact 9.6e-8).
 func lowAtomUnderflows(s spreadParts) bool {
+	if s.bLo >= 1e-280 && s.x0 >= -20 {
+		// ln(bLo) + x0 >= -664.7 > ln(minNormal) + 40 = -668.4: the
+		// answer below without the logarithms
+		return false
+	}
 	return s.bLo > 0 && ln(s.bLo)+s.x0 < ln(minNormal)+40
 }
 
@@ -453,6 +472,8 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 type spreadCache struct {
 	w, den, em1 float64
 	set         bool
+	// full computes every enclosure of spread (tests compare the two)
+	full bool
 }
 
 // widths returns -expm1(-W) and expm1(W).
@@ -506,14 +527,6 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 	pLo := p * (1 - r) * (1 - 2*u)
 	pHi := p * (1 + r) * (1 + 2*u)
 
-	// Enclosures from the losses: a_hi* = E_P[G(l)], G increasing;
-	// a_lo* = E_P[1 - G(l)] with 1 - G(l) = e^-s (1 - e^-t)/den, s = l - x0,
-	// t = x1 - l (computed with one rounding).
-	hL0 := pLo * (-math.Expm1(-sLo) / den) * (1 - 8*u)
-	hL1 := pHi * math.Min(1, -math.Expm1(-sHi)/den*(1+8*u)) * (1 + 2*u)
-	oL0 := pLo * (math.Exp(-sHi) * -math.Expm1(-tLo) / den) * (1 - 12*u)
-	oL1 := pHi * math.Min(1, math.Exp(-sLo)*-math.Expm1(-tHi)/den*(1+12*u)) * (1 + 2*u)
-
 	// Enclosures from the masses: a_hi* = (p - q e^x0)/den, a_lo* =
 	// (q e^(i lambda) - p)/em1; q e^x by logarithms (no overflow), with x
 	// computed with relative error u.
@@ -538,10 +551,44 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 		num := qi*(1+e)*(1+2*u) - pLo
 		oM1 = math.Max(0, num*(1+2*u)/em1*(1+4*u))
 	}
-	h0 := math.Max(0, math.Max(hL0, hM0))
-	h1 := math.Min(pHi, math.Min(hL1, hM1))
-	o0 := math.Max(0, math.Max(oL0, oM0))
-	o1 := math.Min(pHi, math.Min(oL1, oM1))
+
+	// Enclosures from the losses: a_hi* = E_P[G(l)], G increasing;
+	// a_lo* = E_P[1 - G(l)] with 1 - G(l) = e^-s (1 - e^-t)/den, s = l - x0,
+	// t = x1 - l (computed with one rounding). Each is computed only when
+	// it can be the tighter one: with the same expression on a bound of
+	// its exponentials (negExpm1Upper, negExpm1Lower; every operation is
+	// monotone in them), a lower end that cannot exceed the masses' and an
+	// upper end that cannot fall below them are skipped. The enclosures are
+	// then bit for bit those of computing all four (the maximum or minimum
+	// of equal or ordered numbers), at a third of the exponentials: on a
+	// fine grid the masses' enclosures are the tighter by far (about r/W
+	// wide against the group's share of the cell).
+	h0 := hM0
+	if ub := pLo * (negExpm1Upper(sLo) / den) * (1 - 8*u); c.full || !(ub <= hM0) {
+		hL0 := pLo * (-math.Expm1(-sLo) / den) * (1 - 8*u)
+		h0 = math.Max(hL0, hM0)
+	}
+	h1 := hM1
+	if lb := pHi * math.Min(1, negExpm1Lower(sHi)/den*(1+8*u)) * (1 + 2*u); c.full || !(lb >= hM1) {
+		hL1 := pHi * math.Min(1, -math.Expm1(-sHi)/den*(1+8*u)) * (1 + 2*u)
+		h1 = math.Min(hL1, hM1)
+	}
+	o0 := oM0
+	// e^-sHi <= 1 (+4u: exp's rounding) is inside negExpm1Upper's margin
+	if ub := pLo * (negExpm1Upper(tLo) / den) * (1 - 12*u); c.full || !(ub <= oM0) {
+		oL0 := pLo * (math.Exp(-sHi) * -math.Expm1(-tLo) / den) * (1 - 12*u)
+		o0 = math.Max(oL0, oM0)
+	}
+	o1 := oM1
+	// e^-sLo >= 1 - sLo (-4u: exp's rounding, inside negExpm1Lower's margin)
+	if lb := pHi * math.Min(1, (1-sLo)*negExpm1Lower(tHi)/den*(1+12*u)) * (1 + 2*u); c.full || !(lb >= oM1) {
+		oL1 := pHi * math.Min(1, math.Exp(-sLo)*-math.Expm1(-tHi)/den*(1+12*u)) * (1 + 2*u)
+		o1 = math.Min(oL1, oM1)
+	}
+	h0 = math.Max(0, h0)
+	h1 = math.Min(pHi, h1)
+	o0 = math.Max(0, o0)
+	o1 = math.Min(pHi, o1)
 	// a_hi* + a_lo* = p
 	h0 = math.Max(h0, (pLo-o1)*(1-2*u))
 	h1 = math.Min(h1, (pHi-o0)*(1+2*u))
@@ -590,6 +637,35 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 	return spreadParts{lo: o1, hi: rest, relHi: rel, w: math.Max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 }
 
+// negExpm1Upper returns a number at least the computed -expm1(-s) for
+// s >= 0 (Expm1 is accurate to 1 ulp, and 1 - e^-s <= s): s (1 + 32u),
+// whose margin also covers a factor e^-s' <= 1 (+4u) and one more
+// rounding; +Inf where s is not a normal number or 0 (no claim).
+func negExpm1Upper(s float64) float64 {
+	if s == 0 {
+		return 0
+	}
+	if !(s >= 0x1p-1000) {
+		return math.Inf(1)
+	}
+	return s * (1 + 32*unitRoundoff)
+}
+
+// negExpm1Lower returns a number at most the computed -expm1(-s): (s -
+// s^2/2)(1 - 32u) for 0x1p-1000 <= s <= 1 (1 - e^-s >= s - s^2/2, which
+// is at least s^2/2 there, so the roundings of the expression lose at most
+// 3u relative; the margin also covers a factor 1 - s' <= e^-s' (-4u) and
+// two more roundings), else 0 (-expm1(-s) >= 0), NaN for NaN.
+func negExpm1Lower(s float64) float64 {
+	if math.IsNaN(s) {
+		return s
+	}
+	if !(s >= 0x1p-1000 && s <= 1) {
+		return 0
+	}
+	return (s - s*s*0.5) * (1 - 32*unitRoundoff)
+}
+
 // lowerChain builds the lower pair's atoms from the per-half-cell sums
 // (entries 2o and 2o+1 hold the events of cell offset o, with loss in
 // ((i-1) lambda, (i-1/2) lambda] and ((i-1/2) lambda, i lambda], i its
@@ -600,7 +676,11 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 // side of its point where the density falls. The second is taken when the
 // half cells were cut (halves) unless it keeps less mass (its lowest carry
 // has nothing to merge with).
-func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, halves bool) {
+//
+// lnP and lnQ, when not nil (with halves only), hold ln cellP[h] and ln
+// cellQ[h] where cellN[h] = 1 and lnP[h] is not NaN; lowerChain fills in
+// the others.
+func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, lnP, lnQ []float64, halves bool) {
 	l := g.l
 	u := unitRoundoff
 	valid := func(h int) bool { return cellN[h] > 0 && cellP[h] > 0 && cellQ[h] > 0 }
@@ -618,18 +698,25 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, halves b
 	mode |= 1
 	// the logarithms of the half cells' masses, computed once for all
 	// sweeps (with halves; one sweep otherwise)
-	var lnP, lnQ []float64
-	if halves {
+	if halves && lnP == nil {
 		lnP, lnQ = make([]float64, len(cellP)), make([]float64, len(cellP))
+		for h := range lnP {
+			lnP[h] = math.NaN()
+		}
 	}
 	all := lowerSweep{g: g}
 	for h := range cellP {
 		if !valid(h) {
 			continue
 		}
-		lp, lq := ln(cellP[h]), ln(cellQ[h])
-		if halves {
-			lnP[h], lnQ[h] = lp, lq
+		var lp, lq float64
+		if halves && cellN[h] == 1 && !math.IsNaN(lnP[h]) {
+			lp, lq = lnP[h], lnQ[h]
+		} else {
+			lp, lq = ln(cellP[h]), ln(cellQ[h])
+			if halves {
+				lnP[h], lnQ[h] = lp, lq
+			}
 		}
 		all.push(cellP[h], cellQ[h], lp, lq, rel(h), l.index(h/2))
 	}

@@ -76,7 +76,7 @@ func (c lowerSweepCase) lowerLeaf(overshoot float64, halves bool) *list {
 		hq[h] += c.q[i]
 		hn[h]++
 	}
-	g.lowerChain(hp, hq, hn, halves)
+	g.lowerChain(hp, hq, hn, nil, nil, halves)
 	l.relC = (g.relC + gamma(int(maxInt32(g.addsC))+2)) * (1 + 2*unitRoundoff)
 	l.wLo = g.wLo * (1 + 4*unitRoundoff)
 	return l

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -109,4 +110,64 @@ func TestNarrowNormalTails(t *testing.T) {
 	if held < 10000 || !narrowNormal(5, 5+1e-4) || narrowNormal(29.9, 30.01) || narrowNormal(0, 0.7) {
 		t.Errorf("narrowNormal held on %d intervals of the grid", held)
 	}
+}
+
+// TestSpreadSkipIdentical checks that spreadCache.spread, which skips the
+// loss-based enclosures that cannot be the tighter, returns the same
+// spread, bit for bit, as computing all four (spreadCache.full), on groups
+// from fine grids (where the masses' enclosures win) to coarse ones (where
+// the losses' do), with masses exact or off by their relative error.
+func TestSpreadSkipIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	const u = unitRoundoff
+	checked := 0
+	for _, lam := range []float64{1e-5, 2e-4, 0.01, 0.3, 1.5} {
+		for _, rMax := range []float64{64 * u, 1e-9, 1e-3} {
+			for it := 0; it < 3000; it++ {
+				// relative errors log-uniform up to rMax, so that the
+				// masses' and the losses' enclosures each win somewhere
+				r := rMax * math.Pow(1e-6, rng.Float64())
+				j := rng.IntN(200) - 100
+				i := j + 1 + rng.IntN(2)
+				x0, x1 := float64(j)*lam, float64(i)*lam
+				lo := x0 + (x1-x0)*rng.Float64()
+				hi := lo + (x1-lo)*rng.Float64()
+				loGrid, hiGrid := true, true
+				if it%5 == 1 {
+					// a loss bound a rounding error beyond its point
+					lo, loGrid = x0-1e-13, false
+				}
+				if it%5 == 2 {
+					hi, hiGrid = x1+1e-13, false
+				}
+				p := math.Exp(-30 * rng.Float64())
+				// a group's B-mass: the A-mass at a loss inside [lo, hi],
+				// perturbed by up to r
+				l := lo + (hi-lo)*rng.Float64()
+				q := p * math.Exp(-l) * (1 + r*(2*rng.Float64()-1))
+				var fast, full spreadCache
+				full.full = true
+				a := fast.spread(p, q, ln(q), r, j, i, lam, lo, hi, loGrid, hiGrid)
+				b := full.spread(p, q, ln(q), r, j, i, lam, lo, hi, loGrid, hiGrid)
+				if !sameSpread(a, b) {
+					t.Fatalf("lambda %v r %v group p %v q %v losses [%v, %v] on %d..%d: %+v, all enclosures %+v", lam, r, p, q, lo, hi, j, i, a, b)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 40000 {
+		t.Errorf("only %d groups", checked)
+	}
+}
+
+func sameSpread(a, b spreadParts) bool {
+	fa := []float64{a.lo, a.hi, a.relLo, a.relHi, a.w, a.x0, a.x1, a.hiBound, a.wHi, a.bLo}
+	fb := []float64{b.lo, b.hi, b.relLo, b.relHi, b.w, b.x0, b.x1, b.hiBound, b.wHi, b.bLo}
+	for k := range fa {
+		if math.Float64bits(fa[k]) != math.Float64bits(fb[k]) {
+			return false
+		}
+	}
+	return a.absorb == b.absorb
 }
