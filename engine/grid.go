@@ -203,9 +203,12 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	u := unitRoundoff
 	r := rel * (1 + 4*u)
 	g := &gridBuilder{l: l, r: r, addsA: make([]int32, 2*n), addsC: make([]int32, 2*n)}
-	cellP := make([]float64, 2*n)
-	cellQ := make([]float64, 2*n)
-	cellN := make([]int32, 2*n)
+	// per-cell sums of the separate lower groups (lowerOnly), if any
+	var cellP, cellQ []float64
+	var cellN []int32
+	if b.lowGroups != nil {
+		cellP, cellQ, cellN = make([]float64, 2*n), make([]float64, 2*n), make([]int32, 2*n)
+	}
 	halfP := make([]float64, 4*n)
 	halfQ := make([]float64, 4*n)
 	halfN := make([]int32, 4*n)

@@ -16,6 +16,7 @@ func gaussXErr(a, t, x float64) float64 {
 // increasing loss L(t) = ln(1 - q + q e^(a t - a^2/2)).
 func gaussRemove(q, a float64) *monotonePair {
 	half := a * a / 2
+	lq := ln(q)
 	mp := &monotonePair{
 		increasing: true,
 		tMin:       math.Inf(-1), tMax: math.Inf(1),
@@ -33,7 +34,10 @@ func gaussRemove(q, a float64) *monotonePair {
 			return e + gaussXErr(a, t, x)
 		},
 		inv: func(L float64) float64 {
-			return (logMixInv(q, L) + half) / a
+			if q == 1 {
+				return (L + half) / a
+			}
+			return (logMixInvLn(q, lq, L) + half) / a
 		},
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*normMass(t1, t2) + q*normMassShift(t1, t2, a)
@@ -62,7 +66,12 @@ func logMixInv(q, L float64) float64 {
 	if q == 1 {
 		return L
 	}
-	lq := ln(q)
+	return logMixInvLn(q, ln(q), L)
+}
+
+// logMixInvLn is logMixInv with lq = ln(q) given (q < 1), for callers that
+// invert at many levels.
+func logMixInvLn(q, lq, L float64) float64 {
 	if L-lq > 700 {
 		// e^x = (e^L - (1-q))/q with e^L huge.
 		return L - lq + math.Log1p(-(1-q)*math.Exp(-L))

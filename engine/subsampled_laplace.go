@@ -35,6 +35,7 @@ func lapXErr(x, a float64) float64 { return 2 * unitRoundoff * (math.Abs(x) + a)
 // L(t1) to lp.
 func (r *lapRemove) middle(t1, lossAt1 float64) *monotonePair {
 	q, a := r.q, r.a
+	lq := ln(q) // for the inverse at every border
 	return &monotonePair{
 		increasing: true,
 		tMin:       t1, tMax: a,
@@ -47,7 +48,12 @@ func (r *lapRemove) middle(t1, lossAt1 float64) *monotonePair {
 			_, e := logMix(q, x)
 			return e + lapXErr(x, a)
 		},
-		inv: func(L float64) float64 { return (logMixInv(q, L) + a) / 2 },
+		inv: func(L float64) float64 {
+			if q == 1 {
+				return (L + a) / 2
+			}
+			return (logMixInvLn(q, lq, L) + a) / 2
+		},
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, a)
 		},
@@ -118,6 +124,7 @@ func (r *lapRemove) embedAntipodal(b eventSink) {
 // where the loss falls from 0 to lm - lp.
 func (r *lapRemove) antipodalMiddle() *monotonePair {
 	q, a := r.q, r.a
+	lq := ln(q) // for the inverse at every border
 	lm, em := r.lm, r.em
 	return &monotonePair{
 		increasing: false,
@@ -131,7 +138,12 @@ func (r *lapRemove) antipodalMiddle() *monotonePair {
 			L, e := logMix(q, x)
 			return em + e + lapXErr(x, a) + 2*unitRoundoff*math.Abs(lm-L)
 		},
-		inv: func(L float64) float64 { return (logMixInv(q, lm-L) + a) / 2 },
+		inv: func(L float64) float64 {
+			if q == 1 {
+				return (lm - L + a) / 2
+			}
+			return (logMixInvLn(q, lq, lm-L) + a) / 2
+		},
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, -a)
 		},
