@@ -171,3 +171,43 @@ func sameSpread(a, b spreadParts) bool {
 	}
 	return a.absorb == b.absorb
 }
+
+// TestGaussLegendreFew checks glNormal's choice of rule: where it takes 4
+// points, the sum agrees with the 8-point rule (exact to far below
+// roundoff on these intervals) within the roundings of the two sums, on
+// intervals up to the threshold of few4 and well beyond it, for starts of
+// either sign (narrowMassAt).
+func TestGaussLegendreFew(t *testing.T) {
+	u := unitRoundoff
+	eight := func(t, h float64) float64 {
+		sum := 0.0
+		for k := 0; k < 8; k++ {
+			s := h * (1 + gl8x[k])
+			sum += gl8w[k] * math.Exp(-t*s-s*s/2)
+		}
+		return sum
+	}
+	four, worst := 0, 0.0
+	for i := 0; i <= 400; i++ {
+		tt := -40 + 80*float64(i)/400
+		for _, y := range []float64{1e-6, 1e-3, 0.01, 0.03, 0.05, 0.06, 0.08, 0.15, 0.3, 0.6, 1.2} {
+			A := math.Abs(tt)
+			// w (|t| + w + 3) = y
+			w := (-(A + 3) + math.Sqrt((A+3)*(A+3)+4*y)) / 2
+			got := glNormal(tt, w, A+w, w/2)
+			want := eight(tt, w/2)
+			rel := math.Abs(got-want) / want
+			worst = math.Max(worst, rel)
+			if !(rel <= 16*u) {
+				t.Fatalf("t %v, w %v (w (A+3) = %v): %v, 8 points %v (%.3g u)", tt, w, y, got, want, rel/u)
+			}
+			if few4(w, A+w) {
+				four++
+			}
+		}
+	}
+	if four < 2000 {
+		t.Errorf("4 points on only %d intervals", four)
+	}
+	t.Logf("largest difference %.2f u", worst/u)
+}
