@@ -211,3 +211,25 @@ func TestGaussLegendreFew(t *testing.T) {
 	}
 	t.Logf("largest difference %.2f u", worst/u)
 }
+
+// TestLowerChainSkipIdentical checks that lowerChain, which does not run
+// the sweep from the mode where a bound on what it can keep already loses
+// to the single upward sweep, builds the same lower pair, bit for bit, as
+// running every sweep, on the random cases of the sweep's brute-force test
+// (bumps, masses heavy at the lowest loss, uniform).
+func TestLowerChainSkipIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for it := 0; it < 2000; it++ {
+		c := randomLowerSweepCase(rng)
+		a := c.lowerLeafSweeps(0, true, false)
+		b := c.lowerLeafSweeps(0, true, true)
+		for o := range b.c {
+			if math.Float64bits(a.c[o]) != math.Float64bits(b.c[o]) {
+				t.Fatalf("case %d offset %d: %v, with every sweep %v", it, o, a.c[o], b.c[o])
+			}
+		}
+		if math.Float64bits(a.wLo) != math.Float64bits(b.wLo) || math.Float64bits(a.relC) != math.Float64bits(b.relC) {
+			t.Fatalf("case %d: window %v rel %v, with every sweep %v %v", it, a.wLo, a.relC, b.wLo, b.relC)
+		}
+	}
+}
