@@ -34,10 +34,7 @@ func gaussRemove(q, a float64) *monotonePair {
 			return e + gaussXErr(a, t, x)
 		},
 		inv: func(L float64) float64 {
-			if q == 1 {
-				return (L + half) / a
-			}
-			return (logMixInvLn(q, lq, L) + half) / a
+			return (logMixInv(q, lq, L) + half) / a
 		},
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*normMass(t1, t2) + q*normMassShift(t1, t2, a)
@@ -61,17 +58,12 @@ func gaussRemove(q, a float64) *monotonePair {
 }
 
 // logMixInv returns x with ln(1 - q + q e^x) = L, for L > ln(1-q)
-// (approximately: it places bucket borders, whose losses are recomputed).
-func logMixInv(q, L float64) float64 {
+// (approximately: it places bucket borders, whose losses are recomputed);
+// lq = ln(q), computed once by the caller, which inverts at every border.
+func logMixInv(q, lq, L float64) float64 {
 	if q == 1 {
 		return L
 	}
-	return logMixInvLn(q, ln(q), L)
-}
-
-// logMixInvLn is logMixInv with lq = ln(q) given (q < 1), for callers that
-// invert at many levels.
-func logMixInvLn(q, lq, L float64) float64 {
 	if L-lq > 700 {
 		// e^x = (e^L - (1-q))/q with e^L huge.
 		return L - lq + math.Log1p(-(1-q)*math.Exp(-L))

@@ -48,12 +48,7 @@ func (r *lapRemove) middle(t1, lossAt1 float64) *monotonePair {
 			_, e := logMix(q, x)
 			return e + lapXErr(x, a)
 		},
-		inv: func(L float64) float64 {
-			if q == 1 {
-				return (L + a) / 2
-			}
-			return (logMixInvLn(q, lq, L) + a) / 2
-		},
+		inv: func(L float64) float64 { return (logMixInv(q, lq, L) + a) / 2 },
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, a)
 		},
@@ -138,12 +133,7 @@ func (r *lapRemove) antipodalMiddle() *monotonePair {
 			L, e := logMix(q, x)
 			return em + e + lapXErr(x, a) + 2*unitRoundoff*math.Abs(lm-L)
 		},
-		inv: func(L float64) float64 {
-			if q == 1 {
-				return (lm - L + a) / 2
-			}
-			return (logMixInvLn(q, lq, lm-L) + a) / 2
-		},
+		inv: func(L float64) float64 { return (logMixInv(q, lq, lm-L) + a) / 2 },
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, -a)
 		},
