@@ -604,9 +604,12 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 		h0, h1, o0, o1 = 0, pHi, 0, pHi
 	}
 	// the lower atom's B-mass (q - p e^-x1)/den, from above (e^-x1 by
-	// logarithms: p e^-x1 <= q)
+	// logarithms: p e^-x1 <= q). It serves lowAtomUnderflows only, which
+	// is false whatever upper bound it gets once the lower atom's A-mass
+	// is at least o0 >= 1e-250 (ln(bLo) + x0 >= ln(o0) = -575.6, far above
+	// its threshold): then q (1+r) (1+2u), the cheaper bound, is kept.
 	bLo := q * (1 + r) * (1 + 2*u)
-	if pLo > 0 {
+	if pLo > 0 && (c.full || !(o0 >= 1e-250)) {
 		lp := ln(pLo)
 		pe := math.Exp(lp-x1-4*u*(math.Abs(lp)+math.Abs(x1)+4)) * (1 - 2*u)
 		if v := (bLo - pe) * (1 + 2*u) / den * (1 + 4*u); v < bLo {

@@ -141,6 +141,10 @@ func TestSpreadSkipIdentical(t *testing.T) {
 					hi, hiGrid = x1+1e-13, false
 				}
 				p := math.Exp(-30 * rng.Float64())
+				if it%7 == 3 {
+					// masses near underflow (lowAtomUnderflows)
+					p = math.Exp(-660 - 50*rng.Float64())
+				}
 				// a group's B-mass: the A-mass at a loss inside [lo, hi],
 				// perturbed by up to r
 				l := lo + (hi-lo)*rng.Float64()
@@ -161,9 +165,18 @@ func TestSpreadSkipIdentical(t *testing.T) {
 	}
 }
 
+// sameSpread reports whether a and b are the same spread, bit for bit;
+// bLo, which serves lowAtomUnderflows only, only where that holds (else
+// the decision must agree).
 func sameSpread(a, b spreadParts) bool {
-	fa := []float64{a.lo, a.hi, a.relLo, a.relHi, a.w, a.x0, a.x1, a.hiBound, a.wHi, a.bLo}
-	fb := []float64{b.lo, b.hi, b.relLo, b.relHi, b.w, b.x0, b.x1, b.hiBound, b.wHi, b.bLo}
+	if lowAtomUnderflows(a) != lowAtomUnderflows(b) {
+		return false
+	}
+	if lowAtomUnderflows(b) && math.Float64bits(a.bLo) != math.Float64bits(b.bLo) {
+		return false
+	}
+	fa := []float64{a.lo, a.hi, a.relLo, a.relHi, a.w, a.x0, a.x1, a.hiBound, a.wHi}
+	fb := []float64{b.lo, b.hi, b.relLo, b.relHi, b.w, b.x0, b.x1, b.hiBound, b.wHi}
 	for k := range fa {
 		if math.Float64bits(fa[k]) != math.Float64bits(fb[k]) {
 			return false
