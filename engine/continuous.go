@@ -22,6 +22,13 @@ type monotonePair struct {
 	inv        func(L float64) float64 // t with L(t) = L (approximately)
 	massA      func(t1, t2 float64) float64
 	massB      func(t1, t2 float64) float64
+	// lossBoth and masses, when set, compute (loss(t), lossErr(t)) and
+	// (massA(t1, t2), massB(t1, t2)) in one call, bit for bit the same
+	// values, sharing the work the two have in common (one logMix, one
+	// normMass); TestFusedPairFunctions compares them with the separate
+	// functions. The separate functions remain the definition.
+	lossBoth func(t float64) (L, e float64)
+	masses   func(t1, t2 float64) (pa, pb float64)
 	// lossAtMin, lossAtMax: limits of L at tMin and tMax (may be infinite).
 	lossAtMin, lossAtMax float64
 	// bothSides cuts every bucket border twice, below and above the loss
@@ -77,23 +84,35 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 	// the loss interval at the cut ends at or below k*lambda) or up (side =
 	// +1: it starts at or above k*lambda), by a margin grown until that
 	// holds, up to lambda/4.
-	border := func(k int, side float64) float64 {
+	//
+	// It also returns the loss interval at the cut when it computed it
+	// (have): each cut's loss bounds are computed once and shared by the
+	// test here and the two pieces the cut ends.
+	border := func(k int, side float64) (cut float64, lb lossInterval, have bool) {
 		L := float64(k) * lam
 		if L < lLo || (side < 0 && L == lLo) {
 			if mp.increasing {
-				return mp.tMin
+				return mp.tMin, lb, false
 			}
-			return mp.tMax
+			return mp.tMax, lb, false
 		}
 		if L > lHi || (side > 0 && L == lHi) {
 			if mp.increasing {
-				return mp.tMax
+				return mp.tMax, lb, false
 			}
-			return mp.tMin
+			return mp.tMin, lb, false
+		}
+		memoT := math.NaN()
+		var memo lossInterval
+		bounds := func(t float64) lossInterval {
+			if math.Float64bits(t) != math.Float64bits(memoT) {
+				memo, memoT = mp.lossBounds(t), t
+			}
+			return memo
 		}
 		ok := func(t float64) bool {
 			// the test of bucketOf, exactly: hi <= k*lambda (or lo >= k*lambda)
-			b := mp.lossBounds(t)
+			b := bounds(t)
 			if side < 0 {
 				return math.FMA(float64(k), lam, -b.hi) >= 0
 			}
@@ -123,7 +142,7 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 		margin := 1e-13 * math.Max(lam, math.Abs(L))
 		t := at(L + side*margin)
 		for it := 0; it < 8 && !math.IsNaN(t) && !ok(t) && margin < lam/4; it++ {
-			b := mp.lossBounds(t)
+			b := bounds(t)
 			miss := math.Max(b.hi-L, L-b.lo)
 			if math.IsNaN(miss) {
 				break
@@ -135,7 +154,8 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 				break
 			}
 		}
-		return t
+		same := math.Float64bits(t) == math.Float64bits(memoT)
+		return t, memo, same
 	}
 	// The cuts at every border k = kLo..kHi, computed in parallel; with
 	// bothSides each border has a second cut, above it: a thin piece
@@ -146,13 +166,18 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 		per = 2
 	}
 	cuts := make([]float64, max(0, kHi-kLo+1)*per)
+	cutLB := make([]lossInterval, len(cuts))
 	parallelRange(len(cuts), workers, func(i0, i1 int) {
 		for i := i0; i < i1; i++ {
 			side := -1.0
 			if i%per == 1 {
 				side = 1
 			}
-			cuts[i] = border(kLo+i/per, side)
+			t, lb, have := border(kLo+i/per, side)
+			if !have && !math.IsNaN(t) {
+				lb = mp.lossBounds(t)
+			}
+			cuts[i], cutLB[i] = t, lb
 		}
 	})
 	lowEnd, highEnd := mp.tMin, mp.tMax
@@ -160,11 +185,13 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 		lowEnd, highEnd = mp.tMax, mp.tMin
 	}
 	// The pieces' ends in loss order: each cut, never back past the
-	// previous one, so the pieces partition the line.
+	// previous one, so the pieces partition the line; endLB[i] is
+	// lossBounds(ends[i]).
 	ends := make([]float64, 1, len(cuts)+2)
-	ends[0] = lowEnd
-	prev := lowEnd
-	for _, t := range cuts {
+	endLB := make([]lossInterval, 1, len(cuts)+2)
+	ends[0], endLB[0] = lowEnd, mp.lossBounds(lowEnd)
+	prev, prevLB := lowEnd, endLB[0]
+	for ci, t := range cuts {
 		if math.IsNaN(t) {
 			// The inverse failed (e.g. a loss level its formula cannot
 			// reach in float64): leave the border out. The pieces on both
@@ -173,15 +200,27 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 			// precisely; skipping the piece would lose its mass.
 			continue
 		}
+		c := t
 		if mp.increasing {
 			t = math.Max(t, prev)
 		} else {
 			t = math.Min(t, prev)
 		}
+		var lb lossInterval
+		switch math.Float64bits(t) {
+		case math.Float64bits(c):
+			lb = cutLB[ci]
+		case math.Float64bits(prev):
+			lb = prevLB
+		default:
+			lb = mp.lossBounds(t)
+		}
 		ends = append(ends, t)
-		prev = t
+		endLB = append(endLB, lb)
+		prev, prevLB = t, lb
 	}
 	ends = append(ends, highEnd)
+	endLB = append(endLB, mp.lossBounds(highEnd))
 	// Each piece holds the events with t between its ends (in loss order
 	// from low to high: for increasing L, t1 < t2); empty pieces add
 	// nothing.
@@ -192,13 +231,24 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 	pieces := make([]pieceMass, len(ends)-1)
 	parallelRange(len(pieces), workers, func(i0, i1 int) {
 		for i := i0; i < i1; i++ {
-			t1, t2 := math.Min(ends[i], ends[i+1]), math.Max(ends[i], ends[i+1])
+			// (the ends are distinct: t1 and t2 are two of them, with
+			// their loss bounds)
+			t1, t2 := ends[i], ends[i+1]
+			l1, l2 := endLB[i], endLB[i+1]
+			if t1 > t2 {
+				t1, t2, l1, l2 = t2, t1, l2, l1
+			}
 			if !(t2 > t1) {
 				pieces[i].empty = true
 				continue
 			}
-			l1, l2 := mp.lossBounds(t1), mp.lossBounds(t2)
-			pieces[i] = pieceMass{pa: mp.massA(t1, t2), pb: mp.massB(t1, t2),
+			var pa, pb float64
+			if mp.masses != nil {
+				pa, pb = mp.masses(t1, t2)
+			} else {
+				pa, pb = mp.massA(t1, t2), mp.massB(t1, t2)
+			}
+			pieces[i] = pieceMass{pa: pa, pb: pb,
 				lo: math.Min(l1.lo, l2.lo), hi: math.Max(l1.hi, l2.hi)}
 		}
 	})
@@ -245,6 +295,10 @@ func (mp *monotonePair) lossBounds(t float64) lossInterval {
 			return lossInterval{L - e, L + e}
 		}
 		return lossInterval{L, L}
+	}
+	if mp.lossBoth != nil {
+		L, e := mp.lossBoth(t)
+		return lossInterval{L - e, L + e}
 	}
 	L := mp.loss(t)
 	e := mp.lossErr(t)

@@ -172,6 +172,9 @@ type gridBuilder struct {
 	// and keeps the atom on its point whatever its loss (a merge too
 	// aggressive to be a garbling, which the brute-force test must catch)
 	overshoot float64
+	// allSweeps runs every sweep of lowerChain, also the one a bound
+	// shows cannot be chosen (tests compare the atoms)
+	allSweeps bool
 	// groups of the upper pair that leave the range (lower atom below -n+1,
 	// upper atom above n)
 	loA, loC, hiA, hiC float64
@@ -203,12 +206,22 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	u := unitRoundoff
 	r := rel * (1 + 4*u)
 	g := &gridBuilder{l: l, r: r, addsA: make([]int32, 2*n), addsC: make([]int32, 2*n)}
-	cellP := make([]float64, 2*n)
-	cellQ := make([]float64, 2*n)
-	cellN := make([]int32, 2*n)
+	// per-cell sums of the separate lower groups (lowerOnly), if any
+	var cellP, cellQ []float64
+	var cellN []int32
+	if b.lowGroups != nil {
+		cellP, cellQ, cellN = make([]float64, 2*n), make([]float64, 2*n), make([]int32, 2*n)
+	}
 	halfP := make([]float64, 4*n)
 	halfQ := make([]float64, 4*n)
 	halfN := make([]int32, 4*n)
+	// ln of a half cell's masses when it holds one group (0 + p = p
+	// exactly: its logarithms are the group's, computed below anyway);
+	// NaN where not known (lowerChain computes them)
+	var halfLP, halfLQ []float64
+	if b.halfCuts {
+		halfLP, halfLQ = make([]float64, 4*n), make([]float64, 4*n)
+	}
 	var tinyLoA, tinyLoC, tinyHiA, tinyHiC, tinyErr float64
 	// separate lower groups (leafBuilder.lowGroups): the loop below builds
 	// the upper pair only
@@ -216,6 +229,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 	if lowSep {
 		g.lowCap = allocLowCap
 	}
+	var spc spreadCache
 	for _, e := range b.groups {
 		if e.tiny {
 			// an underflowed mass: the upper pair keeps the group in a
@@ -276,7 +290,8 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			}
 			continue
 		}
-		s := spreadUpper(e.pa, e.pb, r, j, i, lam, e.lossLo, e.lossHi, loGrid, hiGrid)
+		lnq := ln(e.pb)
+		s := spc.spread(e.pa, e.pb, lnq, r, j, i, lam, e.lossLo, e.lossHi, loGrid, hiGrid)
 		if lowAtomUnderflows(s) {
 			// the upper atom an upper bound of its exact mass, the lower
 			// one in the low corner with both masses bounded (a
@@ -298,7 +313,8 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		// lower pair: sum per half cell (the half of its mean loss); a
 		// group spanning several cells goes to the cell of its mean loss
 		// (merging is a garbling wherever it goes)
-		mean := ln(e.pa) - ln(e.pb)
+		lnp := ln(e.pa)
+		mean := lnp - lnq
 		k := i
 		if i-j > 1 {
 			k = int(math.Max(float64(j+1), math.Min(float64(i), math.Ceil(mean/lam))))
@@ -310,6 +326,9 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		halfP[h] += e.pa
 		halfQ[h] += e.pb
 		halfN[h]++
+		if halfLP != nil {
+			halfLP[h], halfLQ[h] = lnp, lnq
+		}
 	}
 	for _, e := range b.lowGroups {
 		g.lowerOnly(e, cellP, cellQ, cellN)
@@ -321,9 +340,12 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			halfP[2*o+1] += cellP[o]
 			halfQ[2*o+1] += cellQ[o]
 			halfN[2*o+1] += c
+			if halfLP != nil {
+				halfLP[2*o+1] = math.NaN()
+			}
 		}
 	}
-	g.lowerChain(halfP, halfQ, halfN, b.halfCuts)
+	g.lowerChain(halfP, halfQ, halfN, halfLP, halfLQ, b.halfCuts)
 
 	// relative errors: the largest of one contribution plus the sums'
 	// rounding (a bucket is the sum of its own contributions only)
@@ -427,6 +449,11 @@ type spreadParts struct {
 // SubsampledGauss sigma 0.014, q 9.6e-8, fixed_size, 8 buckets had
 // delta_up B||A(0) = 7e-319 for an exact 9.6e-8).
 func lowAtomUnderflows(s spreadParts) bool {
+	if s.bLo >= 1e-280 && s.x0 >= -20 {
+		// ln(bLo) + x0 >= -664.7 > ln(minNormal) + 40 = -668.4: the
+		// answer below without the logarithms
+		return false
+	}
 	return s.bLo > 0 && ln(s.bLo)+s.x0 < ln(minNormal)+40
 }
 
@@ -440,6 +467,32 @@ func lowAtomUnderflows(s spreadParts) bool {
 // onto the next grid points would spread it over three buckets.) An atom
 // stored off its point gets the distance as window.
 func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid, hiGrid bool) spreadParts {
+	var c spreadCache
+	return c.spread(p, q, ln(q), r, j, i, lam, lossLo, lossHi, loGrid, hiGrid)
+}
+
+// spreadCache holds 1 - e^-W and e^W - 1 for the last width W that
+// spreadCache.spread met (the groups of a leaf mostly span one cell, so
+// their spreads share W); the values are those computed for W, so a
+// spread is bit for bit spreadUpper's.
+type spreadCache struct {
+	w, den, em1 float64
+	set         bool
+	// full computes every enclosure of spread (tests compare the two)
+	full bool
+}
+
+// widths returns -expm1(-W) and expm1(W).
+func (c *spreadCache) widths(W float64) (den, em1 float64) {
+	if !c.set || math.Float64bits(W) != math.Float64bits(c.w) {
+		c.w, c.den, c.em1, c.set = W, -math.Expm1(-W), math.Expm1(W), true
+	}
+	return c.den, c.em1
+}
+
+// spread is spreadUpper with lnq = ln(q) given (finishGrid needs it too)
+// and the widths' exponentials kept in c.
+func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi float64, loGrid, hiGrid bool) spreadParts {
 	u := unitRoundoff
 	jf, ifl := float64(j), float64(i)
 	var W, x0, x1, shift0, shift1 float64
@@ -476,25 +529,16 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	}
 	sLo, sHi := s(lossLo), s(lossHi)
 	tLo, tHi := t(lossHi), t(lossLo)
-	den := -math.Expm1(-W) // 1 - e^-W, relative error <= 2u
-	em1 := math.Expm1(W)   // e^W - 1
+	den, em1 := c.widths(W) // 1 - e^-W (relative error <= 2u), e^W - 1
 	pLo := p * (1 - r) * (1 - 2*u)
 	pHi := p * (1 + r) * (1 + 2*u)
-
-	// Enclosures from the losses: a_hi* = E_P[G(l)], G increasing;
-	// a_lo* = E_P[1 - G(l)] with 1 - G(l) = e^-s (1 - e^-t)/den, s = l - x0,
-	// t = x1 - l (computed with one rounding).
-	hL0 := pLo * (-math.Expm1(-sLo) / den) * (1 - 8*u)
-	hL1 := pHi * math.Min(1, -math.Expm1(-sHi)/den*(1+8*u)) * (1 + 2*u)
-	oL0 := pLo * (math.Exp(-sHi) * -math.Expm1(-tLo) / den) * (1 - 12*u)
-	oL1 := pHi * math.Min(1, math.Exp(-sLo)*-math.Expm1(-tHi)/den*(1+12*u)) * (1 + 2*u)
 
 	// Enclosures from the masses: a_hi* = (p - q e^x0)/den, a_lo* =
 	// (q e^(i lambda) - p)/em1; q e^x by logarithms (no overflow), with x
 	// computed with relative error u.
 	scaled := func(x float64) (v, e float64) {
-		v = math.Exp(ln(q) + x)
-		e = r + 4*u*(math.Abs(x)+math.Abs(ln(q))+4)
+		v = math.Exp(lnq + x)
+		e = r + 4*u*(math.Abs(x)+math.Abs(lnq)+4)
 		return v, e
 	}
 	hM0, hM1 := 0.0, math.Inf(1)
@@ -513,10 +557,44 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 		num := qi*(1+e)*(1+2*u) - pLo
 		oM1 = math.Max(0, num*(1+2*u)/em1*(1+4*u))
 	}
-	h0 := math.Max(0, math.Max(hL0, hM0))
-	h1 := math.Min(pHi, math.Min(hL1, hM1))
-	o0 := math.Max(0, math.Max(oL0, oM0))
-	o1 := math.Min(pHi, math.Min(oL1, oM1))
+
+	// Enclosures from the losses: a_hi* = E_P[G(l)], G increasing;
+	// a_lo* = E_P[1 - G(l)] with 1 - G(l) = e^-s (1 - e^-t)/den, s = l - x0,
+	// t = x1 - l (computed with one rounding). Each is computed only when
+	// it can be the tighter one: with the same expression on a bound of
+	// its exponentials (negExpm1Upper, negExpm1Lower; every operation is
+	// monotone in them), a lower end that cannot exceed the masses' and an
+	// upper end that cannot fall below them are skipped. The enclosures are
+	// then bit for bit those of computing all four (the maximum or minimum
+	// of equal or ordered numbers), at a third of the exponentials: on a
+	// fine grid the masses' enclosures are the tighter by far (about r/W
+	// wide against the group's share of the cell).
+	h0 := hM0
+	if ub := pLo * (negExpm1Upper(sLo) / den) * (1 - 8*u); c.full || !(ub <= hM0) {
+		hL0 := pLo * (-math.Expm1(-sLo) / den) * (1 - 8*u)
+		h0 = math.Max(hL0, hM0)
+	}
+	h1 := hM1
+	if lb := pHi * math.Min(1, negExpm1Lower(sHi)/den*(1+8*u)) * (1 + 2*u); c.full || !(lb >= hM1) {
+		hL1 := pHi * math.Min(1, -math.Expm1(-sHi)/den*(1+8*u)) * (1 + 2*u)
+		h1 = math.Min(hL1, hM1)
+	}
+	o0 := oM0
+	// e^-sHi <= 1 (+4u: exp's rounding) is inside negExpm1Upper's margin
+	if ub := pLo * (negExpm1Upper(tLo) / den) * (1 - 12*u); c.full || !(ub <= oM0) {
+		oL0 := pLo * (math.Exp(-sHi) * -math.Expm1(-tLo) / den) * (1 - 12*u)
+		o0 = math.Max(oL0, oM0)
+	}
+	o1 := oM1
+	// e^-sLo >= 1 - sLo (-4u: exp's rounding, inside negExpm1Lower's margin)
+	if lb := pHi * math.Min(1, (1-sLo)*negExpm1Lower(tHi)/den*(1+12*u)) * (1 + 2*u); c.full || !(lb >= oM1) {
+		oL1 := pHi * math.Min(1, math.Exp(-sLo)*-math.Expm1(-tHi)/den*(1+12*u)) * (1 + 2*u)
+		o1 = math.Min(oL1, oM1)
+	}
+	h0 = math.Max(0, h0)
+	h1 = math.Min(pHi, h1)
+	o0 = math.Max(0, o0)
+	o1 = math.Min(pHi, o1)
 	// a_hi* + a_lo* = p
 	h0 = math.Max(h0, (pLo-o1)*(1-2*u))
 	h1 = math.Min(h1, (pHi-o0)*(1+2*u))
@@ -526,10 +604,14 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 		h0, h1, o0, o1 = 0, pHi, 0, pHi
 	}
 	// the lower atom's B-mass (q - p e^-x1)/den, from above (e^-x1 by
-	// logarithms: p e^-x1 <= q)
+	// logarithms: p e^-x1 <= q). It serves lowAtomUnderflows only, which
+	// is false whatever upper bound it gets once the lower atom's A-mass
+	// is at least o0 >= 1e-250 (ln(bLo) + x0 >= ln(o0) = -575.6, far above
+	// its threshold): then q (1+r) (1+2u), the cheaper bound, is kept.
 	bLo := q * (1 + r) * (1 + 2*u)
-	if pLo > 0 {
-		pe := math.Exp(ln(pLo)-x1-4*u*(math.Abs(ln(pLo))+math.Abs(x1)+4)) * (1 - 2*u)
+	if pLo > 0 && (c.full || !(o0 >= 1e-250)) {
+		lp := ln(pLo)
+		pe := math.Exp(lp-x1-4*u*(math.Abs(lp)+math.Abs(x1)+4)) * (1 - 2*u)
 		if v := (bLo - pe) * (1 + 2*u) / den * (1 + 4*u); v < bLo {
 			bLo = math.Max(0, v)
 		}
@@ -564,6 +646,35 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 	return spreadParts{lo: o1, hi: rest, relHi: rel, w: math.Max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 }
 
+// negExpm1Upper returns a number at least the computed -expm1(-s) for
+// s >= 0 (Expm1 is accurate to 1 ulp, and 1 - e^-s <= s): s (1 + 32u),
+// whose margin also covers a factor e^-s' <= 1 (+4u) and one more
+// rounding; +Inf where s is not a normal number or 0 (no claim).
+func negExpm1Upper(s float64) float64 {
+	if s == 0 {
+		return 0
+	}
+	if !(s >= 0x1p-1000) {
+		return math.Inf(1)
+	}
+	return s * (1 + 32*unitRoundoff)
+}
+
+// negExpm1Lower returns a number at most the computed -expm1(-s): (s -
+// s^2/2)(1 - 32u) for 0x1p-1000 <= s <= 1 (1 - e^-s >= s - s^2/2, which
+// is at least s^2/2 there, so the roundings of the expression lose at most
+// 3u relative; the margin also covers a factor 1 - s' <= e^-s' (-4u) and
+// two more roundings), else 0 (-expm1(-s) >= 0), NaN for NaN.
+func negExpm1Lower(s float64) float64 {
+	if math.IsNaN(s) {
+		return s
+	}
+	if !(s >= 0x1p-1000 && s <= 1) {
+		return 0
+	}
+	return (s - s*s*0.5) * (1 - 32*unitRoundoff)
+}
+
 // lowerChain builds the lower pair's atoms from the per-half-cell sums
 // (entries 2o and 2o+1 hold the events of cell offset o, with loss in
 // ((i-1) lambda, (i-1/2) lambda] and ((i-1/2) lambda, i lambda], i its
@@ -574,7 +685,11 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 // side of its point where the density falls. The second is taken when the
 // half cells were cut (halves) unless it keeps less mass (its lowest carry
 // has nothing to merge with).
-func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, halves bool) {
+//
+// lnP and lnQ, when not nil (with halves only), hold ln cellP[h] and ln
+// cellQ[h] where cellN[h] = 1 and lnP[h] is not NaN; lowerChain fills in
+// the others.
+func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, lnP, lnQ []float64, halves bool) {
 	l := g.l
 	u := unitRoundoff
 	valid := func(h int) bool { return cellN[h] > 0 && cellP[h] > 0 && cellQ[h] > 0 }
@@ -590,27 +705,68 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, halves b
 	// carries begin three quarters below keeps merging whole cells around
 	// every other point, which loses four times as much)
 	mode |= 1
+	// the logarithms of the half cells' masses, computed once for all
+	// sweeps (with halves; one sweep otherwise)
+	if halves && lnP == nil {
+		lnP, lnQ = make([]float64, len(cellP)), make([]float64, len(cellP))
+		for h := range lnP {
+			lnP[h] = math.NaN()
+		}
+	}
 	all := lowerSweep{g: g}
-	split := lowerSweep{g: g}
-	down := lowerSweep{g: g, mirror: true}
 	for h := range cellP {
 		if !valid(h) {
 			continue
 		}
-		all.push(cellP[h], cellQ[h], rel(h), l.index(h/2))
-		if halves && h >= mode {
-			split.push(cellP[h], cellQ[h], rel(h), l.index(h/2))
+		var lp, lq float64
+		if halves && cellN[h] == 1 && !math.IsNaN(lnP[h]) {
+			lp, lq = lnP[h], lnQ[h]
+		} else {
+			lp, lq = ln(cellP[h]), ln(cellQ[h])
+			if halves {
+				lnP[h], lnQ[h] = lp, lq
+			}
 		}
+		all.push(cellP[h], cellQ[h], lp, lq, rel(h), l.index(h/2))
+	}
+	if !halves {
+		all.apply()
+		return
 	}
 	// below the mode: the mirrored pair (A and B exchanged, losses
 	// negated), whose half cell of index k lies below the point -k+1
-	for h := min(mode, len(cellP)) - 1; h >= 0 && halves; h-- {
+	down := lowerSweep{g: g, mirror: true}
+	for h := min(mode, len(cellP)) - 1; h >= 0; h-- {
 		if valid(h) {
-			down.push(cellQ[h], cellP[h], rel(h), 1-l.index(h/2))
+			down.push(cellQ[h], cellP[h], lnQ[h], lnP[h], rel(h), 1-l.index(h/2))
 		}
 	}
-	// the last carry of each sweep has no partner beyond it: discarded
-	if halves && split.kept+down.kept >= all.kept*(1-1e-12) {
+	// the last carry of each sweep has no partner beyond it: discarded.
+	// The upward sweep from the mode keeps at most the A-mass pushed into
+	// it: every half cell's fractions sum to at most 1 + 2u, and each sum
+	// of the sweep (carries, atoms, kept) rounds up by at most a factor
+	// 1 + u, along at most 2 len(cellP) + 8 additions in all; when even
+	// that bound loses to the single sweep, the comparison below would
+	// choose it, and the sweep from the mode is not run (same leaf, bit
+	// for bit).
+	pushed := 0.0
+	for h := mode; h < len(cellP); h++ {
+		if valid(h) {
+			pushed += cellP[h]
+		}
+	}
+	bound := pushed * (1 + 2*gamma(4*len(cellP)+16))
+	if !g.allSweeps && down.kept+bound < all.kept*(1-1e-12) {
+		all.apply()
+		return
+	}
+	split := lowerSweep{g: g}
+	for h := mode; h < len(cellP); h++ {
+		if valid(h) {
+			split.push(cellP[h], cellQ[h], lnP[h], lnQ[h], rel(h), l.index(h/2))
+		}
+	}
+	if split.kept+down.kept >= all.kept*(1-1e-12) {
 		split.apply()
 		down.apply()
 	} else {
@@ -633,6 +789,10 @@ type lowerSweep struct {
 	tgt      int       // index of the target point
 	atoms    []lowAtom // the atoms emitted
 	kept     float64   // their A-mass
+	// lP, lQ: ln P and ln Q of the carry when it is a half cell as pushed
+	// (lnOK), so that its logarithms are not computed twice
+	lP, lQ float64
+	lnOK   bool
 }
 
 // lowAtom is an atom of the lower pair: A-mass a (relative error rel) at
@@ -653,13 +813,17 @@ func (s *lowerSweep) apply() {
 // emit adds the atom of masses (A, B) (relative error rA) at point k, or
 // discards it when its loss is not within the window cap of the point.
 func (s *lowerSweep) emit(k int, A, B, rA float64) {
+	s.emitLn(k, A, B, ln(A), ln(B), rA)
+}
+
+// emitLn is emit with la = ln(A) and lb = ln(B) given.
+func (s *lowerSweep) emitLn(k int, A, B, la, lb, rA float64) {
 	g := s.g
 	u := unitRoundoff
 	if s.mirror {
-		k, A, B = -k, B, A
+		k, A, B, la, lb = -k, B, A, lb, la
 	}
 	gk := float64(k) * g.l.lambda
-	la, lb := ln(A), ln(B)
 	rho := la - lb - gk
 	w := math.Abs(rho) + 2*rA + 4*u*(math.Abs(la)+math.Abs(lb)+math.Abs(gk)+4)
 	w *= 1 + 1e-9
@@ -673,24 +837,32 @@ func (s *lowerSweep) emit(k int, A, B, rA float64) {
 	s.kept += A
 }
 
-// push adds the next half cell: masses pN, qN (relative error rN), lying
-// below the point k lambda (k its cell's index).
-func (s *lowerSweep) push(pN, qN, rN float64, k int) {
+// push adds the next half cell: masses pN, qN (relative error rN) with
+// logarithms lpN = ln(pN), lqN = ln(qN), lying below the point k lambda
+// (k its cell's index).
+func (s *lowerSweep) push(pN, qN, lpN, lqN, rN float64, k int) {
 	u := unitRoundoff
 	lam := s.g.l.lambda
 	if !s.have {
 		s.P, s.Q, s.rc, s.tgt, s.have = pN, qN, rN, k, true
+		s.lP, s.lQ, s.lnOK = lpN, lqN, true
 		return
 	}
 	gk := float64(s.tgt) * lam
-	rhoC := ln(s.P) - ln(s.Q) - gk
-	rhoN := ln(pN) - ln(qN) - gk
+	lP, lQ := s.lP, s.lQ
+	if !s.lnOK {
+		lP, lQ = ln(s.P), ln(s.Q)
+	}
+	rhoC := lP - lQ - gk
+	rhoN := lpN - lqN - gk
 	if rhoC >= 0 {
 		// the carry reached its target (up to rounding)
-		s.emit(s.tgt, s.P, s.Q, s.rc)
+		s.emitLn(s.tgt, s.P, s.Q, lP, lQ, s.rc)
 		s.P, s.Q, s.rc, s.tgt = pN, qN, rN, k
+		s.lP, s.lQ, s.lnOK = lpN, lqN, true
 		return
 	}
+	s.lnOK = false
 	if rhoN <= 0 {
 		// the next half cell is not above the target: merge it whole
 		s.P, s.Q, s.rc = s.P+pN, s.Q+qN, math.Max(s.rc, rN)+2*u

@@ -57,10 +57,15 @@ func randomLowerSweepCase(rng *rand.Rand) lowerSweepCase {
 // gridBuilder's mutation (0: the engine's merges), halves lowerChain's
 // (false: the single upward sweep only).
 func (c lowerSweepCase) lowerLeaf(overshoot float64, halves bool) *list {
+	return c.lowerLeafSweeps(overshoot, halves, false)
+}
+
+// lowerLeafSweeps is lowerLeaf with gridBuilder.allSweeps set to all.
+func (c lowerSweepCase) lowerLeafSweeps(overshoot float64, halves, all bool) *list {
 	n, lam := c.n, c.lambda
 	l := newList(n, lam, nil)
 	l.grid = true
-	g := &gridBuilder{l: l, r: 4 * unitRoundoff, addsA: make([]int32, 2*n), addsC: make([]int32, 2*n), overshoot: overshoot}
+	g := &gridBuilder{l: l, r: 4 * unitRoundoff, addsA: make([]int32, 2*n), addsC: make([]int32, 2*n), overshoot: overshoot, allSweeps: all}
 	hp, hq, hn := make([]float64, 4*n), make([]float64, 4*n), make([]int32, 4*n)
 	for i := range c.p {
 		mean := ln(c.p[i]) - ln(c.q[i])
@@ -76,7 +81,7 @@ func (c lowerSweepCase) lowerLeaf(overshoot float64, halves bool) *list {
 		hq[h] += c.q[i]
 		hn[h]++
 	}
-	g.lowerChain(hp, hq, hn, halves)
+	g.lowerChain(hp, hq, hn, nil, nil, halves)
 	l.relC = (g.relC + gamma(int(maxInt32(g.addsC))+2)) * (1 + 2*unitRoundoff)
 	l.wLo = g.wLo * (1 + 4*unitRoundoff)
 	return l

@@ -16,12 +16,33 @@ func normMass(t1, t2 float64) float64 {
 		// Phi(t2) - Phi(t1) = erf(t2/sqrt2)/2 + erf(-t1/sqrt2)/2, both >= 0.
 		return 0.5 * (math.Erf(t2/math.Sqrt2) + math.Erf(-t1/math.Sqrt2))
 	}
+	if narrowNormal(t1, t2) {
+		// q2 <= q1/2 below would fail: skip the two tails
+		return narrowMass(t1, t2-t1)
+	}
 	q1 := normQ(t1)
 	q2 := normQ(t2)
 	if q2 <= 0.5*q1 {
 		return q1 - q2
 	}
 	return narrowMass(t1, t2-t1)
+}
+
+// narrowNormal reports, for 0 <= t1 < t2, that Q(t2)/Q(t1) is at least
+// e^-0.6 > 0.54 (Q the standard normal tail), so that the computed tails
+// satisfy normQ(t2) > normQ(t1)/2 and normMass takes narrowMass without
+// computing them: the same result, bit for bit, at a fifth of the cost.
+//
+// ln Q(t2) - ln Q(t1) = -int_t1^t2 h(s) ds >= -(t2 - t1) h(t2), where the
+// hazard h = phi/Q is increasing and below (s + sqrt(s^2 + 4))/2 <= s + 1
+// (Birnbaum 1942, Q(s)/phi(s) > (sqrt(s^2 + 4) - s)/2 for s >= 0). The test
+// w (t2 + 1) <= 0.6 is evaluated with two roundings (the true product is
+// at most 0.6 (1 + 3u)), and t2 <= 30 keeps both tails normal floats
+// (Q(30) = 4.9e-198) with a relative error of a few u: far from the
+// factor 1.09 between e^-0.6 and 1/2. TestNarrowNormalTails checks the
+// claim on a grid of intervals.
+func narrowNormal(t1, t2 float64) bool {
+	return t2 <= 30 && (t2-t1)*(t2+1) <= 0.6
 }
 
 // normQ returns P(Z > t) for a standard normal Z. The argument t/sqrt2 of
@@ -101,12 +122,8 @@ func normMassShift(t1, t2, m float64) float64 {
 
 // narrowMassAt is narrowMass for a start h + l (|l| <= u|h|) of any sign.
 func narrowMassAt(h, l, w float64) float64 {
-	sum := 0.0
 	hw := w / 2
-	for k := 0; k < 8; k++ {
-		s := hw * (1 + gl8x[k])
-		sum += gl8w[k] * math.Exp(-h*s-s*s/2)
-	}
+	sum := glNormal(h, w, math.Abs(h)+w, hw)
 	// phi(h + l) = phi(h) exp(-h l - l^2/2); the l s term of the integrand
 	// is at most u |h| w <= u/2 relative and is dropped.
 	return phiAccurate(h) * math.Exp(-h*l) * sum * hw
@@ -122,14 +139,48 @@ var gl8w = [8]float64{0.1012285362903763, 0.2223810344533745, 0.3137066458778873
 // 8-point Gauss-Legendre (its error is far below roundoff for such smooth
 // integrands), with phi(t) computed without the roundoff of t*t.
 func narrowMass(t, w float64) float64 {
-	sum := 0.0
 	h := w / 2
+	return phiAccurate(t) * glNormal(t, w, t+w, h) * h
+}
+
+// glNormal returns the Gauss-Legendre sum for int_0^w exp(-t s - s^2/2) ds
+// (without the factor w/2 = h): by 4 points where few4 allows (A bounds
+// |t + s| on the interval), else by 8.
+//
+// The n-point rule on [0, w] errs by w^(2n+1) (n!)^4 / ((2n+1) ((2n)!)^3)
+// |f^(2n)(xi)| (Abramowitz and Stegun 25.4.30), 5.7e-10 w^9 |f^(8)| for
+// n = 4. Here f(s) = phi(t+s)/phi(t), so f^(8) = He_8(t+s) f with |He_8(y)|
+// <= (|y| + sqrt 8)^8 (its coefficients are C(8, 2k) (2k-1)!! <= C(8, 2k)
+// 8^k), and f varies by at most e^(A w) over the interval: relative to the
+// integral the rule errs by at most 5.7e-10 (w (A + 3))^8 e^(A w), below
+// 1.1e-19 (u/1000) where w (A + 3) <= 0.06. The 4-point sum has half the
+// roundings of the 8-point one, so the mass keeps its error bound (a few
+// units of roundoff, inside the pairs' declared relative error); the rule
+// is chosen per interval, and TestGaussLegendreFew checks it against 8
+// points up to the threshold and beyond.
+func glNormal(t, w, A, h float64) float64 {
+	sum := 0.0
+	if few4(w, A) {
+		for k := 0; k < 4; k++ {
+			s := h * (1 + gl4x[k])
+			sum += gl4w[k] * math.Exp(-t*s-s*s/2)
+		}
+		return sum
+	}
 	for k := 0; k < 8; k++ {
 		s := h * (1 + gl8x[k])
 		sum += gl8w[k] * math.Exp(-t*s-s*s/2)
 	}
-	return phiAccurate(t) * sum * h
+	return sum
 }
+
+// few4 reports whether the 4-point rule suffices for an interval of width
+// w on which |t + s| <= A (glNormal): w (A + 3) <= 0.06.
+func few4(w, A float64) bool { return w*(A+3) <= 0.06 }
+
+// gl4 are the 4-point Gauss-Legendre nodes and weights on [-1, 1].
+var gl4x = [4]float64{-0.8611363115940526, -0.3399810435848563, 0.3399810435848563, 0.8611363115940526}
+var gl4w = [4]float64{0.3478548451374538, 0.6521451548625461, 0.6521451548625461, 0.3478548451374538}
 
 // phiAccurate returns exp(-t^2/2)/sqrt(2 pi) with t^2 split into an exact
 // high part and a small low part.

@@ -16,6 +16,7 @@ func gaussXErr(a, t, x float64) float64 {
 // increasing loss L(t) = ln(1 - q + q e^(a t - a^2/2)).
 func gaussRemove(q, a float64) *monotonePair {
 	half := a * a / 2
+	lq := ln(q)
 	mp := &monotonePair{
 		increasing: true,
 		tMin:       math.Inf(-1), tMax: math.Inf(1),
@@ -33,12 +34,21 @@ func gaussRemove(q, a float64) *monotonePair {
 			return e + gaussXErr(a, t, x)
 		},
 		inv: func(L float64) float64 {
-			return (logMixInv(q, L) + half) / a
+			return (logMixInv(q, lq, L) + half) / a
 		},
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*normMass(t1, t2) + q*normMassShift(t1, t2, a)
 		},
-		massB:     func(t1, t2 float64) float64 { return normMass(t1, t2) },
+		massB: func(t1, t2 float64) float64 { return normMass(t1, t2) },
+		lossBoth: func(t float64) (float64, float64) {
+			x := a*t - half
+			L, e := logMix(q, x)
+			return L, e + gaussXErr(a, t, x)
+		},
+		masses: func(t1, t2 float64) (float64, float64) {
+			nm := normMass(t1, t2)
+			return (1-q)*nm + q*normMassShift(t1, t2, a), nm
+		},
 		lossAtMin: math.Log1p(-q), lossAtMax: math.Inf(1),
 	}
 	if q == 1 {
@@ -48,12 +58,12 @@ func gaussRemove(q, a float64) *monotonePair {
 }
 
 // logMixInv returns x with ln(1 - q + q e^x) = L, for L > ln(1-q)
-// (approximately: it places bucket borders, whose losses are recomputed).
-func logMixInv(q, L float64) float64 {
+// (approximately: it places bucket borders, whose losses are recomputed);
+// lq = ln(q), computed once by the caller, which inverts at every border.
+func logMixInv(q, lq, L float64) float64 {
 	if q == 1 {
 		return L
 	}
-	lq := ln(q)
 	if L-lq > 700 {
 		// e^x = (e^L - (1-q))/q with e^L huge.
 		return L - lq + math.Log1p(-(1-q)*math.Exp(-L))
@@ -92,6 +102,11 @@ func gaussAntipodal(q, a float64) *monotonePair {
 		},
 		massB: func(t1, t2 float64) float64 {
 			return (1-q)*normMass(t1, t2) + q*normMassShift(t1, t2, a)
+		},
+		lossBoth: lossErr,
+		masses: func(t1, t2 float64) (float64, float64) {
+			nm := normMass(t1, t2)
+			return (1-q)*nm + q*normMassShift(t1, t2, -a), (1-q)*nm + q*normMassShift(t1, t2, a)
 		},
 		lossAtMin: math.Inf(1), lossAtMax: math.Inf(-1),
 	}

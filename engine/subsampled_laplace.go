@@ -35,6 +35,7 @@ func lapXErr(x, a float64) float64 { return 2 * unitRoundoff * (math.Abs(x) + a)
 // L(t1) to lp.
 func (r *lapRemove) middle(t1, lossAt1 float64) *monotonePair {
 	q, a := r.q, r.a
+	lq := ln(q) // for the inverse at every border
 	return &monotonePair{
 		increasing: true,
 		tMin:       t1, tMax: a,
@@ -47,11 +48,20 @@ func (r *lapRemove) middle(t1, lossAt1 float64) *monotonePair {
 			_, e := logMix(q, x)
 			return e + lapXErr(x, a)
 		},
-		inv: func(L float64) float64 { return (logMixInv(q, L) + a) / 2 },
+		inv: func(L float64) float64 { return (logMixInv(q, lq, L) + a) / 2 },
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, a)
 		},
-		massB:     func(t1, t2 float64) float64 { return lapMass(t1, t2) },
+		massB: func(t1, t2 float64) float64 { return lapMass(t1, t2) },
+		lossBoth: func(t float64) (float64, float64) {
+			x := 2*t - a
+			L, e := logMix(q, x)
+			return L, e + lapXErr(x, a)
+		},
+		masses: func(t1, t2 float64) (float64, float64) {
+			m := lapMass(t1, t2)
+			return (1-q)*m + q*lapMassShift(t1, t2, a), m
+		},
 		lossAtMin: lossAt1, lossAtMax: r.lp,
 	}
 }
@@ -96,9 +106,22 @@ func (r *lapRemove) embedSymmetric(b eventSink) {
 // e^-a)).
 func (r *lapRemove) embedAntipodal(b eventSink) {
 	q, a := r.q, r.a
-	lm, em := r.lm, r.em
 	m := mirrorSink{b}
-	mid := &monotonePair{
+	r.antipodalMiddle().embed(m)
+	// the atom t >= a: A-mass (1-q) e^-a/2 + q e^-2a/2, B-mass (1-q) e^-a/2 + q/2
+	ea := math.Exp(-a) / 2
+	L := r.lm - r.lp
+	e := r.em + r.ep + 2*unitRoundoff*math.Abs(L)
+	m.add((1-q)*ea+q*math.Exp(-2*a)/2, (1-q)*ea+q/2, L-e, L+e)
+}
+
+// antipodalMiddle is the part 0 <= t <= a of P(q, a) (embedAntipodal),
+// where the loss falls from 0 to lm - lp.
+func (r *lapRemove) antipodalMiddle() *monotonePair {
+	q, a := r.q, r.a
+	lq := ln(q) // for the inverse at every border
+	lm, em := r.lm, r.em
+	return &monotonePair{
 		increasing: false,
 		tMin:       0, tMax: a,
 		loss: func(t float64) float64 {
@@ -110,22 +133,25 @@ func (r *lapRemove) embedAntipodal(b eventSink) {
 			L, e := logMix(q, x)
 			return em + e + lapXErr(x, a) + 2*unitRoundoff*math.Abs(lm-L)
 		},
-		inv: func(L float64) float64 { return (logMixInv(q, lm-L) + a) / 2 },
+		inv: func(L float64) float64 { return (logMixInv(q, lq, lm-L) + a) / 2 },
 		massA: func(t1, t2 float64) float64 {
 			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, -a)
 		},
 		massB: func(t1, t2 float64) float64 {
 			return (1-q)*lapMass(t1, t2) + q*lapMassShift(t1, t2, a)
 		},
+		lossBoth: func(t float64) (float64, float64) {
+			x := 2*t - a
+			L, e := logMix(q, x)
+			return lm - L, em + e + lapXErr(x, a) + 2*unitRoundoff*math.Abs(lm-L)
+		},
+		masses: func(t1, t2 float64) (float64, float64) {
+			m := lapMass(t1, t2)
+			return (1-q)*m + q*lapMassShift(t1, t2, -a), (1-q)*m + q*lapMassShift(t1, t2, a)
+		},
 		lossAtMin: 0, lossAtMax: lm - r.lp,
 		bothSides: true,
 	}
-	mid.embed(m)
-	// the atom t >= a: A-mass (1-q) e^-a/2 + q e^-2a/2, B-mass (1-q) e^-a/2 + q/2
-	ea := math.Exp(-a) / 2
-	L := lm - r.lp
-	e := em + r.ep + 2*unitRoundoff*math.Abs(L)
-	m.add((1-q)*ea+q*math.Exp(-2*a)/2, (1-q)*ea+q/2, L-e, L+e)
 }
 
 // antipodalAtom is the upper end of the loss interval of the largest atom
