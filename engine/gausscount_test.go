@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// countParams is a Vuvuzela pair's noise parameters.
+type countParams struct{ mu, scale float64 }
+
+// countCorners are parameters at the edges of the legal space: mu 0 and
+// tiny (half the A-mass or more clamped at count 0), scales so small that
+// nearly all mass sits on one count (mu 0.3, scale 0.005 broke the Laplace
+// sums' count-0 terms), scales where the clamp holds a mass between 1e-300
+// and 1, and moderate pairs where the Poisson-summation closed form applies.
+var countCorners = []countParams{
+	{0, 0.005}, {0, 0.3}, {0, 1}, {0, 4}, {1e-9, 0.002}, {1e-300, 1},
+	{0.3, 0.005}, {0.3, 0.05}, {0.7, 0.02}, {0.5, 0.5}, {1, 0.001},
+	{2, 3}, {3, 0.8}, {4, 1}, {5.5, 0.6}, {10, 0.25}, {12, 6},
+	{40, 12}, {60, 14}, {200, 1.5},
+}
+
+// randomCountParams draws n parameters over the legal space: mu 0, tiny or
+// log-uniform up to 200; scale log-uniform from 1e-3 to 30, with
+// mu + 43 scale <= 300 (the reference's cost).
+func randomCountParams(rng *rand.Rand, n int) []countParams {
+	var out []countParams
+	for len(out) < n {
+		var mu float64
+		switch rng.IntN(6) {
+		case 0:
+			mu = 0
+		case 1:
+			mu = math.Exp(-30 * rng.Float64())
+		default:
+			mu = math.Exp(math.Log(200) * (2*rng.Float64() - 0.5))
+		}
+		scale := math.Exp(math.Log(1e-3) + math.Log(3e4)*rng.Float64())
+		if mu+43*scale > 300 {
+			continue
+		}
+		out = append(out, countParams{mu, scale})
+	}
+	return out
+}
+
+// encloses reports whether [lo, hi] meets [v-e, v+e] (both enclose the same
+// true value, so they must meet).
+func encloses(v, e, lo, hi float64) bool {
+	return !(v+e < lo) && !(v-e > hi) && !math.IsNaN(v) && !math.IsNaN(e)
+}
+
+// checkGaussDialingEntries checks the dialing pair's events (every count's
+// masses and their error bounds, as VuvuzelaDialing passes them) and its
+// tails against the reference.
+func checkGaussDialingEntries(c countParams, ref *refGaussPair) []string {
+	var fails []string
+	a, b := dialingCounts(NoiseGauss, c.mu, c.scale)
+	rel := math.Max(a.rel, b.rel)
+	lo, hi := min(a.lo, b.lo), max(a.hi(), b.hi())
+	outA, outB := 0.0, 0.0 // reference mass of the counts outside lo..hi
+	for k := range ref.aLo {
+		if k < lo || k > hi {
+			outA += ref.aLo[k]
+			outB += ref.bLo[k]
+		}
+	}
+	for k := lo; k <= hi; k++ {
+		pa, pb := a.at(k), b.at(k)
+		ea, eb := pa*rel+0x1p-1070, pb*rel+0x1p-1070
+		if pa <= ea || pb <= eb {
+			// the event goes whole to the unknown corner (countMech.embed),
+			// with the masses outside the ranges (the tails) as upper ends
+			if k < len(ref.aLo) && (ref.aLo[k] > pa+ea+(a.left+a.right)*(1+rel) || ref.bLo[k] > pb+eb+(b.left+b.right)*(1+rel)) {
+				fails = append(fails, fmt.Sprintf("dialing %+v: count %d: A %.17g, B %.17g above the corner's upper ends", c, k, ref.aLo[k], ref.bLo[k]))
+			}
+			continue
+		}
+		if k >= len(ref.aLo) {
+			if pa-ea > ref.restA || pb-eb > ref.restB {
+				fails = append(fails, fmt.Sprintf("dialing %+v: count %d beyond the reference's tails", c, k))
+			}
+			continue
+		}
+		if !encloses(pa, ea, ref.aLo[k], ref.aHi[k]) || !encloses(pb, eb, ref.bLo[k], ref.bHi[k]) {
+			fails = append(fails, fmt.Sprintf("dialing %+v: count %d: A %.17g +- %.3g, B %.17g +- %.3g; exact A [%.17g, %.17g], B [%.17g, %.17g]",
+				c, k, pa, ea, pb, eb, ref.aLo[k], ref.aHi[k], ref.bLo[k], ref.bHi[k]))
+		}
+	}
+	if (a.left+a.right)*(1+rel) < outA || (b.left+b.right)*(1+rel) < outB {
+		fails = append(fails, fmt.Sprintf("dialing %+v: tails %.3g, %.3g below the exact %.3g, %.3g", c, a.left+a.right, b.left+b.right, outA, outB))
+	}
+	return fails
+}
+
+// checkGaussConversationEntries checks every entry of the conversation
+// pair's sum (conversationSum, as VuvuzelaConversation embeds it: resolved
+// entries by their value and error bound, the others by their enclosures)
+// and its rest against the reference.
+func checkGaussConversationEntries(c countParams, ref *refGaussPair) []string {
+	var fails []string
+	s, target, err := conversationSum(context.Background(), NoiseGauss, c.mu, c.scale)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	hi := s.lo + len(s.a) - 1
+	outA, outB := 0.0, 0.0
+	for k := range ref.aLo {
+		if k < s.lo || k > hi {
+			outA += ref.aLo[k]
+			outB += ref.bLo[k]
+		}
+	}
+	if s.restA < outA || s.restB < outB {
+		fails = append(fails, fmt.Sprintf("conversation %+v: rest %.3g, %.3g below the exact mass outside the sums, %.3g, %.3g", c, s.restA, s.restB, outA, outB))
+	}
+	for k := range s.a {
+		n := s.lo + k
+		if n >= len(ref.aLo) {
+			if s.lbA[k] > ref.restA || s.lbB[k] > ref.restB {
+				fails = append(fails, fmt.Sprintf("conversation %+v: sum %d beyond the reference's tails", c, n))
+			}
+			continue
+		}
+		var okA, okB bool
+		what := "resolved"
+		if s.rel[k] <= target {
+			okA = encloses(s.a[k], s.ea[k], ref.aLo[n], ref.aHi[n])
+			okB = encloses(s.b[k], s.eb[k], ref.bLo[n], ref.bHi[n])
+		} else {
+			what = "unresolved"
+			okA = !(s.lbA[k] > ref.aHi[n]) && !(s.ubA[k] < ref.aLo[n])
+			okB = !(s.lbB[k] > ref.bHi[n]) && !(s.ubB[k] < ref.bLo[n])
+		}
+		if !okA || !okB {
+			fails = append(fails, fmt.Sprintf("conversation %+v: sum %d (%s, rel %.3g, target %.3g): A %.17g +- %.3g [%.17g, %.17g], B %.17g +- %.3g [%.17g, %.17g]; exact A [%.17g, %.17g], B [%.17g, %.17g]",
+				c, n, what, s.rel[k], target, s.a[k], s.ea[k], s.lbA[k], s.ubA[k], s.b[k], s.eb[k], s.lbB[k], s.ubB[k], ref.aLo[n], ref.aHi[n], ref.bLo[n], ref.bHi[n]))
+		}
+	}
+	return fails
+}
+
+// TestGaussCountEntriesExact checks every mass the Gauss count pairs embed
+// (dialing: each count; conversation: each entry of the sum, resolved or
+// not, with the terms of a count 0, the clamp) against the big.Float
+// reference, over the corners of the parameter space and seeded random
+// parameters from mu 0 and tiny to 200 and scales from 1e-3 to 30: the
+// engine's enclosure must meet the exact one for every entry, both sides,
+// and the masses left outside must be within the rests.
+func TestGaussCountEntriesExact(t *testing.T) {
+	params := append([]countParams{}, countCorners...)
+	n := 16
+	if testing.Short() {
+		n = 6
+	}
+	params = append(params, randomCountParams(rand.New(rand.NewPCG(11, 2026)), n)...)
+	for _, c := range params {
+		fails := checkGaussDialingEntries(c, refGaussDialing(c.mu, c.scale))
+		fails = append(fails, checkGaussConversationEntries(c, refGaussConversation(c.mu, c.scale))...)
+		for i, f := range fails {
+			if i == 5 {
+				t.Errorf("%+v: %d more", c, len(fails)-5)
+				break
+			}
+			t.Error(f)
+		}
+	}
+}
