@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 )
 
@@ -166,6 +167,111 @@ func TestGaussCountEntriesExact(t *testing.T) {
 				break
 			}
 			t.Error(f)
+		}
+	}
+}
+
+// fullRef returns the pair's reference with every entry an event (a lower
+// end may be 0, a mass below 2^-1074).
+func (p *refGaussPair) fullRef() *countRef {
+	r := &countRef{restA: p.restA, restB: p.restB}
+	for k := range p.aLo {
+		r.aLo, r.aHi = append(r.aLo, p.aLo[k]), append(r.aHi, p.aHi[k])
+		r.bLo, r.bHi = append(r.bLo, p.bLo[k]), append(r.bHi, p.bHi[k])
+		l := ln(p.aHi[k]) - ln(p.bHi[k])
+		r.lossHi, r.lossLo = math.Max(r.lossHi, l), math.Min(r.lossLo, l)
+	}
+	return r
+}
+
+// topEvents returns p with its n events of the largest masses (either
+// side) kept and the others' upper ends moved to the rest (counted in full
+// by the upper references), so that multiset enumeration stays small.
+func topEvents(p *countRef, n int) *countRef {
+	idx := make([]int, len(p.aLo))
+	for k := range idx {
+		idx[k] = k
+	}
+	size := func(k int) float64 { return math.Max(p.aHi[k], p.bHi[k]) }
+	sort.SliceStable(idx, func(i, j int) bool { return size(idx[i]) > size(idx[j]) })
+	r := &countRef{restA: p.restA, restB: p.restB}
+	for i, k := range idx {
+		if i >= n {
+			r.restA += p.aHi[k]
+			r.restB += p.bHi[k]
+			continue
+		}
+		r.aLo, r.aHi = append(r.aLo, p.aLo[k]), append(r.aHi, p.aHi[k])
+		r.bLo, r.bHi = append(r.bLo, p.bLo[k]), append(r.bHi, p.bHi[k])
+		l := ln(p.aHi[k]) - ln(p.bHi[k])
+		r.lossHi, r.lossLo = math.Max(r.lossHi, l), math.Min(r.lossLo, l)
+	}
+	return r
+}
+
+// TestCountPairsEnumeratedWholeSpace composes dialing and conversation
+// pairs, Gauss and Laplace noise, over the corners of the parameter space
+// and seeded random parameters (mu 0 and tiny to 200, scales 1e-3 to 30),
+// r = 1..4, at the default options and at 4,000 buckets, and checks
+// delta_up and delta_low in both directions against exact multiset
+// enumeration of the r-fold products of references independent of the
+// engine's count code (Gauss: refGaussDialing, refGaussConversation;
+// Laplace: dialingLaplaceRef, conversationLaplaceRef), at eps from 0 to
+// past both ends of the r-fold loss range: never NaN, the upper bound at
+// least the exact's lower end, the lower bound at most its upper end.
+func TestCountPairsEnumeratedWholeSpace(t *testing.T) {
+	params := []countParams{{0, 0.005}, {0, 0.3}, {1e-9, 0.002}, {0.3, 0.005}, {0.7, 0.02}, {1, 0.001}, {2, 3}, {4, 1}, {10, 0.25}}
+	n := 12
+	if testing.Short() {
+		n = 3
+	}
+	params = append(params, randomCountParams(rand.New(rand.NewPCG(5, 1024)), n)...)
+	for pi, c := range params {
+		for _, noise := range []Noise{NoiseGauss, NoiseLaplace} {
+			for _, conv := range []bool{false, true} {
+				if noise == NoiseLaplace && conv && c.mu+720*c.scale > 3000 {
+					continue // the Laplace reference's direct convolution
+				}
+				var m Mechanism
+				var err error
+				var full *countRef
+				switch {
+				case noise == NoiseGauss && !conv:
+					m, err = VuvuzelaDialing(noise, c.mu, c.scale)
+					full = refGaussDialing(c.mu, c.scale).fullRef()
+				case noise == NoiseGauss:
+					m, err = VuvuzelaConversation(noise, c.mu, c.scale)
+					full = refGaussConversation(c.mu, c.scale).fullRef()
+				case !conv:
+					m, err = VuvuzelaDialing(noise, c.mu, c.scale)
+					full = dialingLaplaceRef(c.mu, c.scale)
+				default:
+					m, err = VuvuzelaConversation(noise, c.mu, c.scale)
+					full = conversationLaplaceRef(c.mu, c.scale, 0)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt := Options{}
+				if pi%2 == 1 {
+					opt.Buckets = 4000
+				}
+				for _, g := range []struct {
+					rs []int
+					n  int
+				}{{[]int{1, 2}, 200}, {[]int{3, 4}, 24}} {
+					ref := topEvents(full, g.n)
+					refs := []*countRef{ref, ref}
+					fails, _ := checkAgainstRef(m, g.rs, refs, opt, 0, 0, nil)
+					for i, f := range fails {
+						if i == 4 {
+							t.Errorf("%s: %d more", m, len(fails)-4)
+							break
+						}
+						t.Error(f)
+					}
+				}
+			}
 		}
 	}
 }
