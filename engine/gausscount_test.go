@@ -16,12 +16,15 @@ type countParams struct{ mu, scale float64 }
 // tiny (half the A-mass or more clamped at count 0), scales so small that
 // nearly all mass sits on one count (mu 0.3, scale 0.005 broke the Laplace
 // sums' count-0 terms), scales where the clamp holds a mass between 1e-300
-// and 1, and moderate pairs where the Poisson-summation closed form applies.
+// and 1, and pairs where the Poisson-summation closed form applies.
 var countCorners = []countParams{
 	{0, 0.005}, {0, 0.3}, {0, 1}, {0, 4}, {1e-9, 0.002}, {1e-300, 1},
 	{0.3, 0.005}, {0.3, 0.05}, {0.7, 0.02}, {0.5, 0.5}, {1, 0.001},
 	{2, 3}, {3, 0.8}, {4, 1}, {5.5, 0.6}, {10, 0.25}, {12, 6},
 	{40, 12}, {60, 14}, {200, 1.5},
+	// the Poisson-summation closed form (scale >= 19.5), the clamp's
+	// share of the bulk large (mu/scale 0 to 2.5) or not
+	{0, 20}, {50, 20},
 }
 
 // randomCountParams draws n parameters over the legal space: mu 0, tiny or
