@@ -294,20 +294,28 @@ func sumCountsBulk(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, er
 
 // finishSum sets the bulk below the smallest sum of two counts >= 1 of
 // the stored ranges (0 there, but for pairs with a count in a left tail
-// below a range starting above 1, at most those tails' mass) and adds the
-// terms with a count of 0 (addSpikes).
+// below a range starting above 1: at most that tail's mass times the
+// partner's largest) and adds the terms with a count of 0 (addSpikes).
 func finishSum(s *countSum, xa, xb, ya, yb countDist, lx, ly int) {
 	u := unitRoundoff
-	// left tails whose pairs with counts >= 1 the bulk may leave out
+	// the pairs with a count >= 1 in a left tail the bulk leaves out: at
+	// most that tail's mass times the partner's largest mass
+	peak := func(d countDist) float64 {
+		v := math.Max(d.left, d.right)
+		for _, p := range d.p {
+			v = math.Max(v, p)
+		}
+		return v
+	}
 	leftOut := func(x, y countDist) float64 {
 		v := 0.0
 		if x.lo > 1 {
-			v += x.left
+			v += x.left * peak(y)
 		}
 		if y.lo > 1 {
-			v += y.left
+			v += y.left * peak(x)
 		}
-		return v * (1 + math.Max(x.rel, y.rel)) * (1 + 8*u)
+		return v * (1 + 2*math.Max(x.rel, y.rel)) * (1 + 8*u)
 	}
 	outA, outB := leftOut(xa, ya), leftOut(xb, yb)
 	for k := 0; k < len(s.a) && s.lo+k < max(lx, 1)+max(ly, 1); k++ {
