@@ -116,6 +116,9 @@ func newCountDist(noise Noise, mu, scale, tail float64) countDist {
 	tr := (float64(hi) - mu) / scale
 	d.right = upperTail(noise, tr)
 	d.rel = math.Max(rel, tailRel(noise, tr))
+	// tails below 2^-1075 may have rounded to 0 (tailRel)
+	d.left += 0x1p-1074
+	d.right += 0x1p-1074
 	return d
 }
 
@@ -130,12 +133,21 @@ func upperTail(noise Noise, t float64) float64 {
 	return 1 - math.Exp(t)/2
 }
 
+// gaussFar is the standard-normal argument beyond which a tail is below
+// 2^-1075: Q(38.6) <= phi(38.6)/38.6 < 1e-325.
+const gaussFar = 38.6
+
 // tailRel bounds the relative error of upperTail at an argument t computed
 // with a relative error of 2u: the log-derivative of the tail is at most
-// |t|+1 (Gauss) or 1 (Laplace).
+// |t|+1 (Gauss) or 1 (Laplace). Gauss tails beyond gaussFar are below
+// 2^-1075, an absolute error the callers allow for (masses below 2^-1022
+// carry a few units of 2^-1074), so |t| counts up to gaussFar only: at
+// scales of 1e-3 the counts' right tails, at 1/scale standard units, set
+// 1e-9 for every mass of the count, and at 1e-300 +Inf.
 func tailRel(noise Noise, t float64) float64 {
 	a := math.Abs(t)
 	if noise == NoiseGauss {
+		a = math.Min(a, gaussFar)
 		return unitRoundoff * (16 + 4*a*(a+1))
 	}
 	return unitRoundoff * (16 + 4*a)
@@ -163,6 +175,10 @@ func countMass(noise Noise, k int, mu, scale float64) (float64, float64) {
 			return (-math.Expm1(t1) - math.Expm1(-t2)) / 2, u * (16 + 8*w/(1-math.Exp(-w)))
 		}
 	}
+	if t1 >= gaussFar || t2 <= -gaussFar {
+		// below 2^-1075: an absolute error the callers allow for
+		return 0, 0
+	}
 	a := math.Max(math.Abs(t1), math.Abs(t2))
 	// Narrow: the density changes by at most e^(w (a + w)) <= e^0.5 over
 	// the interval, where narrowMass's quadrature is exact to roundoff. The
@@ -179,6 +195,10 @@ func countMass(noise Noise, k int, mu, scale float64) (float64, float64) {
 		// Wide or straddling interval: the endpoints' errors 2u|t| times
 		// the density there, relative to the mass, which is at least
 		// phi(end)*min(w, 1/(a+1))/4.5 next to the endpoint nearer to 0.
-		return normMass(t1, t2), u * (32 + 20*a*math.Max(1/w, a+1))
+		// An end beyond gaussFar is moved to it (exact, so without
+		// rounding error), which changes the mass by less than 2^-1075.
+		c1, c2 := math.Max(t1, -gaussFar), math.Min(t2, gaussFar)
+		a = math.Max(math.Abs(c1), math.Abs(c2))
+		return normMass(c1, c2), u * (32 + 20*a*math.Max(1/(c2-c1), a+1))
 	}
 }

@@ -160,6 +160,16 @@ func sumCountsBulk(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, er
 		rx := (1+relX)*(1+wx) - 1
 		ry := (1+relY)*(1+wy) - 1
 		rho := (1+rx)*(1+ry) - 1
+		if !(rho < 0.5) || math.IsNaN(E) {
+			// The tilted entries are not known to better than a factor
+			// of 1.5 (a steep tilt tau j, or a count's relative error):
+			// no enclosure from this tilt (its error bound divides by
+			// 1 - rho, and was negative from rho = 1 on: counts of scale
+			// 1e-8 had enclosures [2, -7e-5] and delta_up 5.6e-17 where
+			// the exact is 1).
+			s.tilts++
+			return
+		}
 		invN := 1 / float64(N)
 		u := unitRoundoff
 		for k := 0; k < nz; k++ {

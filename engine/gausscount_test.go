@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -25,6 +26,10 @@ var countCorners = []countParams{
 	// the Poisson-summation closed form (scale >= 19.5), the clamp's
 	// share of the bulk large (mu/scale 0 to 2.5) or not
 	{0, 20}, {50, 20},
+	// scales far below the counts' spacing: tilted FFTs as steep as
+	// 1e16 per count (their error bounds turned negative), tails at 1e300
+	// standard units (relative error bounds +Inf)
+	{5, 1e-12}, {2.5, 1e-8}, {3.5, 1e-300},
 }
 
 // randomCountParams draws n parameters over the legal space: mu 0, tiny or
@@ -223,7 +228,7 @@ func topEvents(p *countRef, n int) *countRef {
 // past both ends of the r-fold loss range: never NaN, the upper bound at
 // least the exact's lower end, the lower bound at most its upper end.
 func TestCountPairsEnumeratedWholeSpace(t *testing.T) {
-	params := []countParams{{0, 0.005}, {0, 0.3}, {1e-9, 0.002}, {0.3, 0.005}, {0.7, 0.02}, {1, 0.001}, {2, 3}, {4, 1}, {10, 0.25}}
+	params := []countParams{{0, 0.005}, {0, 0.3}, {1e-9, 0.002}, {0.3, 0.005}, {0.7, 0.02}, {1, 0.001}, {2, 3}, {4, 1}, {10, 0.25}, {5, 1e-12}, {2.5, 1e-8}, {3.5, 1e-300}}
 	n := 12
 	if testing.Short() {
 		n = 3
@@ -275,6 +280,21 @@ func TestCountPairsEnumeratedWholeSpace(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestVuvuzelaScaleTooSmall: scales below 1e-300 are refused with a
+// ParamError (the pair counts' scale/2 would underflow to 0).
+func TestVuvuzelaScaleTooSmall(t *testing.T) {
+	for _, f := range []func(Noise, float64, float64) (Mechanism, error){VuvuzelaDialing, VuvuzelaConversation} {
+		for _, scale := range []float64{5e-324, 1e-301} {
+			if _, err := f(NoiseGauss, 1, scale); !errors.As(err, new(*ParamError)) {
+				t.Errorf("scale %g: error %v, want a ParamError", scale, err)
+			}
+		}
+		if _, err := f(NoiseLaplace, 1, 1e-300); err != nil {
+			t.Errorf("scale 1e-300: %v", err)
 		}
 	}
 }

@@ -27,6 +27,10 @@ func checkVuvuzela(what string, noise Noise, mu, scale float64) error {
 	if err := checkPositive(what+": scale", scale); err != nil {
 		return err
 	}
+	if scale < 1e-300 {
+		// half of it (the conversation's pair counts) would underflow
+		return paramError(what+": scale", "must be at least 1e-300 (the counts are point masses to far below 1e-300), got %v", scale)
+	}
 	if noise != NoiseLaplace && noise != NoiseGauss {
 		return invalidf("%s: unknown noise %d", what, noise)
 	}
