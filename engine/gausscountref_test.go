@@ -3,7 +3,6 @@ package engine
 import (
 	"math"
 	"math/big"
-	"sort"
 	"sync"
 	"testing"
 )
@@ -199,6 +198,8 @@ func refGaussConversation(mu, s float64) *refGaussPair {
 	return refGaussFrom(refConvolve(xa, ya), refConvolve(xb, yb), ta, tb, 4*refPhiAbs)
 }
 
+// refGaussFrom encloses the masses pa, pb (each known to abs) and the
+// tails ta, tb as a refGaussPair.
 func refGaussFrom(pa, pb []*big.Float, ta, tb *big.Float, abs float64) *refGaussPair {
 	r := &refGaussPair{}
 	for k := range pa {
@@ -242,30 +243,4 @@ func TestRefPhiKnownValues(t *testing.T) {
 			t.Errorf("Phi((%d - %v)/%v) = %s, want %s", c.k, c.mu, c.s, got.Text('g', 25), c.want)
 		}
 	}
-}
-
-// countRefTop returns the pair's reference for multiset enumeration: the
-// n entries of the largest masses (either side) as events (a lower end may
-// be 0: a mass below 2^-1074), the others' upper ends in the rest (counted
-// in full by the upper references).
-func (p *refGaussPair) countRefTop(n int) *countRef {
-	idx := make([]int, 0, len(p.aLo))
-	for k := range p.aLo {
-		idx = append(idx, k)
-	}
-	big := func(k int) float64 { return math.Max(p.aHi[k], p.bHi[k]) }
-	sort.SliceStable(idx, func(i, j int) bool { return big(idx[i]) > big(idx[j]) })
-	r := &countRef{restA: p.restA, restB: p.restB}
-	for i, k := range idx {
-		if i >= n {
-			r.restA += p.aHi[k]
-			r.restB += p.bHi[k]
-			continue
-		}
-		r.aLo, r.aHi = append(r.aLo, p.aLo[k]), append(r.aHi, p.aHi[k])
-		r.bLo, r.bHi = append(r.bLo, p.bLo[k]), append(r.bHi, p.bHi[k])
-		l := ln(p.aHi[k]) - ln(p.bHi[k])
-		r.lossHi, r.lossLo = math.Max(r.lossHi, l), math.Min(r.lossLo, l)
-	}
-	return r
 }
