@@ -167,8 +167,9 @@ func TestGaussCountEntriesExact(t *testing.T) {
 	}
 	params = append(params, randomCountParams(rand.New(rand.NewPCG(11, 2026)), n)...)
 	for _, c := range params {
-		fails := checkGaussDialingEntries(c, refGaussDialing(c.mu, c.scale))
-		fails = append(fails, checkGaussConversationEntries(c, refGaussConversation(c.mu, c.scale))...)
+		dial, conv := refGaussPairs(c.mu, c.scale)
+		fails := checkGaussDialingEntries(c, dial)
+		fails = append(fails, checkGaussConversationEntries(c, conv)...)
 		for i, f := range fails {
 			if i == 5 {
 				t.Errorf("%+v: %d more", c, len(fails)-5)
@@ -223,7 +224,7 @@ func topEvents(p *countRef, n int) *countRef {
 // r = 1..4, at the default options and at 4,000 buckets, and checks
 // delta_up and delta_low in both directions against exact multiset
 // enumeration of the r-fold products of references independent of the
-// engine's count code (Gauss: refGaussDialing, refGaussConversation;
+// engine's count code (Gauss: refGaussPairs;
 // Laplace: dialingLaplaceRef, conversationLaplaceRef), at eps from 0 to
 // past both ends of the r-fold loss range: never NaN, the upper bound at
 // least the exact's lower end, the lower bound at most its upper end.
@@ -235,6 +236,7 @@ func TestCountPairsEnumeratedWholeSpace(t *testing.T) {
 	}
 	params = append(params, randomCountParams(rand.New(rand.NewPCG(5, 1024)), n)...)
 	for pi, c := range params {
+		gaussDial, gaussConv := refGaussPairs(c.mu, c.scale)
 		for _, noise := range []Noise{NoiseGauss, NoiseLaplace} {
 			for _, conv := range []bool{false, true} {
 				if noise == NoiseLaplace && conv && c.mu+720*c.scale > 3000 {
@@ -246,10 +248,10 @@ func TestCountPairsEnumeratedWholeSpace(t *testing.T) {
 				switch {
 				case noise == NoiseGauss && !conv:
 					m, err = VuvuzelaDialing(noise, c.mu, c.scale)
-					full = refGaussDialing(c.mu, c.scale).fullRef()
+					full = gaussDial.fullRef()
 				case noise == NoiseGauss:
 					m, err = VuvuzelaConversation(noise, c.mu, c.scale)
-					full = refGaussConversation(c.mu, c.scale).fullRef()
+					full = gaussConv.fullRef()
 				case !conv:
 					m, err = VuvuzelaDialing(noise, c.mu, c.scale)
 					full = dialingLaplaceRef(c.mu, c.scale)

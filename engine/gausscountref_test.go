@@ -176,26 +176,21 @@ type refGaussPair struct {
 	restA, restB       float64
 }
 
-// refGaussDialing is the dialing pair: C(mu) against C(mu + 2).
-func refGaussDialing(mu, s float64) *refGaussPair {
-	K := gaussCountRange(mu, s)
-	pa, ta := refGaussCount(mu, s, K)
-	pb, tb := refGaussCount(mu+2, s, K)
-	return refGaussFrom(pa, pb, ta, tb, 2*refPhiAbs)
-}
-
-// refGaussConversation is the conversation pair: C(mu, s) + C(mu/2, s/2)
-// against C(mu + 2, s) + C(mu/2 + 1, s/2).
-func refGaussConversation(mu, s float64) *refGaussPair {
+// refGaussPairs returns the dialing pair (C(mu) against C(mu + 2)) and
+// the conversation pair (C(mu, s) + C(mu/2, s/2) against C(mu + 2, s) +
+// C(mu/2 + 1, s/2)), which share the singles' counts.
+func refGaussPairs(mu, s float64) (dialing, conversation *refGaussPair) {
 	K := gaussCountRange(mu, s)
 	xa, txa := refGaussCount(mu, s, K)
-	ya, tya := refGaussCount(mu/2, s/2, K)
 	xb, txb := refGaussCount(mu+2, s, K)
+	ya, tya := refGaussCount(mu/2, s/2, K)
 	yb, tyb := refGaussCount(mu/2+1, s/2, K)
+	dialing = refGaussFrom(xa, xb, txa, txb, 2*refPhiAbs)
 	// Sums beyond K need a count beyond K: at most the two tails.
 	ta := new(big.Float).Add(txa, tya)
 	tb := new(big.Float).Add(txb, tyb)
-	return refGaussFrom(refConvolve(xa, ya), refConvolve(xb, yb), ta, tb, 4*refPhiAbs)
+	conversation = refGaussFrom(refConvolve(xa, ya), refConvolve(xb, yb), ta, tb, 4*refPhiAbs)
+	return dialing, conversation
 }
 
 // refGaussFrom encloses the masses pa, pb (each known to abs) and the
