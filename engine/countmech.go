@@ -61,11 +61,11 @@ func (m *countMech) addEvent(pa, ea, pb, eb float64) {
 }
 
 // addRest records unresolved mass ta (A) and tb (B), each known to a
-// relative error rel.
+// relative error rel and an absolute error of a few units of 2^-1074.
 func (m *countMech) addRest(ta, tb, rel float64) {
-	m.unknownA[0] += ta * (1 - rel)
+	m.unknownA[0] += math.Max(0, ta*(1-rel)-0x1p-1070)
 	m.unknownA[1] += ta * (1 + rel)
-	m.unknownB[0] += tb * (1 - rel)
+	m.unknownB[0] += math.Max(0, tb*(1-rel)-0x1p-1070)
 	m.unknownB[1] += tb * (1 + rel)
 }
 

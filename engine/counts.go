@@ -26,6 +26,20 @@ type countDist struct {
 	// from the largest entry): the largest bound over counts j0..j1 is
 	// max(env at j0, env at j1).
 	env []float64
+	// the count's noise, mean and scale, for masses outside the range
+	noise     Noise
+	mu, scale float64
+}
+
+// massAt returns P(C = k) and a bound on its relative error, from the
+// table inside the stored range and computed directly (countMass) outside
+// it, for any k >= 0. Masses below 2^-1022 carry an absolute error of a
+// few units of 2^-1074 beyond it.
+func (d countDist) massAt(k int) (float64, float64) {
+	if k >= d.lo && k <= d.hi() {
+		return d.p[k-d.lo], d.relAt(k)
+	}
+	return countMass(d.noise, k, d.mu, d.scale)
 }
 
 // relAt bounds the relative error of P(C = k) (0 outside the stored
@@ -72,7 +86,7 @@ func newCountDist(noise Noise, mu, scale, tail float64) countDist {
 	t := tailWidth(noise, tail)
 	lo := max(0, int(math.Floor(mu-t*scale)))
 	hi := int(math.Ceil(mu+t*scale)) + 1
-	d := countDist{lo: lo, p: make([]float64, hi-lo+1)}
+	d := countDist{lo: lo, p: make([]float64, hi-lo+1), noise: noise, mu: mu, scale: scale}
 	rel := 0.0
 	d.env = make([]float64, len(d.p))
 	mode := 0
@@ -102,6 +116,9 @@ func newCountDist(noise Noise, mu, scale, tail float64) countDist {
 	tr := (float64(hi) - mu) / scale
 	d.right = upperTail(noise, tr)
 	d.rel = math.Max(rel, tailRel(noise, tr))
+	// tails below 2^-1075 may have rounded to 0 (tailRel)
+	d.left += 0x1p-1074
+	d.right += 0x1p-1074
 	return d
 }
 
@@ -116,12 +133,21 @@ func upperTail(noise Noise, t float64) float64 {
 	return 1 - math.Exp(t)/2
 }
 
+// gaussFar is the standard-normal argument beyond which a tail is below
+// 2^-1075: Q(38.6) <= phi(38.6)/38.6 < 1e-325.
+const gaussFar = 38.6
+
 // tailRel bounds the relative error of upperTail at an argument t computed
 // with a relative error of 2u: the log-derivative of the tail is at most
-// |t|+1 (Gauss) or 1 (Laplace).
+// |t|+1 (Gauss) or 1 (Laplace). Gauss tails beyond gaussFar are below
+// 2^-1075, an absolute error the callers allow for (masses below 2^-1022
+// carry a few units of 2^-1074), so |t| counts up to gaussFar only: at
+// scales of 1e-3 the counts' right tails, at 1/scale standard units, set
+// 1e-9 for every mass of the count, and at 1e-300 +Inf.
 func tailRel(noise Noise, t float64) float64 {
 	a := math.Abs(t)
 	if noise == NoiseGauss {
+		a = math.Min(a, gaussFar)
 		return unitRoundoff * (16 + 4*a*(a+1))
 	}
 	return unitRoundoff * (16 + 4*a)
@@ -149,16 +175,30 @@ func countMass(noise Noise, k int, mu, scale float64) (float64, float64) {
 			return (-math.Expm1(t1) - math.Expm1(-t2)) / 2, u * (16 + 8*w/(1-math.Exp(-w)))
 		}
 	}
+	if t1 >= gaussFar || t2 <= -gaussFar {
+		// below 2^-1075: an absolute error the callers allow for
+		return 0, 0
+	}
 	a := math.Max(math.Abs(t1), math.Abs(t2))
+	// Narrow: the density changes by at most e^(w (a + w)) <= e^0.5 over
+	// the interval, where narrowMass's quadrature is exact to roundoff. The
+	// end nearer to the mean alone (t1 w <= 0.5) does not make it narrow:
+	// at t1 = 0 (an integer mean) and w = 1000 the quadrature gave 5e-85
+	// for a mass of 1/2.
+	narrow := w*(a+w) <= 0.5
 	switch {
-	case t1 >= 0 && t1*w <= 0.5:
+	case narrow && t1 >= 0:
 		return narrowMass(t1, w), u * (32 + 4*a*a + 4*a)
-	case t2 <= 0 && -t2*w <= 0.5:
+	case narrow && t2 <= 0:
 		return narrowMass(-t2, w), u * (32 + 4*a*a + 4*a)
 	default:
 		// Wide or straddling interval: the endpoints' errors 2u|t| times
 		// the density there, relative to the mass, which is at least
 		// phi(end)*min(w, 1/(a+1))/4.5 next to the endpoint nearer to 0.
-		return normMass(t1, t2), u * (32 + 20*a*math.Max(1/w, a+1))
+		// An end beyond gaussFar is moved to it (exact, so without
+		// rounding error), which changes the mass by less than 2^-1075.
+		c1, c2 := math.Max(t1, -gaussFar), math.Min(t2, gaussFar)
+		a = math.Max(math.Abs(c1), math.Abs(c2))
+		return normMass(c1, c2), u * (32 + 20*a*math.Max(1/(c2-c1), a+1))
 	}
 }

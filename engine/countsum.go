@@ -160,6 +160,16 @@ func sumCountsBulk(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, er
 		rx := (1+relX)*(1+wx) - 1
 		ry := (1+relY)*(1+wy) - 1
 		rho := (1+rx)*(1+ry) - 1
+		if !(rho < 0.5) || math.IsNaN(E) {
+			// The tilted entries are not known to better than a factor
+			// of 1.5 (a steep tilt tau j, or a count's relative error):
+			// no enclosure from this tilt (its error bound divides by
+			// 1 - rho, and was negative from rho = 1 on: counts of scale
+			// 1e-8 had enclosures [2, -7e-5] and delta_up 5.6e-17 where
+			// the exact is 1).
+			s.tilts++
+			return
+		}
 		invN := 1 / float64(N)
 		u := unitRoundoff
 		for k := 0; k < nz; k++ {
@@ -292,52 +302,97 @@ func sumCountsBulk(ctx context.Context, xa, xb, ya, yb countDist) (*countSum, er
 	return s, nil
 }
 
-// finishSum zeroes the bulk below the smallest sum of two non-zero counts
-// (exactly 0 there) and adds the terms with a count of 0 (addSpikes).
+// finishSum sets the bulk below the smallest sum of two counts >= 1 of
+// the stored ranges (0 there, but for pairs with a count in a left tail
+// below a range starting above 1: at most that tail's mass times the
+// partner's largest) and adds the terms with a count of 0 (addSpikes).
 func finishSum(s *countSum, xa, xb, ya, yb countDist, lx, ly int) {
-	for k := 0; k < len(s.a) && s.lo+k < max(lx, 1)+max(ly, 1); k++ {
-		s.a[k], s.ea[k], s.b[k], s.eb[k] = 0, 0, 0, 0
-		s.lbA[k], s.ubA[k], s.lbB[k], s.ubB[k] = 0, 0, 0, 0
+	u := unitRoundoff
+	// the pairs with a count >= 1 in a left tail the bulk leaves out: at
+	// most that tail's mass times the partner's largest mass
+	peak := func(d countDist) float64 {
+		v := math.Max(d.left, d.right)
+		for _, p := range d.p {
+			v = math.Max(v, p)
+		}
+		return v
 	}
-	addSpikes(s, xa, xb, ya, yb, lx, ly)
+	leftOut := func(x, y countDist) float64 {
+		v := 0.0
+		if x.lo > 1 {
+			v += x.left * peak(y)
+		}
+		if y.lo > 1 {
+			v += y.left * peak(x)
+		}
+		return v * (1 + 2*math.Max(x.rel, y.rel)) * (1 + 8*u)
+	}
+	outA, outB := leftOut(xa, ya), leftOut(xb, yb)
+	for k := 0; k < len(s.a) && s.lo+k < max(lx, 1)+max(ly, 1); k++ {
+		s.a[k], s.ea[k], s.b[k], s.eb[k] = outA/2, outA/2*(1+4*u), outB/2, outB/2*(1+4*u)
+		s.lbA[k], s.ubA[k], s.lbB[k], s.ubB[k] = 0, outA, 0, outB
+		s.rel[k] = math.Inf(1)
+	}
+	addSpikes(s, xa, xb, ya, yb)
 }
 
 // addSpikes adds the terms of the sum that involve a count of 0 (the mass
 // P(X <= 0) clamped by max(0, .), which breaks log-concavity and is left
-// out of the FFT) exactly, and recomputes the relative errors.
-func addSpikes(s *countSum, xa, xb, ya, yb countDist, lx, ly int) {
+// out of the FFT and the closed forms) and recomputes the relative errors.
+// Every factor is taken from the counts' tables where stored and computed
+// directly where not (countDist.massAt): a count 0 below a range starting
+// above 0, or a partner count beyond a range, whose term the tables would
+// leave out of an entry whose other terms are kept. The entry would split
+// into itself and a rest of another loss, a pair the true pair does not
+// dominate: lower bounds from it are not sound (laplaceSpikes explains the
+// case that showed it for Laplace counts).
+func addSpikes(s *countSum, xa, xb, ya, yb countDist) {
 	u := unitRoundoff
-	add := func(k int, ta, tb float64) {
-		// Each product's factors at their own error bounds.
-		c := s.lo + k
-		relP := math.Max(xa.relAt(0)+ya.relAt(c), ya.relAt(0)+xa.relAt(c))
-		relP = math.Max(relP, math.Max(xb.relAt(0)+yb.relAt(c), yb.relAt(0)+xb.relAt(c)))
-		relP = (relP + 4*u) * (1 + 1e-6)
-		ta, tb = ta*(1+2*u), tb*(1+2*u) // two products and a sum
-		s.a[k] += ta
-		s.ea[k] += ta * relP
-		s.b[k] += tb
-		s.eb[k] += tb * relP
-		s.lbA[k] += ta * (1 - relP)
-		s.ubA[k] += ta * (1 + relP)
-		s.lbB[k] += tb * (1 - relP)
-		s.ubB[k] += tb * (1 + relP)
+	x0a, rx0a := xa.massAt(0)
+	x0b, rx0b := xb.massAt(0)
+	y0a, ry0a := ya.massAt(0)
+	y0b, ry0b := yb.massAt(0)
+	// term returns x0 y_c + y0 x_c for c >= 1 (x0 y0 for c = 0) and the
+	// largest sum of its factors' relative errors.
+	term := func(c int, x0, rx0, y0, ry0 float64, x, y countDist) (float64, float64) {
+		if c == 0 {
+			return x0 * y0, rx0 + ry0
+		}
+		var t, r float64
+		if x0 > 0 {
+			yc, ryc := y.massAt(c)
+			t, r = x0*yc, rx0+ryc
+		}
+		if y0 > 0 {
+			xc, rxc := x.massAt(c)
+			t += y0 * xc
+			r = math.Max(r, ry0+rxc)
+		}
+		return t, r
 	}
-	x0a, x0b := xa.at(0), xb.at(0)
-	y0a, y0b := ya.at(0), yb.at(0)
 	for k := range s.a {
 		c := s.lo + k
-		var ta, tb float64
-		if c == 0 {
-			ta, tb = x0a*y0a, x0b*y0b
-		} else {
-			ta = x0a*ya.at(c) + y0a*xa.at(c)
-			tb = x0b*yb.at(c) + y0b*xb.at(c)
+		if c < 0 {
+			continue
 		}
+		ta, ra := term(c, x0a, rx0a, y0a, ry0a, xa, ya)
+		tb, rb := term(c, x0b, rx0b, y0b, ry0b, xb, yb)
 		if ta == 0 && tb == 0 {
 			continue
 		}
-		add(k, ta, tb)
+		// the factors' errors (first order, with a margin for the
+		// products of two relative errors), two products and a sum; an
+		// absolute allowance for factors and products below 2^-1022
+		relP := (math.Max(ra, rb) + 4*u) * (1 + 1e-6)
+		ta, tb = ta*(1+2*u), tb*(1+2*u)
+		s.a[k] += ta
+		s.ea[k] += ta*relP + 0x1p-1068
+		s.b[k] += tb
+		s.eb[k] += tb*relP + 0x1p-1068
+		s.lbA[k] += ta*(1-relP) - 0x1p-1068
+		s.ubA[k] += ta*(1+relP) + 0x1p-1068
+		s.lbB[k] += tb*(1-relP) - 0x1p-1068
+		s.ubB[k] += tb*(1+relP) + 0x1p-1068
 		r := math.Inf(1)
 		if s.a[k] > 0 && s.b[k] > 0 {
 			r = math.Max(s.ea[k]/s.a[k], s.eb[k]/s.b[k])

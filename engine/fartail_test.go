@@ -56,7 +56,15 @@ func multisetDelta(aLo, aHi, bLo, bHi []float64, restA, restB float64, r int, ep
 		for c := left; c >= 0; c-- {
 			counts[k] = c
 			fc := float64(c)
-			rec(k+1, left-c, lw+lf(c), sa0+fc*la0[k], sa1+fc*la1[k], sb0+fc*lb0[k], sb1+fc*lb1[k])
+			// c copies of the event: c ln(mass), 0 for c = 0 even where
+			// the mass's lower end is 0 (ln -Inf)
+			times := func(l float64) float64 {
+				if c == 0 {
+					return 0
+				}
+				return fc * l
+			}
+			rec(k+1, left-c, lw+lf(c), sa0+times(la0[k]), sa1+times(la1[k]), sb0+times(lb0[k]), sb1+times(lb1[k]))
 		}
 		counts[k] = 0
 	}

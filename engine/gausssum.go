@@ -278,8 +278,10 @@ func gaussSumAccurate(ctx context.Context, x, y countDist, m1, s1, m2, s2 float6
 		// + u) over the blocks (the factors' bounds over each block's
 		// range); the blocked sums of positive terms add gamma(dotBlock)
 		// within a block and gamma(nb+1) across.
+		// Factors and products below 2^-1022 carry an absolute error of a
+		// few units of 2^-1074 each (of the factor, times a partner <= 1).
 		g := (1+gamma(dotBlock))*(1+gamma(nb+1)) - 1
-		e := (errSum*(1+g) + sum*g) * (1 + 1e-6)
+		e := (errSum*(1+g)+sum*g)*(1+1e-6) + float64(j1-j0+1)*0x1p-1068
 		dn := sum - e
 		up := (sum+e)*(1+2*u) + restK(k) + 0x1p-1074
 		w := (up - dn) / (up + dn) * (1 + 4*u)

@@ -12,11 +12,11 @@ import (
 // masses from lapMass on the counts' intervals, sums by double-double
 // convolution, r-fold products by enumerating multisets (multisetDelta).
 
-// laplaceCountRef is a reference pair: events with A- and B-masses
+// countRef is a reference pair: events with A- and B-masses
 // enclosed by [aLo, aHi], [bLo, bHi], rest the mass of the events left out
 // (counted in full by the upper references), lossHi and lossLo the largest
 // and the smallest loss of an event kept.
-type laplaceCountRef struct {
+type countRef struct {
 	aLo, aHi, bLo, bHi []float64
 	restA, restB       float64
 	lossHi, lossLo     float64
@@ -32,7 +32,7 @@ const (
 	refAbs = 0x1p-1060
 )
 
-func (p *laplaceCountRef) add(a, b, drop float64) {
+func (p *countRef) add(a, b, drop float64) {
 	if a == 0 || b == 0 || (a < drop && b < drop) {
 		p.restA += a*(1+refRel) + refAbs
 		p.restB += b*(1+refRel) + refAbs
@@ -52,8 +52,8 @@ func (p *laplaceCountRef) add(a, b, drop float64) {
 // losses' law only), so nothing is left out: the counts 0..floor(mu) are
 // {X <= floor(mu)} on both sides, the counts above mu + 3 are
 // {X > ceil(mu + 2)}, and the counts between are single events.
-func dialingLaplaceRef(mu, b float64) *laplaceCountRef {
-	p := &laplaceCountRef{}
+func dialingLaplaceRef(mu, b float64) *countRef {
+	p := &countRef{}
 	kL := math.Floor(mu)
 	kR := math.Ceil(mu+2) + 1 // first count with k - 1 >= mu + 2
 	// left atom: P(X <= kL) = e^((kL - mean)/b)/2 (kL <= both means)
@@ -69,7 +69,7 @@ func dialingLaplaceRef(mu, b float64) *laplaceCountRef {
 // conversationLaplaceRef is the conversation pair (singles: means mu and
 // mu + 2, scale b; pairs: mu/2 and mu/2 + 1, scale b/2), the sums by
 // direct convolution, events below drop (both masses) left out.
-func conversationLaplaceRef(mu, b, drop float64) *laplaceCountRef {
+func conversationLaplaceRef(mu, b, drop float64) *countRef {
 	K := int(mu + 720*b + 4)
 	count := func(mean, scale float64) []float64 {
 		p := make([]float64, K+1)
@@ -81,7 +81,7 @@ func conversationLaplaceRef(mu, b, drop float64) *laplaceCountRef {
 	}
 	za := ddConvolve(count(mu, b), count(mu/2, b/2))
 	zb := ddConvolve(count(mu+2, b), count(mu/2+1, b/2))
-	p := &laplaceCountRef{}
+	p := &countRef{}
 	for k := range za {
 		p.add(za[k], zb[k], drop)
 	}
@@ -95,7 +95,7 @@ func conversationLaplaceRef(mu, b, drop float64) *laplaceCountRef {
 // loss range, dense near them: the conversation pair's negative losses
 // approach their end only in the counts' far tails, where delta B||A
 // falls to about 1e-300.
-func deltaQueries(p *laplaceCountRef, r int) []float64 {
+func deltaQueries(p *countRef, r int) []float64 {
 	e := []float64{0, 0.05, 0.2, 0.5, 1}
 	for _, top := range []float64{p.lossHi * float64(r), -p.lossLo * float64(r)} {
 		for _, f := range []float64{0.1, 0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999, 0.99999, 0.999999, 1, 1.01, 1.5} {
@@ -108,7 +108,7 @@ func deltaQueries(p *laplaceCountRef, r int) []float64 {
 // tightBelow is the eps below which checkAgainstRef checks tightness: the
 // last 0.1% of the loss range, where delta falls to 0 over a fraction of a
 // bucket, is checked for soundness only.
-func tightBelow(p *laplaceCountRef, r int) float64 {
+func tightBelow(p *countRef, r int) float64 {
 	return 0.999 * float64(r) * math.Min(p.lossHi, -p.lossLo)
 }
 
@@ -118,7 +118,7 @@ func tightBelow(p *laplaceCountRef, r int) float64 {
 // end) and, where the exact is at least tightFrom (and eps below
 // tightBelow), within the factor within (0: not checked). It returns the failures and the smallest
 // positive exact delta checked.
-func checkAgainstRef(m Mechanism, rs []int, refs []*laplaceCountRef, opt Options, tightFrom, within float64, logf func(string, ...any)) (fails []string, smallest float64) {
+func checkAgainstRef(m Mechanism, rs []int, refs []*countRef, opt Options, tightFrom, within float64, logf func(string, ...any)) (fails []string, smallest float64) {
 	res, err := ComposeMany(context.Background(), m, rs, opt)
 	if err != nil {
 		return []string{err.Error()}, 0
@@ -176,7 +176,7 @@ func TestDialingLaplaceEnumerated(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref := dialingLaplaceRef(c.mu, c.b)
-		refs := make([]*laplaceCountRef, len(rs))
+		refs := make([]*countRef, len(rs))
 		for i := range refs {
 			refs[i] = ref
 		}
@@ -225,7 +225,7 @@ func TestConversationLaplaceEnumerated(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref := conversationLaplaceRef(c.mu, c.b, c.drop)
-		refs := make([]*laplaceCountRef, len(c.rs))
+		refs := make([]*countRef, len(c.rs))
 		for i := range refs {
 			refs[i] = ref
 		}
@@ -239,7 +239,7 @@ func TestConversationLaplaceEnumerated(t *testing.T) {
 
 // checkAgainstRefUpper is checkAgainstRef with the tightness check on the
 // upper end only (the lower end still checked for soundness).
-func checkAgainstRefUpper(m Mechanism, rs []int, refs []*laplaceCountRef, opt Options, tightFrom, within float64) ([]string, float64) {
+func checkAgainstRefUpper(m Mechanism, rs []int, refs []*countRef, opt Options, tightFrom, within float64) ([]string, float64) {
 	all, smallest := checkAgainstRef(m, rs, refs, opt, 0, 0, nil)
 	res, err := ComposeMany(context.Background(), m, rs, opt)
 	if err != nil {

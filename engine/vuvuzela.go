@@ -27,6 +27,10 @@ func checkVuvuzela(what string, noise Noise, mu, scale float64) error {
 	if err := checkPositive(what+": scale", scale); err != nil {
 		return err
 	}
+	if scale < 1e-300 {
+		// half of it (the conversation's pair counts) would underflow
+		return paramError(what+": scale", "must be at least 1e-300 (the counts are point masses to far below 1e-300), got %v", scale)
+	}
 	if noise != NoiseLaplace && noise != NoiseGauss {
 		return invalidf("%s: unknown noise %d", what, noise)
 	}
@@ -55,8 +59,7 @@ func VuvuzelaDialing(noise Noise, mu, scale float64) (Mechanism, error) {
 		m.atom = 2 / scale
 	}
 	m.build = func(context.Context) error {
-		a := newCountDist(noise, mu, scale, dialTail)
-		b := newCountDist(noise, mu+2, scale, dialTail)
+		a, b := dialingCounts(noise, mu, scale)
 		lo, hi := min(a.lo, b.lo), max(a.hi(), b.hi())
 		rel := math.Max(a.rel, b.rel)
 		for k := lo; k <= hi; k++ {
@@ -104,33 +107,9 @@ func VuvuzelaConversation(noise Noise, mu, scale float64) (Mechanism, error) {
 	}
 	m := &countMech{name: fmt.Sprintf("vuvuzela_conversation(noise=%s, mu=%s, scale=%s)", noise, fmtFloat(mu), fmtFloat(scale))}
 	m.build = func(ctx context.Context) error {
-		tail := convTail
-		if noise == NoiseGauss && 1.5*(mu+2+tailWidth(noise, dialTail)*scale)+8 <= gaussLongTails {
-			// The accurate Gauss sums resolve entries down to about the
-			// counts' tails: keep them to 1e-300 where the FFT stays short.
-			tail = dialTail
-		}
-		xa := newCountDist(noise, mu, scale, tail)
-		xb := newCountDist(noise, mu+2, scale, tail)
-		ya := newCountDist(noise, mu/2, scale/2, tail)
-		yb := newCountDist(noise, mu/2+1, scale/2, tail)
-		// Laplace noise: the sum in closed form (laplacesum.go), to about
-		// 1e-13 relative; Gauss noise: tilted FFTs (countsum.go).
-		var s *countSum
-		target := sumTarget
-		if noise == NoiseLaplace {
-			s = laplaceSumCounts(xa, xb, ya, yb, mu, mu+2, scale, mu/2, mu/2+1, scale/2)
-		} else {
-			var err error
-			if s, target, err = gaussSumCounts(ctx, xa, xb, ya, yb, mu, mu+2, scale, mu/2, mu/2+1, scale/2); err != nil {
-				return err
-			}
-		}
-		if s == nil {
-			var err error
-			if s, err = sumCounts(ctx, xa, xb, ya, yb); err != nil {
-				return err
-			}
+		s, target, err := conversationSum(ctx, noise, mu, scale)
+		if err != nil {
+			return err
 		}
 		var uA, uB, lA, lB float64
 		for k := range s.a {
@@ -151,4 +130,47 @@ func VuvuzelaConversation(noise Noise, mu, scale float64) (Mechanism, error) {
 		return nil
 	}
 	return m, nil
+}
+
+// dialingCounts returns the PMFs of the dialing pair's counts on the A side
+// (mean mu) and the B side (mean mu + 2), to tails of dialTail.
+func dialingCounts(noise Noise, mu, scale float64) (a, b countDist) {
+	return newCountDist(noise, mu, scale, dialTail), newCountDist(noise, mu+2, scale, dialTail)
+}
+
+// conversationSum returns the PMFs of the conversation pair's observed
+// count (the sum of the singles' and the pairs' counts) on both sides, and
+// the relative error below which an entry is resolved (an event; the rest
+// goes to a corner).
+func conversationSum(ctx context.Context, noise Noise, mu, scale float64) (*countSum, float64, error) {
+	tail := convTail
+	if noise == NoiseGauss && 1.5*(mu+2+tailWidth(noise, dialTail)*scale)+8 <= gaussLongTails {
+		// The accurate Gauss sums resolve entries down to about the
+		// counts' tails: keep them to 1e-300 where the FFT stays short.
+		tail = dialTail
+	}
+	xa := newCountDist(noise, mu, scale, tail)
+	xb := newCountDist(noise, mu+2, scale, tail)
+	ya := newCountDist(noise, mu/2, scale/2, tail)
+	yb := newCountDist(noise, mu/2+1, scale/2, tail)
+	// Laplace noise: the sum in closed form (laplacesum.go), to about
+	// 1e-13 relative; Gauss noise: the accurate sums (gausssum.go); the
+	// tilted FFTs (countsum.go) where the closed form does not apply.
+	var s *countSum
+	target := sumTarget
+	if noise == NoiseLaplace {
+		s = laplaceSumCounts(xa, xb, ya, yb, mu, mu+2, scale, mu/2, mu/2+1, scale/2)
+	} else {
+		var err error
+		if s, target, err = gaussSumCounts(ctx, xa, xb, ya, yb, mu, mu+2, scale, mu/2, mu/2+1, scale/2); err != nil {
+			return nil, 0, err
+		}
+	}
+	if s == nil {
+		var err error
+		if s, err = sumCounts(ctx, xa, xb, ya, yb); err != nil {
+			return nil, 0, err
+		}
+	}
+	return s, target, nil
 }
