@@ -144,6 +144,7 @@ func SampledGaussianRenyi(sigma, q float64) (RenyiFunc, error) {
 	if !(q >= 0 && q <= 1) {
 		return nil, fmt.Errorf("compare: SampledGaussianRenyi: sampling rate q must be in [0, 1], got %v", q)
 	}
+	eval := &sgmEval{sigma: sigma, q: q}
 	return func(a float64) float64 {
 		if !(a > 1) {
 			return math.NaN()
@@ -162,7 +163,7 @@ func SampledGaussianRenyi(sigma, q float64) (RenyiFunc, error) {
 			// D(Q||P) <= ln(1/(1-q)) since Q/P <= 1/(1-q): an upper bound.
 			return math.Max(a/(2*sigma*sigma), -math.Log1p(-q))
 		}
-		return math.Max(sgmRenyiPQ(a, sigma, q), sgmRenyiQP(a, sigma, q))
+		return eval.renyi(a) // math.Max(sgmRenyiPQ(a, sigma, q), sgmRenyiQP(a, sigma, q))
 	}, nil
 }
 

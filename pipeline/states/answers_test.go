@@ -188,6 +188,24 @@ func TestGetReplaysCachedAnswers(t *testing.T) {
 		})
 	}
 
+	t.Run("duplicate r: one state", func(t *testing.T) {
+		dup := req
+		dup.R = []int{8, 8}
+		for i := range 2 { // composed, then cached
+			got, err := s.Get(ctx, dup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ask(got.States[0], first)
+			if err := got.Stored(); err != nil {
+				t.Fatal(err)
+			}
+			if got.States[0] != got.States[1] || got.Cached[0] != (i == 1) {
+				t.Errorf("get %d: states %p and %p, cached %v", i, got.States[0], got.States[1], got.Cached)
+			}
+		}
+	})
+
 	t.Run("neither decoded nor composed: trivial", func(t *testing.T) {
 		if err := os.WriteFile(disk(dir).path(key), []byte("not a state"), 0o644); err != nil {
 			t.Fatal(err)

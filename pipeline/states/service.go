@@ -251,6 +251,10 @@ func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
 	res := &Result{States: make([]backend.State, len(req.R)), Cached: make([]bool, len(req.R)), dir: disk(s.Dir)}
 	var missing []int
 	for i, r := range req.R {
+		if j := slices.Index(req.R, r); j < i && res.Cached[j] {
+			res.States[i], res.Cached[i] = res.States[j], true // one state per r
+			continue
+		}
 		if st, ok := s.cached(ctx, req, key(r), r, chain); ok {
 			res.States[i], res.Cached[i] = st, true
 			continue
@@ -269,10 +273,14 @@ func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	for i, r := range req.R {
-		if st := got[slices.Index(compute, r)]; res.States[i] == nil && s.Dir != "" {
-			res.States[i] = recording(st)
-		} else if res.States[i] == nil {
-			res.States[i] = st
+		switch j := slices.Index(req.R, r); {
+		case res.States[i] != nil:
+		case j < i:
+			res.States[i] = res.States[j] // one state per r
+		case s.Dir != "":
+			res.States[i] = recording(got[slices.Index(compute, r)])
+		default:
+			res.States[i] = got[slices.Index(compute, r)]
 		}
 	}
 	if s.Dir == "" {
