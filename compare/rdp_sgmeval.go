@@ -12,8 +12,12 @@ import (
 // so a larger order only adds points) with the Gaussian term and
 // ln(P/Q)(z_i) at each, the ln i! of the binomial sums, and one scratch
 // array for the quadrature values (an order's points were a fresh array,
-// and their garbage about a sixth of an rdp query's CPU). It is safe for
-// concurrent use (one evaluation at a time).
+// and their garbage about a sixth of an rdp query's CPU). D_alpha(Q||P) is
+// integrated only where it may exceed D_alpha(P||Q) (qpBelow): elsewhere
+// the maximum is D_alpha(P||Q) whatever the quadrature would give. The
+// DP-SGD one-liner's rdp query (sigma 1.1, q 0.01, 790 orders) took
+// 0.12-0.14 s of CPU whole-process with order-by-order evaluation, 0.03-0.04
+// s with this. It is safe for concurrent use (one evaluation at a time).
 type sgmEval struct {
 	sigma, q float64
 
@@ -38,29 +42,85 @@ func (e *sgmEval) renyi(a float64) float64 {
 	} else {
 		pq = math.Max(0, e.logIntegralPQ(a)/(a-1))
 	}
-	if pq > e.qpCeiling(a) {
-		// the computed D_alpha(Q||P) is below pq: max(pq, qp) = pq
+	if e.qpBelow(a, pq) {
+		// the computed D_alpha(Q||P) is at most pq: max(pq, qp) = pq
 		return pq
 	}
 	qp := math.Max(0, e.logIntegral(a, false)/(a-1))
 	return math.Max(pq, qp)
 }
 
-// qpCeiling returns a value that sgmRenyiQP(a, sigma, q) (the quadrature
-// as computed, not only the divergence) does not exceed. Q/P = 1/m with
-// m = (1-q) + q e^((2z-1)/(2 s^2)) >= 1-q, so D_alpha(Q||P) <= ln(1/(1-q));
-// in floating point each ln m(z_i) is at least the computed ln(1-q)
-// (logAddExp adds a log1p >= 0), so each quadrature value is at most the
-// Gaussian term plus -(alpha-1) ln(1-q), and the trapezoid sum of the
-// normal density with step sigma/16 on [lo, hi] is at most 1 (the
-// infinite grid's sum exceeds 1 by about exp(-2 pi^2 256), the truncation
-// only lowers it). What remains is the rounding of the sum and of its
-// logarithm: relative 2 n u for n <= sgmMaxPoints values (u = 2^-53),
-// below 1e-9 in ln, and of the few operations on ln(1-q); the ceiling
-// adds 1e-9 (absolute, before the division by alpha-1) and 1e-9 relative.
-func (e *sgmEval) qpCeiling(a float64) float64 {
-	c := -math.Log1p(-e.q)
-	return c*(1+1e-9) + 1e-9/(a-1)
+// qpBelow reports whether sgmRenyiQP(a, sigma, q), the quadrature as
+// computed, is at most pq, by a rigorous upper bound on it: a bound U on
+// ln B_a = ln E_Q[(Q/P)^(a-1)] = (a-1) D_a(Q||P) plus bounds on the
+// quadrature's discretisation and rounding errors (qpLogCeiling), so that
+// the computed value, L/(a-1) with L <= U, is at most U/(a-1) (division
+// rounds monotonically). U is first ln(1/(1-q)) (a-1) (Q/P <= 1/(1-q)),
+// then, if that is not enough, the certified bound of
+// SampledGaussianRenyiUpper (sgmLogBUpper: Taylor-Lagrange and
+// convexity bounds, min with the first).
+func (e *sgmEval) qpBelow(a, pq float64) bool {
+	b := a - 1
+	l1q := math.Log1p(-e.q)
+	triv := certUp(-b*l1q, 3*certEps*math.Abs(b*l1q)) // as sgmLogBUpper's first bound
+	slack, ok := e.qpSlack(a)
+	if !ok {
+		return false
+	}
+	if certUp(triv+slack, 0)/(a-1) <= pq {
+		return true
+	}
+	c0 := 1 / (2 * e.sigma * e.sigma)
+	u := sgmLogBUpper(a, e.sigma, c0*(1-certEps), certUp(c0, 0), e.q)
+	return !math.IsNaN(u) && certUp(u+slack, 0)/(a-1) <= pq
+}
+
+// qpSlack bounds by how much the computed ln of the D_a(Q||P) quadrature
+// (sgmLogIntegral with pq = false: ln h + logSumExp of ln f(z_i),
+// f = N(0, s^2) density times m^-(a-1), m = P/Q = (1-q) + q e^((2z-1)/(2 s^2)),
+// z_i = lo + i h, h = s/16) may exceed ln B_a; ok is false where the bound
+// is not small (no claim is made then).
+//
+// Discretisation: f is analytic in the strip |Im z| < d = pi s^2 / 2,
+// where Re m >= 1-q > 0 (the phase of e^((2z-1)/(2 s^2)) is at most pi/2),
+// so |m^-(a-1)| <= (1-q)^-(a-1) there and, with |N(x+iy)| = N(x)
+// e^(y^2/(2 s^2)), the integral of |f| along each line of the strip is at
+// most M = (1-q)^-(a-1) e^(pi^2 s^2 / 8). The trapezoid sum over the
+// infinite grid then exceeds the integral B_a by at most 2M/(e^(2 pi d/h) -
+// 1) = 2M/(e^(16 pi^2 s) - 1) (Trefethen and Weideman 2014, Thm 5.1); the
+// finite sum is smaller (positive terms), and ln(B_a + t) <= ln B_a + t as
+// B_a >= 1.
+//
+// Rounding: the points z_i, each ln f(z_i) (a dozen operations on
+// magnitudes up to Z^2/s^2, (a-1)(|ln q| + |ln(1-q)| + (2Z+1)/s^2) with Z
+// = |lo| + h, the error of z_i moving ln f by at most 2u Z (Z + a)/s^2),
+// the n exponentials and their sum (relative n u), the logarithms: each
+// charged 16 certEps times the sum of these magnitudes, far more than
+// their first-order errors.
+func (e *sgmEval) qpSlack(a float64) (float64, bool) {
+	s, q := e.sigma, e.q
+	lo, hi := -a-20*s-1, 20*s+1
+	h := s / 16
+	n := math.Ceil((hi-lo)/h) + 1
+	if !(n < sgmMaxPoints) {
+		return 0, false
+	}
+	// discretisation
+	lnTrap := math.Ln2 - (a-1)*math.Log1p(-q) + math.Pi*math.Pi*s*s/8 - math.Log(math.Expm1(16*math.Pi*math.Pi*s))
+	if !(lnTrap < -60) {
+		return 0, false
+	}
+	trap := math.Exp(lnTrap) * 2
+	// rounding
+	z := math.Abs(lo) + h
+	lnorm := math.Abs(math.Log(s)) + 0.5*ln2Pi
+	mag := z*z/(s*s) + z*(z+a)/(s*s) + (a+1)*(math.Abs(math.Log(q))+math.Abs(math.Log1p(-q))+(2*z+2)/(s*s)) +
+		lnorm + n + math.Abs(math.Log(h)) + 1
+	slack := trap + 16*certEps*mag
+	if !(slack < 1e-6) || math.IsNaN(slack) {
+		return 0, false
+	}
+	return slack * 2, true // and the rounding of this evaluation
 }
 
 // scratch returns e.vals with length n.
