@@ -230,6 +230,14 @@ func (s *Service) chain(req Request) []int {
 // budget while it runs; one that needs more than the whole budget is
 // refused with an *OverBudgetError, one that waits for memory ends with
 // ctx. A state in the cache that cannot be decoded is composed again.
+//
+// With a cache folder, the engine's states (those that answer every query
+// the methods ask) record the calls made on them, and Result.Stored caches
+// them as the state's answers; a state whose answers are cached is
+// returned unread, answering from them while the calls follow them and
+// read (decoded, or composed again) at the first call that does not
+// (answers.go). Either way a state answers a sequence of calls as the
+// state composed afresh does.
 func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
 	if s.Backend == nil {
 		return nil, errors.New("states: Service.Backend is nil")
