@@ -40,3 +40,31 @@ func TestSGMEvalMatchesOrderByOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSumExpTailMatches checks that logSumExpTail gives logSumExp's
+// bits on sums whose terms span more than the exponential's range (and
+// with NaN and infinite terms), and that math.Exp is +0 below
+// expUnderflow, which it relies on.
+func TestLogSumExpTailMatches(t *testing.T) {
+	for _, x := range []float64{expUnderflow, expUnderflow - 1e-9, -1000, -1e300, math.Inf(-1)} {
+		if e := math.Exp(x); e != 0 || math.Signbit(e) {
+			t.Errorf("math.Exp(%v) = %v, want +0", x, e)
+		}
+	}
+	cases := [][]float64{
+		{0, -745, -745.5, -746, -746.5, -800, -5000},
+		{3000, 2254.2, 2253.9, 2000, -1e6},
+		{1, math.NaN(), -2000},
+		{math.Inf(-1), -1, -800},
+		{math.Inf(-1), math.Inf(-1)},
+		{math.Inf(1), 0},
+	}
+	for x := -760.0; x <= -730; x += 0.37 {
+		cases = append(cases, []float64{0, x, x - 1, 2 * x})
+	}
+	for _, xs := range cases {
+		if got, want := logSumExpTail(xs), logSumExp(xs); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("logSumExpTail(%v) = %v, logSumExp %v", xs, got, want)
+		}
+	}
+}
