@@ -11,6 +11,7 @@ import (
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
+	"github.com/pbuckets/pbuckets/pipeline/pipelinetest"
 )
 
 // countingEngine is the engine backend counting its compositions and
@@ -224,4 +225,30 @@ func TestGetReplaysCachedAnswers(t *testing.T) {
 			t.Errorf("Stored: %v, want the refused composition", err)
 		}
 	})
+}
+
+// TestGetCallsBeforeComposeToCompose checks that Service.BeforeCompose is
+// called before each composition and not for states read from the cache.
+func TestGetCallsBeforeComposeToCompose(t *testing.T) {
+	f := &pipelinetest.Fake{}
+	calls := 0
+	s := &Service{Backend: f, Dir: t.TempDir(), BeforeCompose: func() {
+		if f.Calls != 0 {
+			t.Errorf("called after %d compositions began", f.Calls)
+		}
+		calls++
+	}}
+	req := fakeRequest(t, f, 2, 4, 8)
+	for i, want := range []int{1, 1} { // composed, then cached
+		got, err := s.Get(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Stored(); err != nil {
+			t.Fatal(err)
+		}
+		if calls != want {
+			t.Errorf("get %d: BeforeCompose called %d times, want %d", i, calls, want)
+		}
+	}
 }

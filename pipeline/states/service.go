@@ -35,6 +35,11 @@ type Service struct {
 	// estimate from while they run (MemoryNeed). Defaults to nil: nothing
 	// is reserved.
 	Memory *Budget
+	// BeforeCompose, if not nil, is called before each composition (once
+	// its memory is reserved), e.g. to prepare the heap for the
+	// composition's arrays (memory.HugePages), so that states read from
+	// the cache do not pay for it. Defaults to nil.
+	BeforeCompose func()
 }
 
 // Request asks for the states after each number of compositions in R of
@@ -409,6 +414,9 @@ func (s *Service) compose(ctx context.Context, req Request, rs []int) ([]backend
 			return nil, err
 		}
 		defer b.sem.Release(need)
+	}
+	if s.BeforeCompose != nil {
+		s.BeforeCompose()
 	}
 	got, err := s.Backend.ComposeMany(ctx, req.Mechanism, rs, req.Spec.Engine, req.Progress)
 	if err != nil {
