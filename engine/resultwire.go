@@ -36,6 +36,8 @@ type resultWire struct {
 	SlackA, SlackC                   float64   // the lower bounds' rate slack (lowerpair.go)
 	MomA, MomB                       []float64 // moment bounds (momentbound.go), absent when none
 	MomRest                          [2]float64
+	Raw                              [2][3]float64 // the corners before their Chernoff caps (list.raw), when HasWatch
+	HasWatch                         bool          // false in encodings older than Raw
 }
 
 // MarshalBinary encodes the result (the composed bucket list and how it was
@@ -53,6 +55,11 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
 		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info,
 		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g), Swap: gridToWire(r.s)}
+	if l.hasWatch {
+		w.HasWatch = true
+		copy(w.Raw[0][:], l.raw[:3])
+		copy(w.Raw[1][:], l.raw[3:])
+	}
 	if mom := r.moments(); mom != nil {
 		w.MomA, w.MomB, w.MomRest = mom.ma, mom.mb, [2]float64{mom.restA, mom.restB}
 	}
@@ -108,6 +115,11 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 		loA: val{w.LoA[0], w.LoA[1]}, loC: val{w.LoC[0], w.LoC[1]},
 		distA: val{w.DistA[0], w.DistA[1]}, distB: val{w.DistB[0], w.DistB[1]},
 		compositions: w.Compositions, squarings: w.Squarings, abs: w.Abs}
+	if w.HasWatch {
+		l.hasWatch = true
+		copy(l.raw[:3], w.Raw[0][:])
+		copy(l.raw[3:], w.Raw[1][:])
+	}
 	l.l1A, l.l1C = math.Inf(1), math.Inf(1) // unknown: pointwise bounds only
 	if w.HasL1 {
 		l.l1A, l.l1C = w.L1A, w.L1C

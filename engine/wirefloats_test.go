@@ -38,7 +38,8 @@ func TestFloatsRoundTrip(t *testing.T) {
 
 // TestResultEncodingKeepsArrays checks that encoded results (which store
 // only the support of their arrays) decode to bitwise the same arrays, for
-// every kind of list, leaves and compositions, and that support keeps a
+// every kind of list, leaves and compositions (and the grouped list's raw
+// corners, which its notes report), and that support keeps a
 // whole array whose entries outside lo..hi are not zero.
 func TestResultEncodingKeepsArrays(t *testing.T) {
 	sgd, _ := SGD(2, 0.05)
@@ -55,7 +56,7 @@ func TestResultEncodingKeepsArrays(t *testing.T) {
 		return true
 	}
 	far, _ := Gauss(0.2, 1, 0) // r = 64: a swapped grid list (gridswap.go)
-	swapped := 0
+	swapped, watched := 0, 0
 	for _, m := range []Mechanism{sgd, rr, far} {
 		for _, r := range []int{1, 3, 64} {
 			for _, lists := range []Lists{ListsBoth, ListsGrid, ListsGrouped} {
@@ -74,6 +75,12 @@ func TestResultEncodingKeepsArrays(t *testing.T) {
 				if res.s != nil {
 					swapped++
 				}
+				if res.l != nil && (res.l.hasWatch != back.l.hasWatch || res.l.raw != back.l.raw) {
+					t.Errorf("%s r=%d %v: raw corners %v (%v), decoded %v (%v)", m, r, lists, res.l.raw, res.l.hasWatch, back.l.raw, back.l.hasWatch)
+				}
+				if res.l != nil && res.l.hasWatch {
+					watched++
+				}
 				for _, p := range []struct{ x, y *list }{{res.l, back.l}, {res.g, back.g}, {res.s, back.s}} {
 					if (p.x == nil) != (p.y == nil) {
 						t.Fatalf("%s r=%d %v: list present %v, decoded %v", m, r, lists, p.x != nil, p.y != nil)
@@ -87,6 +94,9 @@ func TestResultEncodingKeepsArrays(t *testing.T) {
 	}
 	if swapped == 0 {
 		t.Error("no result with a swapped grid list")
+	}
+	if watched == 0 {
+		t.Error("no result with raw corners")
 	}
 	v := []float64{0, 1, 2, 0, 5}
 	if got := support(v, 1, 2); len(got) != len(v) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/pbuckets/pbuckets/compare"
 	"github.com/pbuckets/pbuckets/pipeline/backend"
@@ -41,7 +42,7 @@ func (c *singleRoundCache) renyi(ctx context.Context, job Job) (renyiInput, erro
 		if spec.Kind == manifest.KindSGD && spec.EffectiveSampling() == manifest.SamplingFixedSize {
 			source = "the certified single-round Renyi curve of the fixed-size pair"
 		}
-		return renyiInput{curve: f, source: source}, nil
+		return renyiInput{curve: memoCurve(f), source: source}, nil
 	}
 	if !errors.Is(err, ErrNotApplicable) {
 		return renyiInput{}, err
@@ -50,6 +51,24 @@ func (c *singleRoundCache) renyi(ctx context.Context, job Job) (renyiInput, erro
 		return renyiInput{}, fmt.Errorf("%w: no closed-form Renyi curve for kind %s%s and no backend", ErrNotApplicable, spec.Kind, truncNote(spec))
 	}
 	return c.renyiFromBackend(ctx, spec, job.Mechanism, alsoNeeded(job, productRenyi))
+}
+
+// memoCurve returns f with its values kept: rdp and cdp evaluate the
+// single-round curve at the same orders for every r of a job (the sampled
+// Gaussian's curve integrates numerically at each order).
+func memoCurve(f compare.RenyiFunc) compare.RenyiFunc {
+	var mu sync.Mutex
+	seen := map[float64]float64{}
+	return func(a float64) float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		if v, ok := seen[a]; ok {
+			return v
+		}
+		v := f(a)
+		seen[a] = v
+		return v
+	}
 }
 
 // renyiFromBackend returns the single-round Renyi curve of spec's

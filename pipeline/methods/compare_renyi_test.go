@@ -277,3 +277,21 @@ func TestRenyiSharesSingleRound(t *testing.T) {
 		t.Errorf("%d backend calls, want 2", fb2.Calls)
 	}
 }
+
+// TestMemoCurveKeepsValues checks that memoCurve returns the curve's
+// values and evaluates the curve once per order.
+func TestMemoCurveKeepsValues(t *testing.T) {
+	calls := 0
+	f := func(a float64) float64 { calls++; return a * 0.5 }
+	m := memoCurve(f)
+	for range 3 {
+		for _, a := range []float64{1.5, 2, 256} {
+			if got := m(a); got != a*0.5 {
+				t.Errorf("memoCurve(%v) = %v, want %v", a, got, a*0.5)
+			}
+		}
+	}
+	if calls != 3 {
+		t.Errorf("%d evaluations of the curve for 3 orders", calls)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -26,6 +27,13 @@ type Options struct {
 	// Round is called at each round of an accuracy target (round 1, 2,
 	// ..., and its bucket count). Defaults to nil: not called.
 	Round func(round, buckets int)
+	// BeforeCompose, if not nil, is called once, before the first
+	// composition of the question (states.Service.BeforeCompose): a
+	// question answered from the cache, or by methods that compose
+	// nothing (closed forms), does not call it. The one-line commands can
+	// prepare the heap with it (memory.HugePages: about 10 ms of CPU, half
+	// of a cached one-liner). Defaults to nil.
+	BeforeCompose func()
 }
 
 // Error is a refusal of Ask before any work. Key names the setting that
@@ -93,6 +101,9 @@ func Ask(ctx context.Context, m *manifest.Manifest, opt Options) (*Answer, error
 		}
 	}
 	svc := &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(budget)}
+	if opt.BeforeCompose != nil {
+		svc.BeforeCompose = sync.OnceFunc(opt.BeforeCompose)
+	}
 	if opt.CacheDir != "" {
 		if err := results.CheckWritable(opt.CacheDir); err != nil {
 			return nil, &Error{Key: "cache", Err: err}

@@ -126,3 +126,27 @@ func TestRoundedValue(t *testing.T) {
 		}
 	}
 }
+
+// TestAskCallsBeforeComposeToCompose checks that Options.BeforeCompose is
+// called once for a question that composes, and not for one answered
+// from the cache or by a closed form.
+func TestAskCallsBeforeComposeToCompose(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, methods string
+		want          int
+	}{
+		{"composed", `["buckets", "rdp"]`, 1},
+		{"cached", `["buckets"]`, 0},
+		{"closed form", `["rdp"]`, 0},
+	} {
+		calls := 0
+		opt := Options{CacheDir: dir, BeforeCompose: func() { calls++ }}
+		if _, err := Ask(context.Background(), parse(t, "kind = \"gauss\"\nsigma = 2", c.methods), opt); err != nil {
+			t.Fatal(err)
+		}
+		if calls != c.want {
+			t.Errorf("%s: BeforeCompose called %d times, want %d", c.name, calls, c.want)
+		}
+	}
+}

@@ -7,9 +7,12 @@
 // the rule that fixes a state's bits (Request.Basis: every part of a
 // question composes the same chain), so that states written by shards, by
 // an interrupted run, by a search or by a one-line command are reused
-// exactly where a fresh computation would give the same bits. The buckets
-// method, the noise search and the comparison methods' single-round
-// inputs compose through it.
+// exactly where a fresh computation would give the same bits. Beside each
+// state it caches the state's answers (answers.go: the calls made on it
+// and their results, in order), so that a question asked again is
+// answered without decoding the state, bit for bit as the state answers
+// it. The buckets method, the noise search and the comparison methods'
+// single-round inputs compose through it.
 //
 // May import: internal/atomicfile, pipeline/backend, pipeline/manifest,
 // pipeline/memory.

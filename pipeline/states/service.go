@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -34,6 +35,11 @@ type Service struct {
 	// estimate from while they run (MemoryNeed). Defaults to nil: nothing
 	// is reserved.
 	Memory *Budget
+	// BeforeCompose, if not nil, is called before each composition (once
+	// its memory is reserved), e.g. to prepare the heap for the
+	// composition's arrays (memory.HugePages), so that states read from
+	// the cache do not pay for it. Defaults to nil.
+	BeforeCompose func()
 }
 
 // Request asks for the states after each number of compositions in R of
@@ -108,6 +114,25 @@ type Result struct {
 	// nothing was composed); storeErr says why they are not.
 	done     chan struct{}
 	storeErr error
+	// dir is the cache folder; memo and memoKey the states whose answers
+	// are cached (answers.go) and their keys, written by Stored.
+	dir     disk
+	memo    []*memoState
+	memoKey []string
+	once    sync.Once
+}
+
+// memos collects the memoStates of res.States (of rs, keyed by key) for
+// Stored.
+func (res *Result) memos(rs []int, key func(int) string) {
+	if res.dir == "" {
+		return
+	}
+	for i, st := range res.States {
+		if m, ok := st.(*memoState); ok && !slices.Contains(res.memo, m) {
+			res.memo, res.memoKey = append(res.memo, m), append(res.memoKey, key(rs[i]))
+		}
+	}
 }
 
 // Stored waits until the states that Get composed are written to the
@@ -115,12 +140,40 @@ type Result struct {
 // the error of writing them ("caching state: ..."). Callers call it before
 // they return, so that a cache that cannot be written fails the work
 // instead of being lost silently.
+//
+// It also caches the answers the states gave so far (answers.go), once:
+// answers given after the first call of Stored are not cached. A cached
+// state that could not be read back when a query needed it (nor composed
+// again) answered trivially, and Stored returns why.
 func (r *Result) Stored() error {
-	if r.done == nil {
-		return nil
+	if r.done != nil {
+		<-r.done
+		if r.storeErr != nil {
+			return r.storeErr
+		}
 	}
-	<-r.done
-	return r.storeErr
+	var err error
+	r.once.Do(func() {
+		for i, m := range r.memo {
+			ts, changed, lerr := m.transcripts()
+			if lerr != nil {
+				err = fmt.Errorf("reading cached state: %w", lerr)
+				return
+			}
+			if !changed {
+				continue
+			}
+			data, eerr := encodeAnswers(ts)
+			if eerr != nil {
+				continue // answers that cannot be encoded are not cached
+			}
+			if werr := r.dir.storeAnswers(r.memoKey[i], data); werr != nil {
+				err = fmt.Errorf("caching answers: %w", werr)
+				return
+			}
+		}
+	})
+	return err
 }
 
 // OverBudgetError refuses a composition whose memory estimate exceeds
@@ -182,6 +235,14 @@ func (s *Service) chain(req Request) []int {
 // budget while it runs; one that needs more than the whole budget is
 // refused with an *OverBudgetError, one that waits for memory ends with
 // ctx. A state in the cache that cannot be decoded is composed again.
+//
+// With a cache folder, the engine's states (those that answer every query
+// the methods ask) record the calls made on them, and Result.Stored caches
+// them as the state's answers; a state whose answers are cached is
+// returned unread, answering from them while the calls follow them and
+// read (decoded, or composed again) at the first call that does not
+// (answers.go). Either way a state answers a sequence of calls as the
+// state composed afresh does.
 func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
 	if s.Backend == nil {
 		return nil, errors.New("states: Service.Backend is nil")
@@ -200,34 +261,38 @@ func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
 	chain := s.chain(req)
 	opt := req.Spec.Engine
 	key := func(r int) string { return stateKey(version, req.Mechanism, req.Spec, opt, r, chain) }
-	res := &Result{States: make([]backend.State, len(req.R)), Cached: make([]bool, len(req.R))}
+	res := &Result{States: make([]backend.State, len(req.R)), Cached: make([]bool, len(req.R)), dir: disk(s.Dir)}
 	var missing []int
 	for i, r := range req.R {
-		if data, ok := disk(s.Dir).load(key(r)); ok {
-			if st, err := s.Backend.DecodeState(data); err == nil && reattach(st, req.Mechanism, r) == nil {
-				res.States[i], res.Cached[i] = st, true
-				continue
-			}
+		if j := slices.Index(req.R, r); j < i && res.Cached[j] {
+			res.States[i], res.Cached[i] = res.States[j], true // one state per r
+			continue
+		}
+		if st, ok := s.cached(ctx, req, key(r), r, chain); ok {
+			res.States[i], res.Cached[i] = st, true
+			continue
 		}
 		if !slices.Contains(missing, r) {
 			missing = append(missing, r)
 		}
 	}
+	defer res.memos(req.R, key)
 	if len(missing) == 0 {
 		return res, nil
 	}
-	compute := missing
-	for _, r := range chain {
-		if !slices.Contains(compute, r) {
-			compute = append(compute, r)
-		}
-	}
+	compute := withChain(missing, chain)
 	got, err := s.compose(ctx, req, compute)
 	if err != nil {
 		return nil, err
 	}
 	for i, r := range req.R {
-		if res.States[i] == nil {
+		switch j := slices.Index(req.R, r); {
+		case res.States[i] != nil:
+		case j < i:
+			res.States[i] = res.States[j] // one state per r
+		case s.Dir != "":
+			res.States[i] = recording(got[slices.Index(compute, r)])
+		default:
 			res.States[i] = got[slices.Index(compute, r)]
 		}
 	}
@@ -253,6 +318,91 @@ func (s *Service) Get(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// withChain returns rs and the chain's shaping counts not in rs: what one
+// ComposeMany call of the chain's shape computes for rs.
+func withChain(rs, chain []int) []int {
+	compute := slices.Clone(rs)
+	for _, r := range chain {
+		if !slices.Contains(compute, r) {
+			compute = append(compute, r)
+		}
+	}
+	return compute
+}
+
+// cached returns the state after r compositions of req from the cache
+// (key: its key; chain: the chain's shaping counts), if there: a
+// memoState over its cached answers that reads the state only when a
+// query leaves them, or the decoded state (recording its answers when it
+// answers every query). A state that cannot be decoded is not there.
+func (s *Service) cached(ctx context.Context, req Request, key string, r int, chain []int) (backend.State, bool) {
+	d := disk(s.Dir)
+	if data, ok := d.loadAnswers(key); ok && d.has(key) {
+		if ts := decodeAnswers(data); ts != nil {
+			return &memoState{known: ts, load: func() (fullState, error) {
+				return s.reload(ctx, req, key, r, chain)
+			}}, true
+		}
+	}
+	st, err := s.decode(req, key, r)
+	if err != nil {
+		return nil, false
+	}
+	return recording(st), true
+}
+
+// decode reads and decodes the cached state of key, the state after r
+// compositions of req's mechanism, and gives it its mechanism back.
+func (s *Service) decode(req Request, key string, r int) (backend.State, error) {
+	data, ok := disk(s.Dir).load(key)
+	if !ok {
+		return nil, errors.New("not in the cache")
+	}
+	st, err := s.Backend.DecodeState(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := reattach(st, req.Mechanism, r); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// reload returns the cached state of key for a memoState whose queries
+// left its transcripts: decoded, or, when that fails, composed again (in
+// the chain's ComposeMany call, so with the same bits).
+func (s *Service) reload(ctx context.Context, req Request, key string, r int, chain []int) (fullState, error) {
+	st, err := s.decode(req, key, r)
+	if err != nil {
+		compute := withChain([]int{r}, chain)
+		got, cerr := s.compose(ctx, req, compute)
+		if cerr != nil {
+			return nil, fmt.Errorf("state %s: %v; composing it again: %w", key, err, cerr)
+		}
+		st = got[0]
+		if data, err := st.MarshalBinary(); err == nil {
+			// best effort: a state that cannot be cached is composed
+			// again by the next Get that needs it
+			_ = disk(s.Dir).store(key, data)
+		}
+	}
+	full, ok := st.(fullState)
+	if !ok {
+		return nil, fmt.Errorf("state %s: %w", key, errNotFull)
+	}
+	return full, nil
+}
+
+// recording returns st as a memoState that records its answers for the
+// cache when st answers every query the methods ask (fullState), st
+// itself otherwise.
+func recording(st backend.State) backend.State {
+	if full, ok := st.(fullState); ok {
+		return &memoState{st: full}
+	}
+	return st
+}
+
 // compose runs one ComposeMany call of rs within the budget.
 func (s *Service) compose(ctx context.Context, req Request, rs []int) ([]backend.State, error) {
 	if b := s.Memory; b != nil {
@@ -264,6 +414,9 @@ func (s *Service) compose(ctx context.Context, req Request, rs []int) ([]backend
 			return nil, err
 		}
 		defer b.sem.Release(need)
+	}
+	if s.BeforeCompose != nil {
+		s.BeforeCompose()
 	}
 	got, err := s.Backend.ComposeMany(ctx, req.Mechanism, rs, req.Spec.Engine, req.Progress)
 	if err != nil {
