@@ -121,7 +121,7 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return status
 	}
-	opt := query.Options{Budget: budget}
+	opt := query.Options{Budget: budget, BeforeCompose: prepareHeap}
 	if !*qf.noCache {
 		opt.CacheDir = qf.cache
 	}
