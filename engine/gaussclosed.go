@@ -290,7 +290,11 @@ func (r *Result) labelGaussClosed(parts []Part, upper *gaussMech, down float64) 
 	}
 	r.info.Mechanisms = compactNames(names)
 	r.info.Compositions = total
-	note := fmt.Sprintf("composed in closed form: %d observations of Gauss pairs are one Gauss pair with mu = sqrt(sum of count (sensitivity/sigma)^2); one leaf at mu = %s (rounded up) for the upper bounds", total, fmtFloat(upper.sens))
+	obs := "observations"
+	if total == 1 {
+		obs = "observation"
+	}
+	note := fmt.Sprintf("composed in closed form: %d Gauss %s are one Gauss pair with mu = sqrt(sum of count (sensitivity/sigma)^2) (Dong, Roth, Su 2022, Corollary 3.3); one leaf at mu = %s (rounded up) for the upper bounds", total, obs, fmtFloat(upper.sens))
 	if down != upper.sens {
 		note += fmt.Sprintf(", %s (rounded down) for the lower bounds", fmtFloat(down))
 	}
