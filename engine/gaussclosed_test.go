@@ -22,7 +22,7 @@ func bigExp(y *big.Float) *big.Float {
 	if y.Sign() != 0 {
 		k = max(0, y.MantExp(nil)+8)
 	}
-	z := new(big.Float).SetPrec(closedPrec + 64).SetMantExp(y, -k)
+	z := new(big.Float).SetPrec(closedPrec+64).SetMantExp(y, -k)
 	sum := new(big.Float).SetPrec(closedPrec + 64).SetInt64(1)
 	term := new(big.Float).SetPrec(closedPrec + 64).SetInt64(1)
 	for i := 1; i <= 60; i++ {
