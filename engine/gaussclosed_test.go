@@ -549,3 +549,44 @@ func gaussClosedSources(t *testing.T, m Mechanism, r int, opt Options) (up, down
 	}
 	return up, down, true
 }
+
+// TestGaussClosedOptions checks that the closed form honours the options
+// of its leaf: every list choice, an explicit factor, one tilt, error
+// correction off (no lower bounds: NaN) and the default bucket count (0:
+// 100,000, no path choice) give brackets that contain the closed form.
+func TestGaussClosedOptions(t *testing.T) {
+	c := closedCase{200 * math.Sqrt2, 1, 512}
+	for _, o := range []struct {
+		name string
+		opt  Options
+	}{
+		{"grid", Options{Buckets: 4000, Lists: ListsGrid}},
+		{"grouped", Options{Buckets: 4000, Lists: ListsGrouped}},
+		{"factor", Options{Buckets: 4000, Factor: 1.0002}},
+		{"one tilt", Options{Buckets: 4000, Tilts: 1}},
+		{"no error correction", Options{Buckets: 4000, DisableErrorCorrection: true}},
+		{"default buckets", Options{}},
+	} {
+		res, mu := c.compose(t, o.opt)
+		wantN := o.opt.Buckets
+		if wantN == 0 {
+			wantN = 100000
+		}
+		if res.Info().Buckets != wantN {
+			t.Errorf("%s: %d buckets, want %d", o.name, res.Info().Buckets, wantN)
+		}
+		if o.opt.Factor != 0 && res.Info().LeafFactor != o.opt.Factor {
+			t.Errorf("%s: leaf factor %v", o.name, res.Info().LeafFactor)
+		}
+		for _, eps := range []float64{0, 0.01, 0.1, 0.4} {
+			if o.opt.DisableErrorCorrection {
+				d := res.Delta(eps)
+				if !math.IsNaN(d.Lower) || bigF(d.Upper).Cmp(bigGaussDelta(mu, eps)) < 0 {
+					t.Errorf("%s eps=%v: %+v", o.name, eps, d)
+				}
+				continue
+			}
+			checkClosedDelta(t, o.name, res, mu, eps)
+		}
+	}
+}
