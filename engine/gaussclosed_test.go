@@ -389,8 +389,8 @@ func TestGaussComposedInClosedForm(t *testing.T) {
 		if i%3 == 0 {
 			for _, fpr := range []float64{1e-6, 1e-3, 0.1, 0.5} {
 				b := res.TPR(fpr)
-				ex := 0.5 * math.Erfc((qInv(fpr)-muF)/math.Sqrt2)
-				if math.IsNaN(b.Lower) || math.IsNaN(b.Upper) || b.Lower > ex*(1+1e-9) || b.Upper < ex*(1-1e-9) {
+				ex := gaussTPR(fpr, muF)
+				if math.IsNaN(b.Lower) || math.IsNaN(b.Upper) || b.Lower > ex*(1+1e-12) || b.Upper < ex*(1-1e-12) {
 					t.Errorf("%s fpr=%v: TPR [%v, %v], exact %v", name, fpr, b.Lower, b.Upper, ex)
 				}
 			}
@@ -588,5 +588,30 @@ func TestGaussClosedOptions(t *testing.T) {
 			}
 			checkClosedDelta(t, o.name, res, mu, eps)
 		}
+	}
+}
+
+// TestGaussClosedLargeRange is TestGridSwapGauss's case in closed form:
+// Gauss sigma 10, r = 2^16 at default options (mu = 25.6; the chain's
+// composed range is about 1,130 nats and needs the swapped grid list, the
+// leaf's about 580): both directions contain the closed form and are within
+// 1e-3 of it where it exceeds 1e-3, and eps_upper(1e-5) is within 2e-3 of
+// the exact 435.93661.
+func TestGaussClosedLargeRange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes at the default 100,000 buckets")
+	}
+	c := closedCase{10, 1, 1 << 16}
+	res, mu := c.compose(t, Options{})
+	muF, _ := mu.Float64()
+	for _, eps := range []float64{0, 100, 300, 320, muF * muF / 2, 340, 400, 500, 700, 1000} {
+		up, _ := checkClosedDelta(t, "sigma 10 r 2^16", res, mu, eps)
+		if ex, _ := bigGaussDelta(mu, eps).Float64(); ex > 1e-3 && up > ex*(1+1e-3) {
+			t.Errorf("eps=%v: upper %.10g is %.3g above exact %.10g", eps, up, up/ex-1, ex)
+		}
+	}
+	const exactEps = 435.93661
+	if up := res.EpsUpper(1e-5); up < exactEps || up > exactEps*(1+2e-3) {
+		t.Errorf("eps_upper(1e-5) = %v, exact %v", up, exactEps)
 	}
 }
