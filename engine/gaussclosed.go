@@ -294,9 +294,9 @@ func (r *Result) labelGaussClosed(parts []Part, upper *gaussMech, down float64) 
 	if total == 1 {
 		obs = "observation"
 	}
-	note := fmt.Sprintf("composed in closed form: %d Gauss %s are one Gauss pair with mu = sqrt(sum of count (sensitivity/sigma)^2) (Dong, Roth, Su 2022, Corollary 3.3); one leaf at mu = %s (rounded up) for the upper bounds", total, obs, fmtFloat(upper.sens))
+	note := fmt.Sprintf("composed in closed form: %d Gauss %s as one Gauss pair, mu = sqrt(sum of count (sensitivity/sigma)^2) = %s", total, obs, fmtFloat(upper.sens))
 	if down != upper.sens {
-		note += fmt.Sprintf(", %s (rounded down) for the lower bounds", fmtFloat(down))
+		note += fmt.Sprintf(" rounded up (upper bounds), %s rounded down (lower bounds)", fmtFloat(down))
 	}
 	r.addNotes([]string{note})
 }
