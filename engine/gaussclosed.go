@@ -38,7 +38,9 @@ import (
 // Tilts, Lists (the grouped and/or grid leaves, as the leaf builder makes
 // them) and DisableErrorCorrection apply to the one leaf, whose factor is
 // chosen for it alone (every r of a ComposeMany gets its own leaf, and
-// its own factor). SquaringThreshold and FreeInftyBudget have no squarings
+// its own factor). TailBudget is then the mass the leaf's corners may hold:
+// deltas below about TailBudget/4 are bounded by it (1e-22 by default,
+// whatever r). SquaringThreshold and FreeInftyBudget have no squarings
 // to steer. The unexported power path options keep the chain (its tests
 // compose Gauss pairs on purpose).
 
