@@ -292,6 +292,9 @@ func Compose(ctx context.Context, m Mechanism, r int, opt Options) (*Result, err
 // its lower pair is composed too, after it, and gives the lower bounds
 // (see Lower pairs in the package documentation).
 func ComposeMany(ctx context.Context, m Mechanism, rs []int, opt Options) ([]*Result, error) {
+	if out, ok, err := composeGaussClosed(ctx, m, rs, opt); ok {
+		return out, err
+	}
 	if m == nil {
 		return nil, invalidf("nil mechanism")
 	}
@@ -364,6 +367,9 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 // composed too and gives the lower bounds (see Lower pairs in the package
 // documentation).
 func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, error) {
+	if res, ok, err := composeGaussClosedSequence(ctx, parts, opt); ok {
+		return res, err
+	}
 	low, distinct, reason := lowerSequence(parts)
 	o := opt
 	extra := 0

@@ -386,17 +386,18 @@ func TestGridClosedForms(t *testing.T) {
 // TestGridNeverLooser checks that the default result (the tighter of the
 // grouped and the grid list) is never looser than the grouped list alone,
 // contains the closed form, and that the grid list is what makes it
-// tighter where the straddling window decides (Gauss, r = 512).
+// tighter where the straddling window decides (Gauss, r = 512, composed
+// by the chain: ComposeMany composes Gauss pairs in closed form, one leaf).
 func TestGridNeverLooser(t *testing.T) {
 	m, _ := Gauss(200*math.Sqrt2, 1, 0)
-	both, err := Compose(context.Background(), m, 512, Options{Buckets: 20000})
-	if err != nil {
-		t.Fatal(err)
+	chain := func(o Options) *Result {
+		out, err := composeManyPlain(context.Background(), m, []int{512}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out[0]
 	}
-	grouped, err := Compose(context.Background(), m, 512, Options{Buckets: 20000, Lists: ListsGrouped})
-	if err != nil {
-		t.Fatal(err)
-	}
+	both, grouped := chain(Options{Buckets: 20000}), chain(Options{Buckets: 20000, Lists: ListsGrouped})
 	mu := math.Sqrt(512) / (200 * math.Sqrt2)
 	for _, ee := range []float64{1, 1.001, 1.01, 1.1, 1.3, 1.5, 2} {
 		eps := math.Log(ee)

@@ -141,16 +141,19 @@ func TestGridSwapBruteForce(t *testing.T) {
 // the swapped list delta_up(B||A) was made of error bounds (0.542 against
 // the exact 0.484 at eps = mu^2/2, 0.871 against 0.851 at eps = 300) and
 // eps_upper(1e-5) was 438.99 against the exact 435.94. It also checks the
-// encoding round trip of a result with a swapped list.
+// encoding round trip of a result with a swapped list. The chain is
+// called directly (ComposeMany composes Gauss pairs in closed form;
+// TestGaussClosedLargeRange checks that at this case).
 func TestGridSwapGauss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("composes at the default 100,000 buckets")
 	}
 	m, _ := Gauss(10, 1, 0)
-	res, err := Compose(context.Background(), m, 1<<16, Options{})
+	out, err := composeManyPlain(context.Background(), m, []int{1 << 16}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := out[0]
 	if res.s == nil {
 		t.Error("no swapped grid list at a composed range of about 1,130 nats")
 	}

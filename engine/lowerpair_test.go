@@ -47,7 +47,7 @@ func pairStatusCases(t *testing.T) []struct {
 		status pairStatus
 		why    string
 	}{
-		{"gauss", must(Gauss(2, 1, 0)), statusExact, "output plus noise on neighbours at distance sensitivity"},
+		{"gauss", must(Gauss(2, 1, 0)), statusExact, "output plus noise on neighbours at distance sensitivity; r-fold: one pair at mu sqrt(r), leaves at mu rounded up and down"},
 		{"gauss truncated", must(Gauss(2, 1, 5)), statusExact, "the truncated noise's pair"},
 		{"laplace", must(Laplace(2, 1, 0)), statusExact, "output plus noise"},
 		{"laplace truncated", must(Laplace(2, 1, 3)), statusExact, "the truncated noise's pair"},
@@ -118,6 +118,14 @@ func TestPairStatus(t *testing.T) {
 					}
 					want = lr[0]
 				}
+				// an untruncated Gauss pair is composed in closed form: its
+				// upper bounds are those of one leaf at mu rounded up, its
+				// lower bounds those of the leaf at mu rounded down
+				lowerSearch := low != nil
+				if up, down, ok := gaussClosedSources(t, c.m, r, opt); ok {
+					own[0], want = up, down
+					lowerSearch = up != down
+				}
 				borrowedAbove, slackSeen := false, false
 				for _, eps := range epsList {
 					d, w, o := res.Delta(eps), want.Delta(eps), own[0].Delta(eps)
@@ -156,7 +164,7 @@ func TestPairStatus(t *testing.T) {
 				}
 				for _, delta := range []float64{1e-2, 1e-5} {
 					e, w := res.Eps(delta), want.Eps(delta)
-					if low != nil {
+					if lowerSearch {
 						// the lower pair's own search (Eps shares the
 						// upper search's evaluations, which a lower pair
 						// does not have)

@@ -18,6 +18,6 @@ func ExampleResult_TPR() {
 	fmt.Printf("tpr in [%.7f, %.7f] at fpr %g\n", b.Lower, b.Upper, b.FPR)
 	fmt.Printf("mu-GDP summary: %.4f\n", engine.GaussianTradeoffMu(b.FPR, b.Upper))
 	// Output:
-	// tpr in [0.0047955, 0.0047956] at fpr 0.001
+	// tpr in [0.0047956, 0.0047956] at fpr 0.001
 	// mu-GDP summary: 0.5000
 }

@@ -13,7 +13,13 @@ import (
 // mechanisms with sensitivity/sigma = m: mu-GDP with mu = sqrt(r) m (Dong,
 // Roth, Su 2022, Corollary 3.3), TPR = Phi(Phi^-1(alpha) + mu).
 func gaussTPR(alpha, mu float64) float64 {
-	z := normalQuantile(alpha) + mu
+	// Phi^-1(alpha) refined by Newton steps on Phi(x) = alpha (math.Erfcinv
+	// is off by 3e-8 relative at alpha = 1e-9)
+	x := normalQuantile(alpha)
+	for i := 0; i < 3 && alpha > 0 && alpha < 1; i++ {
+		x -= (0.5*math.Erfc(-x/math.Sqrt2) - alpha) / (math.Exp(-x*x/2) / math.Sqrt(2*math.Pi))
+	}
+	z := x + mu
 	return 0.5 * math.Erfc(-z/math.Sqrt2)
 }
 

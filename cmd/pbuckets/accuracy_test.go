@@ -10,13 +10,14 @@ import (
 )
 
 // TestEpsAccuracy: pbuckets eps --accuracy refines the Gauss mechanism
-// (sigma 2, r 64) from 8000 buckets until the eps bracket is within 1e-5
-// relative, which 8000 buckets do not reach, says so on the line, reports
-// the target and the width reached in JSON, and a rerun takes every round
-// from the cache.
+// (sigma 2, truncated at 100, r 64: composed by the chain; the untruncated
+// one is one leaf in closed form and meets the target at once) from 8000
+// buckets until the eps bracket is within 1e-5 relative, which 8000 buckets
+// do not reach, says so on the line, reports the target and the width
+// reached in JSON, and a rerun takes every round from the cache.
 func TestEpsAccuracy(t *testing.T) {
 	out := t.TempDir()
-	args := []string{"eps", "--kind", "gauss", "--sigma", "2", "--r", "64", "--delta", "1e-5", "--buckets", "8000", "--out", out}
+	args := []string{"eps", "--kind", "gauss", "--sigma", "2", "--truncate", "100", "--r", "64", "--delta", "1e-5", "--buckets", "8000", "--out", out}
 	code, plain, stderr := runCmd(t, args...)
 	if code != exitOK || !strings.Contains(plain, ", 8000 buckets)") {
 		t.Fatalf("without --accuracy: exit %d\n%s%s", code, plain, stderr)
@@ -82,10 +83,11 @@ func TestAccuracyFlagErrors(t *testing.T) {
 }
 
 // TestRunAccuracy: pbuckets run --accuracy refines every mechanism of the
-// manifest and records the target and the width reached in runs.parquet.
+// manifest and records the target and the width reached in runs.parquet
+// (a truncated Gauss, composed by the chain, as in TestEpsAccuracy).
 func TestRunAccuracy(t *testing.T) {
 	dir := t.TempDir()
-	m := testfig.WriteFile(t, dir, "m.toml", "name = \"m\"\n[engine]\nbuckets = 8000\n[[mechanism]]\nid = \"g\"\nkind = \"gauss\"\nsigma = 2.0\n[query]\ncompositions = [64]\ndelta = [1e-5]\n")
+	m := testfig.WriteFile(t, dir, "m.toml", "name = \"m\"\n[engine]\nbuckets = 8000\n[[mechanism]]\nid = \"g\"\nkind = \"gauss\"\nsigma = 2.0\ntruncate = 100.0\n[query]\ncompositions = [64]\ndelta = [1e-5]\n")
 	out := filepath.Join(dir, "out")
 	if code, _, stderr := runCmd(t, "run", "--quiet", "--out", out, "--accuracy", "1e-5", m); code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
