@@ -102,6 +102,20 @@ func ratSqrtBounds(x *big.Rat) (down, up float64) {
 // replace the chain: not when a test asks for the power path explicitly.
 func gaussClosedApplies(opt Options) bool { return opt.power == powerOff }
 
+// ComposesInClosedForm reports whether ComposeMany composes r observations
+// of m with opt in closed form, as one leaf of a pair whose loss law is
+// the r-fold one (the untruncated Gauss pair: see Gauss compositions in
+// closed form in engine/README.md), whatever Options.Path asks: then
+// Options.Buckets is the leaf's bucket count, the cost does not depend on
+// r, and neither the chain nor the power path runs.
+func ComposesInClosedForm(m Mechanism, r int, opt Options) bool {
+	if m == nil || r < 1 || !gaussClosedApplies(opt) {
+		return false
+	}
+	_, _, ok := gaussClosedMu([]Part{{Mechanism: m, Count: r}})
+	return ok
+}
+
 // composeGaussClosed is ComposeMany of an untruncated Gauss pair in closed
 // form: one leaf per r (see Gauss compositions in closed form). ok is
 // false when m or rs are not such (the caller then composes as usual,

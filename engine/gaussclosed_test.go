@@ -615,3 +615,43 @@ func TestGaussClosedLargeRange(t *testing.T) {
 		t.Errorf("eps_upper(1e-5) = %v, exact %v", up, exactEps)
 	}
 }
+
+// TestComposesInClosedForm checks which compositions ComposesInClosedForm
+// names (the untruncated Gauss pair only) and that PowerQualifies leaves
+// them out: the pipeline labels a round by the path it asked for, and a
+// closed-form composition is neither path.
+func TestComposesInClosedForm(t *testing.T) {
+	gauss, err := Gauss(2, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trunc, err := Gauss(2, 1, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sgd, err := SGD(1.1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		m      Mechanism
+		closed bool
+	}{{"gauss", gauss, true}, {"truncated gauss", trunc, false}, {"sgd", sgd, false}} {
+		for _, path := range []Path{PathDefault, PathChain, PathPower} {
+			o := Options{Path: path}
+			if got := ComposesInClosedForm(c.m, 512, o); got != c.closed {
+				t.Errorf("%s, path %v: ComposesInClosedForm = %v, want %v", c.name, path, got, c.closed)
+			}
+			if c.closed {
+				q, err := PowerQualifies(context.Background(), c.m, 512, o)
+				if err != nil || q {
+					t.Errorf("%s, path %v: PowerQualifies = %v, %v; want false", c.name, path, q, err)
+				}
+			}
+		}
+	}
+	if ComposesInClosedForm(gauss, 0, Options{}) || ComposesInClosedForm(nil, 1, Options{}) {
+		t.Errorf("ComposesInClosedForm accepted r 0 or a nil mechanism")
+	}
+}

@@ -448,7 +448,8 @@ func probeTails(res *Result, cr chainRange, r int, edge, floor float64) (bool, s
 // would compose r observations of m by the power path, as far as it is
 // known before composing: false for the mechanisms, options and ranges
 // (the leaf's and the composed range's estimate) the power path leaves to
-// the squaring chain (Options.Path). A
+// the squaring chain (Options.Path), and for compositions in closed form
+// (ComposesInClosedForm), which neither path composes. A
 // qualifying mechanism may still fall back to the chain after composing
 // (a rounding-error bound above 1e-3, a lower pair that lost 1% of the
 // mass). It builds a small grouped leaf (8,192 buckets), not the
@@ -466,6 +467,9 @@ func PowerQualifies(ctx context.Context, m Mechanism, r int, opt Options) (bool,
 		return false, err
 	}
 	if _, ok := m.(*countMech); ok {
+		return false, nil
+	}
+	if ComposesInClosedForm(m, r, o) {
 		return false, nil
 	}
 	if err := prepare(ctx, m); err != nil {

@@ -59,6 +59,15 @@ func (Engine) PowerPath(ctx context.Context, m Mechanism, r int, opt manifest.En
 	return engine.PowerQualifies(ctx, em, r, o)
 }
 
+// ClosedForm reports whether the engine composes r observations of m with
+// opt in closed form (engine.ComposesInClosedForm: one leaf whose bucket
+// count is EngineOptions.Buckets, at a cost independent of r); false for
+// sequences.
+func (Engine) ClosedForm(m Mechanism, r int, opt manifest.EngineOptions) bool {
+	em, ok := m.(engine.Mechanism)
+	return ok && engine.ComposesInClosedForm(em, r, opt.Engine())
+}
+
 // DeltaFloor returns engine.DeltaFloorFor of m after r observations for
 // questions at eps (nats) and deltas: the value of
 // manifest.EngineOptions.DeltaFloor that lets the engine choose the tail

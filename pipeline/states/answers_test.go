@@ -140,7 +140,12 @@ func TestGetReplaysCachedAnswers(t *testing.T) {
 	var composed, decoded atomic.Int64
 	dir := t.TempDir()
 	s := &Service{Backend: countingEngine{composed: &composed, decoded: &decoded}, Dir: dir}
-	key := s.Key(req, 16)
+	// the key Get files the state under: with the question's floor
+	kreq, err := s.withDeltaFloor(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := s.Key(kreq, 16)
 	for _, c := range []struct {
 		name, question string
 		corrupt        string // "state" or "answers": overwritten before the Get
