@@ -165,6 +165,27 @@ func (m *countMech) tailBudget(floor float64, r int) float64 {
 	return math.Min(defaultTailBudget, math.Max(deepestCountBudget, floor*tailBudgetMargin))
 }
 
+// FloorChangesComposition reports whether Options.DeltaFloor can change
+// the composition of r observations of m with opt (so whether a caller
+// that keys compositions must set it and key by it): for the pairs that
+// choose their own tail budget (the Vuvuzela count pairs) on every path,
+// and for the others only where the power path may compose them
+// (Path PathPower, or PathDefault with Buckets 0: powerTailBudget); not
+// for the squaring chain at an explicit count, nor for compositions in
+// closed form (ComposesInClosedForm), whose bits the floor leaves alone.
+func FloorChangesComposition(m Mechanism, r int, opt Options) bool {
+	if m == nil {
+		return false
+	}
+	if _, ok := m.(tailBudgeter); ok {
+		return true
+	}
+	if ComposesInClosedForm(m, r, opt) {
+		return false
+	}
+	return opt.Path == PathPower || opt.Path == PathDefault && opt.Buckets == 0
+}
+
 // DeltaFloorFor returns a value for Options.DeltaFloor for questions
 // about r observations of m: the smallest of the deltas asked (eps(delta)
 // questions, deltas) and of upper bounds on delta at the eps asked

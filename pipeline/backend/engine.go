@@ -71,11 +71,11 @@ func (Engine) ClosedForm(m Mechanism, r int, opt manifest.EngineOptions) bool {
 // DeltaFloor returns engine.DeltaFloorFor of m after r observations for
 // questions at eps (nats) and deltas: the value of
 // manifest.EngineOptions.DeltaFloor that lets the engine choose the tail
-// budget for them, 0 where it would change nothing (sequences keep the
-// default budget).
-func (Engine) DeltaFloor(ctx context.Context, m Mechanism, r int, eps, deltas []float64) (float64, error) {
+// budget for them, 0 where it would change nothing with opt
+// (engine.FloorChangesComposition; sequences keep the default budget).
+func (Engine) DeltaFloor(ctx context.Context, m Mechanism, r int, eps, deltas []float64, opt manifest.EngineOptions) (float64, error) {
 	em, ok := m.(engine.Mechanism)
-	if !ok {
+	if !ok || !engine.FloorChangesComposition(em, r, opt.Engine()) {
 		return 0, nil
 	}
 	return engine.DeltaFloorFor(ctx, em, r, eps, deltas)

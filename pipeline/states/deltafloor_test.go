@@ -19,7 +19,7 @@ type floorFake struct {
 	askedR []int
 }
 
-func (b *floorFake) DeltaFloor(_ context.Context, _ backend.Mechanism, r int, eps, deltas []float64) (float64, error) {
+func (b *floorFake) DeltaFloor(_ context.Context, _ backend.Mechanism, r int, eps, deltas []float64, _ manifest.EngineOptions) (float64, error) {
 	b.askedR = append(b.askedR, r)
 	f := math.Inf(1)
 	for _, d := range deltas {
@@ -147,30 +147,40 @@ func (b *engineRecorder) ComposeMany(ctx context.Context, m backend.Mechanism, r
 }
 
 // TestGetSetsShallowFloorWithEngine checks with the engine's backend that a
-// DP-SGD question at delta 1e-5 composes with that floor (the engine's
-// power path takes its range from it) and that delta(eps) asked of DP-SGD
-// (no bound on delta before composing) and a delta the default budget
-// resolves compose with none.
+// DP-SGD question at delta 1e-5 composes with that floor where the power
+// path may compose it (it takes its range from it), and with none on the
+// chain at an explicit count or in closed form (the floor would not change
+// the bits, and questions then share their states), and that delta(eps)
+// asked of DP-SGD (no bound on delta before composing) and a delta the
+// default budget resolves compose with none.
 func TestGetSetsShallowFloorWithEngine(t *testing.T) {
 	ctx := context.Background()
-	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 1.1, "q": 0.01},
-		Engine: manifest.EngineOptions{Buckets: 4000, ErrorCorrection: true}}
+	sgd := func(buckets int, path string) manifest.MechanismSpec {
+		return manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 1.1, "q": 0.01},
+			Engine: manifest.EngineOptions{Buckets: buckets, ErrorCorrection: true, Path: path}}
+	}
+	gauss := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 2, "sensitivity": 1},
+		Engine: manifest.EngineOptions{Buckets: 16384, ErrorCorrection: true, Path: manifest.PathPower}}
 	for _, c := range []struct {
 		name       string
+		spec       manifest.MechanismSpec
 		eps, delta []float64
 		want       float64
 	}{
-		{"shallow delta", nil, []float64{3e-5, 1e-3}, 1e-5},
-		{"eps asked", []float64{1}, []float64{1e-5}, 0},
-		{"deep delta", nil, []float64{1e-20}, 0},
+		{"shallow delta, power path", sgd(4096, manifest.PathPower), nil, []float64{3e-5, 1e-3}, 1e-5},
+		{"shallow delta, default path at 0", sgd(0, ""), nil, []float64{3e-5, 1e-3}, 1e-5},
+		{"shallow delta, chain at a count: the floor changes nothing", sgd(4000, ""), nil, []float64{3e-5, 1e-3}, 0},
+		{"shallow delta, closed form: the floor changes nothing", gauss, nil, []float64{3e-5}, 0},
+		{"eps asked", sgd(4096, manifest.PathPower), []float64{1}, []float64{1e-5}, 0},
+		{"deep delta", sgd(4096, manifest.PathPower), nil, []float64{1e-20}, 0},
 	} {
 		be := &engineRecorder{}
-		mech, err := be.Mechanism(spec)
+		mech, err := be.Mechanism(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := &Service{Backend: be, Dir: t.TempDir()}
-		got, err := s.Get(ctx, Request{Mechanism: mech, Spec: spec, R: []int{100}, Eps: c.eps, Delta: c.delta})
+		got, err := s.Get(ctx, Request{Mechanism: mech, Spec: c.spec, R: []int{100}, Eps: c.eps, Delta: c.delta})
 		if err != nil {
 			t.Fatal(err)
 		}

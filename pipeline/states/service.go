@@ -79,7 +79,7 @@ type Request struct {
 // deltaFloorer is implemented by backends that choose a delta floor for a
 // question (backend.Engine.DeltaFloor).
 type deltaFloorer interface {
-	DeltaFloor(ctx context.Context, m backend.Mechanism, r int, eps, deltas []float64) (float64, error)
+	DeltaFloor(ctx context.Context, m backend.Mechanism, r int, eps, deltas []float64, opt manifest.EngineOptions) (float64, error)
 }
 
 // withDeltaFloor returns req with Spec.Engine.DeltaFloor set for its
@@ -95,7 +95,7 @@ func (s *Service) withDeltaFloor(ctx context.Context, req Request) (Request, err
 		return req, nil
 	}
 	chain := s.chain(req)
-	floor, err := df.DeltaFloor(ctx, req.Mechanism, slices.Max(chain), req.Eps, req.Delta)
+	floor, err := df.DeltaFloor(ctx, req.Mechanism, slices.Max(chain), req.Eps, req.Delta, e)
 	if err != nil {
 		return req, fmt.Errorf("choosing the tail budget: %w", err)
 	}
