@@ -188,8 +188,11 @@ func (row peersRow) refine(tb testing.TB, target float64) (last peersAnswer, cpu
 	}
 	cpu, wall = cpuSeconds()-c0, time.Since(w0).Seconds()
 	n = defaultBuckets
-	if power {
+	switch {
+	case power:
 		n = 1 << 14
+	case ComposesInClosedForm(m, row.r, Options{}):
+		n = 16384 // pipeline/methods' closedFormStartBuckets
 	}
 	prevN, prevW := 0, math.Inf(1)
 	for {
