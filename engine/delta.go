@@ -224,19 +224,7 @@ func mulExpGiven(x, a, ea, errA float64, up bool) float64 {
 	if !(a > -700 && a < 700) {
 		return mulExp(x, a, errA, up)
 	}
-	v := x * ea
-	r := 4*unitRoundoff + 2*errA
-	if up {
-		if math.IsNaN(v) {
-			return math.Inf(1)
-		}
-		return v*(1+r) + tinyDir
-	}
-	v = v*(1-r) - tinyDir
-	if !(v > 0) {
-		return 0
-	}
-	return v
+	return roundRel(x*ea, 4*unitRoundoff+2*errA, up)
 }
 
 func (l *list) deltaTable(b bounds) *deltaTable {

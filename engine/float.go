@@ -93,6 +93,14 @@ func mulExp(x, a, errA float64, up bool) float64 {
 		v = math.Exp(la)
 		r = 4*unitRoundoff*(math.Abs(la)+math.Abs(a)+2) + 2*errA
 	}
+	return roundRel(v, r, up)
+}
+
+// roundRel returns an upper (up) or lower bound of a non-negative value
+// computed as v with relative error at most r, plus tinyDir for the
+// rounding of a result below 2^-1022: +Inf for a NaN upper end, 0 for a
+// lower end that is not positive.
+func roundRel(v, r float64, up bool) float64 {
 	if up {
 		if math.IsNaN(v) {
 			return math.Inf(1)
