@@ -23,7 +23,11 @@ func logAddExp(a, b float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
-// logSumExp returns log(sum_i exp(x_i)).
+// logSumExp returns log(sum_i exp(x_i)). It skips the exponentials that
+// underflow to +0 (exp(x - max) for x - max < expUnderflow: adding +0
+// leaves the sum as it is, so the result has the bits of the full sum);
+// at large Renyi orders most of a quadrature's points are such (the
+// integrand's peak moves thousands of nats above its left end).
 func logSumExp(xs []float64) float64 {
 	m := math.Inf(-1)
 	for _, x := range xs {
@@ -36,10 +40,15 @@ func logSumExp(xs []float64) float64 {
 	}
 	s := 0.0
 	for _, x := range xs {
-		s += math.Exp(x - m)
+		if d := x - m; !(d < expUnderflow) { // NaN included
+			s += math.Exp(d)
+		}
 	}
 	return m + math.Log(s)
 }
+
+// expUnderflow is a value below which math.Exp returns +0.
+const expUnderflow = -746
 
 // erfcx returns the scaled complementary error function exp(x^2)*erfc(x)
 // for x >= 0, accurate to a few ulps also where erfc underflows.

@@ -146,7 +146,7 @@ func (e *sgmEval) logAInt(a int) float64 {
 		lc := e.lfact[a] - e.lfact[k] - e.lfact[a-k] // lchoose(af, kf)
 		terms[k] = lc + (af-kf)*l1q + kf*lq + (kf*kf-kf)/(2*s*s)
 	}
-	return logSumExpTail(terms)
+	return logSumExp(terms)
 }
 
 // logIntegralPQ is sgmLogIntegral(a, sigma, q, true) with the points'
@@ -172,7 +172,7 @@ func (e *sgmEval) logIntegralPQ(a float64) float64 {
 	for i := range vals {
 		vals[i] = e.gauss[i] + pow*e.lm[i]
 	}
-	return math.Log(h) + logSumExpTail(vals)
+	return math.Log(h) + logSumExp(vals)
 }
 
 // logIntegral is sgmLogIntegral(a, sigma, q, pq) in the scratch array.
@@ -198,32 +198,5 @@ func (e *sgmEval) logIntegral(a float64, pq bool) float64 {
 		lm := logAddExp(l1q, lq+(2*z-1)/(2*s2))
 		vals[i] = lnorm - z*z/(2*s2) + pow*lm
 	}
-	return math.Log(h) + logSumExpTail(vals)
+	return math.Log(h) + logSumExp(vals)
 }
-
-// logSumExpTail is logSumExp(xs), bit for bit, without the exponentials
-// that underflow to +0: exp(x - max) for x - max < -746 is +0 (math.Exp
-// returns 0 below -745.13), and adding +0 leaves the sum as it is. At
-// large orders most of a quadrature's points are such (the integrand's
-// peak moves to z = alpha, thousands of nats above its left end).
-func logSumExpTail(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		if x > m {
-			m = x
-		}
-	}
-	if math.IsInf(m, 0) {
-		return m
-	}
-	s := 0.0
-	for _, x := range xs {
-		if d := x - m; !(d < expUnderflow) { // NaN included, as in logSumExp
-			s += math.Exp(d)
-		}
-	}
-	return m + math.Log(s)
-}
-
-// expUnderflow is a value below which math.Exp returns +0.
-const expUnderflow = -746
