@@ -347,7 +347,6 @@ func finishSum(s *countSum, xa, xb, ya, yb countDist, lx, ly int) {
 // dominate: lower bounds from it are not sound (laplaceSpikes explains the
 // case that showed it for Laplace counts).
 func addSpikes(s *countSum, xa, xb, ya, yb countDist) {
-	u := unitRoundoff
 	x0a, rx0a := xa.massAt(0)
 	x0b, rx0b := xb.massAt(0)
 	y0a, ry0a := ya.massAt(0)
@@ -380,23 +379,32 @@ func addSpikes(s *countSum, xa, xb, ya, yb countDist) {
 		if ta == 0 && tb == 0 {
 			continue
 		}
-		// the factors' errors (first order, with a margin for the
-		// products of two relative errors), two products and a sum; an
-		// absolute allowance for factors and products below 2^-1022
-		relP := (math.Max(ra, rb) + 4*u) * (1 + 1e-6)
-		ta, tb = ta*(1+2*u), tb*(1+2*u)
-		s.a[k] += ta
-		s.ea[k] += ta*relP + 0x1p-1068
-		s.b[k] += tb
-		s.eb[k] += tb*relP + 0x1p-1068
-		s.lbA[k] += ta*(1-relP) - 0x1p-1068
-		s.ubA[k] += ta*(1+relP) + 0x1p-1068
-		s.lbB[k] += tb*(1-relP) - 0x1p-1068
-		s.ubB[k] += tb*(1+relP) + 0x1p-1068
-		r := math.Inf(1)
-		if s.a[k] > 0 && s.b[k] > 0 {
-			r = math.Max(s.ea[k]/s.a[k], s.eb[k]/s.b[k])
-		}
-		s.rel[k] = r
+		// an absolute allowance for factors and products below 2^-1022
+		s.addTerm(k, ta, tb, math.Max(ra, rb), 0x1p-1068)
 	}
+}
+
+// addTerm adds to entry k the A- and B-masses ta, tb of a sum's term (a
+// sum of two products of factors with relative errors at most relF), with
+// their error: the factors' (first order, with a margin for the products
+// of two relative errors), two products and a sum, plus the absolute
+// allowance abs (factors and products below 2^-1022); and updates the
+// entry's relative error.
+func (s *countSum) addTerm(k int, ta, tb, relF, abs float64) {
+	u := unitRoundoff
+	relP := (relF + 4*u) * (1 + 1e-6)
+	ta, tb = ta*(1+2*u), tb*(1+2*u)
+	s.a[k] += ta
+	s.ea[k] += ta*relP + abs
+	s.b[k] += tb
+	s.eb[k] += tb*relP + abs
+	s.lbA[k] += ta*(1-relP) - abs
+	s.ubA[k] += ta*(1+relP) + abs
+	s.lbB[k] += tb*(1-relP) - abs
+	s.ubB[k] += tb*(1+relP) + abs
+	r := math.Inf(1)
+	if s.a[k] > 0 && s.b[k] > 0 {
+		r = math.Max(s.ea[k]/s.a[k], s.eb[k]/s.b[k])
+	}
+	s.rel[k] = r
 }

@@ -170,7 +170,6 @@ func laplaceSumCounts(xa, xb, ya, yb countDist, muXA, muXB, bX, muYA, muYB, bY f
 // delta_up A||B stayed at 8.8e-27 from e^eps = e^461 to e^661, where the
 // exact is below 1.9e-53.
 func laplaceSpikes(s *countSum, muXA, muXB, bX, muYA, muYB, bY float64) {
-	u := unitRoundoff
 	mass := func(k int, mu, b float64) (float64, float64) { return countMass(NoiseLaplace, k, mu, b) }
 	x0a, rx0a := mass(0, muXA, bX)
 	x0b, rx0b := mass(0, muXB, bX)
@@ -197,22 +196,6 @@ func laplaceSpikes(s *countSum, muXA, muXB, bX, muYA, muYB, bY float64) {
 		if ta == 0 && tb == 0 {
 			continue
 		}
-		// the factors' errors (first order, with a margin for the
-		// products of two relative errors), two products and a sum
-		relP = (relP + 4*u) * (1 + 1e-6)
-		ta, tb = ta*(1+2*u), tb*(1+2*u)
-		s.a[k] += ta
-		s.ea[k] += ta*relP + 0x1p-1070
-		s.b[k] += tb
-		s.eb[k] += tb*relP + 0x1p-1070
-		s.lbA[k] += ta*(1-relP) - 0x1p-1070
-		s.ubA[k] += ta*(1+relP) + 0x1p-1070
-		s.lbB[k] += tb*(1-relP) - 0x1p-1070
-		s.ubB[k] += tb*(1+relP) + 0x1p-1070
-		r := math.Inf(1)
-		if s.a[k] > 0 && s.b[k] > 0 {
-			r = math.Max(s.ea[k]/s.a[k], s.eb[k]/s.b[k])
-		}
-		s.rel[k] = r
+		s.addTerm(k, ta, tb, relP, 0x1p-1070)
 	}
 }
