@@ -162,6 +162,8 @@ func BenchmarkAccuracyTarget(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				last, cpu, wall, n, rounds, power = row.refine(b, target)
 			}
+			// every round's CPU in the JSON line (scripts/bench/peers.sh)
+			last.cpu, last.wall = cpu, wall
 			last.report(b, row)
 			b.ReportMetric(cpu, "cpu-s")
 			b.ReportMetric(wall, "wall-s")
@@ -192,7 +194,7 @@ func (row peersRow) refine(tb testing.TB, target float64) (last peersAnswer, cpu
 	case power:
 		n = 1 << 14
 	case ComposesInClosedForm(m, row.r, Options{}):
-		n = 16384 // pipeline/methods' closedFormStartBuckets
+		n = 4096 // pipeline/methods' closedFormStartBuckets
 	}
 	prevN, prevW := 0, math.Inf(1)
 	for {
