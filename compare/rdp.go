@@ -206,20 +206,26 @@ func sgmLogAInt(a int, sigma, q float64) float64 {
 	return logSumExp(terms)
 }
 
+// sgmGrid returns the trapezoid grid of sgmLogIntegral for order a: its
+// ends lo and hi, the power pow of the ratio, the step h and the number of
+// points nf covering [lo, hi].
+func sgmGrid(a, sigma float64, pq bool) (lo, hi, pow, h, nf float64) {
+	if pq {
+		lo, hi, pow = -20*sigma-1, a+20*sigma+1, a
+	} else {
+		lo, hi, pow = -a-20*sigma-1, 20*sigma+1, -(a - 1)
+	}
+	h = sigma / 16
+	return lo, hi, pow, h, math.Ceil((hi-lo)/h) + 1
+}
+
 // sgmLogIntegral is log E_Q[(P/Q)^a] (pq = true) or log E_Q[(Q/P)^(a-1)]
 // (pq = false) by the trapezoid rule in log space. P/Q at z is
 // m(z) = (1-q) + q exp((2z-1)/(2 s^2)).
 func sgmLogIntegral(a, sigma, q float64, pq bool) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	s2 := sigma * sigma
-	var lo, hi, pow float64
-	if pq {
-		lo, hi, pow = -20*sigma-1, a+20*sigma+1, a
-	} else {
-		lo, hi, pow = -a-20*sigma-1, 20*sigma+1, -(a - 1)
-	}
-	h := sigma / 16
-	nf := math.Ceil((hi-lo)/h) + 1
+	lo, hi, pow, h, nf := sgmGrid(a, sigma, pq)
 	n := sgmMaxPoints
 	if nf < float64(n) {
 		n = int(nf)

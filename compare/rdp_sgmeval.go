@@ -180,14 +180,7 @@ func (e *sgmEval) logIntegral(a float64, pq bool) float64 {
 	sigma, q := e.sigma, e.q
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	s2 := sigma * sigma
-	var lo, hi, pow float64
-	if pq {
-		lo, hi, pow = -20*sigma-1, a+20*sigma+1, a
-	} else {
-		lo, hi, pow = -a-20*sigma-1, 20*sigma+1, -(a - 1)
-	}
-	h := sigma / 16
-	nf := math.Ceil((hi-lo)/h) + 1
+	lo, _, pow, h, nf := sgmGrid(a, sigma, pq)
 	if !(nf < sgmMaxPoints) {
 		return sgmLogIntegral(a, sigma, q, pq)
 	}
