@@ -126,8 +126,8 @@ func cmdQuery(what string, args []string, stdout, stderr io.Writer) int {
 		opt.CacheDir = qf.cache
 	}
 	if acc := m.Mechanisms[0].Engine.Accuracy; acc > 0 && isTerminal(os.Stderr) && stderr == io.Writer(os.Stderr) {
-		opt.Round = func(round, buckets int) {
-			fmt.Fprintf(stderr, "accuracy %g: round %d, %d buckets\n", acc, round, buckets)
+		opt.Round = func(round, size int, unit string) {
+			fmt.Fprintf(stderr, "accuracy %g: round %d, %d %s\n", acc, round, size, unit)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -356,7 +356,7 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 	for round := 1; ; round++ {
 		if job.Round != nil {
 			*announced++
-			job.Round(*announced, cur.size)
+			job.Round(*announced, cur.size, cur.unit())
 		}
 		rspec := spec
 		rspec.Engine.Buckets, rspec.Engine.Path = cur.size, cur.path

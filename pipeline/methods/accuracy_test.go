@@ -186,7 +186,10 @@ func TestRefineAccuracy(t *testing.T) {
 				Engine: manifest.EngineOptions{Buckets: start, ErrorCorrection: true, Accuracy: tc.target}}
 			job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: tc.rs, Eps: []float64{1}, Delta: []float64{1e-5}}
 			var rounds []int
-			job.Round = func(round, buckets int) {
+			job.Round = func(round, buckets int, unit string) {
+				if unit != "buckets" {
+					t.Errorf("round %d on the chain announced in %q", round, unit)
+				}
 				if round != len(rounds)+1 {
 					t.Errorf("round %d announced after %d rounds", round, len(rounds))
 				}
@@ -295,17 +298,27 @@ func TestRefinePaths(t *testing.T) {
 			spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 1},
 				Engine: manifest.EngineOptions{Buckets: tc.buckets, ErrorCorrection: true, Accuracy: target}}
 			job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{4}, Eps: []float64{1}}
+			var announced []call // the rounds announced, by unit
+			job.Round = func(_, size int, unit string) { announced = append(announced, call{unit, size}) }
 			bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
 			outs, err := bm.Run(context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []call
+			var got, units []call
 			for i, cc := range be.calls {
 				got = append(got, call{be.paths[i], cc.buckets})
+				unit := "buckets"
+				if be.paths[i] == p {
+					unit = "points"
+				}
+				units = append(units, call{unit, cc.buckets})
 			}
 			if !slices.Equal(got, tc.calls) {
 				t.Errorf("rounds %v, want %v", got, tc.calls)
+			}
+			if !slices.Equal(announced, units) {
+				t.Errorf("rounds announced as %v, want %v", announced, units)
 			}
 			a := outs[0].Accuracy
 			if a == nil || a.Met != tc.met || !strings.Contains(outs[0].Note, tc.note) {

@@ -41,8 +41,10 @@ type Job struct {
 	// (answered by the buckets method only).
 	FPR []float64
 	// Round, if not nil, is called when the buckets method starts a round
-	// of an accuracy target (1, 2, ...) with the round's bucket count.
-	Round func(round, buckets int)
+	// of an accuracy target (1, 2, ...) with the round's size and its unit:
+	// "buckets" of the squaring chain or "points" of the power path's
+	// transform.
+	Round func(round, size int, unit string)
 }
 
 // mechanism returns job.Mechanism, or the instance's mechanism built by

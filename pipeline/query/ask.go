@@ -25,8 +25,9 @@ type Options struct {
 	// writable. Defaults to "": no cache.
 	CacheDir string
 	// Round is called at each round of an accuracy target (round 1, 2,
-	// ..., and its bucket count). Defaults to nil: not called.
-	Round func(round, buckets int)
+	// ..., its size and unit: methods.Job.Round). Defaults to nil: not
+	// called.
+	Round func(round, size int, unit string)
 	// BeforeCompose, if not nil, is called once, before the first
 	// composition of the question (states.Service.BeforeCompose): a
 	// question answered from the cache, or by methods that compose

@@ -28,8 +28,10 @@ type runningJob struct {
 	label       string
 	since       time.Time
 	step, steps int
-	// round and buckets: the round of an accuracy target (0 without one).
-	round, buckets int
+	// round, size and unit: the round of an accuracy target (0 without
+	// one), its size and unit ("buckets" or "points", methods.Job.Round).
+	round, size int
+	unit        string
 }
 
 // NewProgress returns a Progress drawing on w (normally a terminal).
@@ -90,15 +92,15 @@ func (p *Progress) jobStep(id, step, steps int) {
 }
 
 // jobRound records that job id started round round of an accuracy target
-// with the given bucket count; its steps start again.
-func (p *Progress) jobRound(id, round, buckets int) {
+// with the given size and unit; its steps start again.
+func (p *Progress) jobRound(id, round, size int, unit string) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if j := p.running[id]; j != nil {
-		j.round, j.buckets, j.step, j.steps = round, buckets, 0, 0
+		j.round, j.size, j.unit, j.step, j.steps = round, size, unit, 0, 0
 	}
 }
 
@@ -126,7 +128,7 @@ func (p *Progress) draw(final bool) {
 		j := p.running[ids[0]]
 		line += "  running: " + j.label
 		if j.round > 0 {
-			line += fmt.Sprintf(" (round %d, %d buckets)", j.round, j.buckets)
+			line += fmt.Sprintf(" (round %d, %d %s)", j.round, j.size, j.unit)
 		}
 		if j.steps > 0 {
 			line += fmt.Sprintf(" (step %d/%d)", j.step, j.steps)

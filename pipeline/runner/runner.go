@@ -270,7 +270,7 @@ func (rn *Runner) runBatch(ctx context.Context, id int, b *batch, fn methods.Fun
 	job := methods.Job{
 		Manifest: m, Instance: b.instance, Compositions: b.rs, Eps: m.Query.Eps, Delta: m.Query.Delta, Alpha: m.Query.Alpha, FPR: m.Query.FPR,
 		Progress: func(done, total int) { rn.Progress.jobStep(id, done, total) },
-		Round:    func(round, buckets int) { rn.Progress.jobRound(id, round, buckets) },
+		Round:    func(round, size int, unit string) { rn.Progress.jobRound(id, round, size, unit) },
 	}
 	start := time.Now()
 	outs, err := fn(ctx, job)
