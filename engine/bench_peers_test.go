@@ -72,6 +72,21 @@ func (row peersRow) answer(tb testing.TB, buckets int) peersAnswer {
 	return row.answerWith(tb, Options{Buckets: buckets})
 }
 
+// benchBuckets runs row at each bucket count of PB_BUCKETS (default
+// 100,000) as a sub-benchmark named by the count, reporting the last op's
+// metrics (BenchmarkPeers, BenchmarkGaussR).
+func (row peersRow) benchBuckets(b *testing.B) {
+	for _, n := range envInts("PB_BUCKETS", []int{100000}) {
+		b.Run(itoa(n), func(b *testing.B) {
+			var a peersAnswer
+			for i := 0; i < b.N; i++ {
+				a = row.answer(b, n)
+			}
+			a.report(b, row)
+		})
+	}
+}
+
 func envInts(name string, def []int) []int {
 	s := os.Getenv(name)
 	if s == "" {
@@ -124,15 +139,7 @@ func (a peersAnswer) report(b *testing.B, row peersRow) {
 func BenchmarkPeers(b *testing.B) {
 	for _, row := range peersRows {
 		b.Run(row.name, func(b *testing.B) {
-			for _, n := range envInts("PB_BUCKETS", []int{100000}) {
-				b.Run(itoa(n), func(b *testing.B) {
-					var a peersAnswer
-					for i := 0; i < b.N; i++ {
-						a = row.answer(b, n)
-					}
-					a.report(b, row)
-				})
-			}
+			row.benchBuckets(b)
 		})
 	}
 }

@@ -16,15 +16,7 @@ func BenchmarkGaussR(b *testing.B) {
 		row := peersRow{name: "gauss" + itoa(r), r: r, eEps: []float64{1.01, 1.5},
 			mech: func() (Mechanism, error) { return Gauss(200*math.Sqrt2, 1, 0) }}
 		b.Run(row.name, func(b *testing.B) {
-			for _, n := range envInts("PB_BUCKETS", []int{100000}) {
-				b.Run(itoa(n), func(b *testing.B) {
-					var a peersAnswer
-					for i := 0; i < b.N; i++ {
-						a = row.answer(b, n)
-					}
-					a.report(b, row)
-				})
-			}
+			row.benchBuckets(b)
 		})
 	}
 }
