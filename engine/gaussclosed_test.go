@@ -655,3 +655,23 @@ func TestComposesInClosedForm(t *testing.T) {
 		t.Errorf("ComposesInClosedForm accepted r 0 or a nil mechanism")
 	}
 }
+
+// TestGaussClosedFewBucketsAndExtremes checks the closed form at the
+// smallest bucket counts and an explicit coarse factor, at eps from 0 to
+// past the loss range (800 nats) against the 256-bit closed form, and at
+// eps = +Inf (the exact delta is 0: sound brackets, never NaN).
+func TestGaussClosedFewBucketsAndExtremes(t *testing.T) {
+	for _, c := range []closedCase{{2, 1, 1}, {1, 1, 512}, {0.01, 1, 3}, {200, 1, 1 << 30}} {
+		for _, o := range []Options{{Buckets: 8}, {Buckets: 12}, {Buckets: 64}, {Buckets: 64, Factor: 1.5}, {Buckets: 8, Factor: 1.0001}} {
+			res, mu := c.compose(t, o)
+			name := fmt.Sprintf("sigma %v r %d buckets %d factor %v", c.sigma, c.r, o.Buckets, o.Factor)
+			for _, eps := range []float64{0, 0.01, 0.5, 2, 30, 800} {
+				checkClosedDelta(t, name, res, mu, eps)
+			}
+			d := res.Delta(math.Inf(1))
+			if math.IsNaN(d.Upper) || math.IsNaN(d.Lower) || !(d.Upper >= 0) || d.Lower > 0 {
+				t.Errorf("%s: delta at eps +Inf [%v, %v], want a sound bracket of 0", name, d.Lower, d.Upper)
+			}
+		}
+	}
+}
