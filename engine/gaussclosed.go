@@ -211,23 +211,9 @@ func gaussClosedLeaf(ctx context.Context, m *gaussMech, opt Options) (*Result, e
 	o = o.withTailBudget(parts)
 	p := &plan{opt: o, n: o.Buckets / 2, total: 1, leaves: map[Mechanism]*list{},
 		grid: !o.DisableErrorCorrection && o.Lists != ListsGrouped, gridLeaves: map[Mechanism]*list{}}
-	if o.Factor != 0 {
-		p.lambda = math.Log(o.Factor)
-		if !(p.lambda > 0) {
-			return nil, invalidf("factor %v is too close to 1", o.Factor)
-		}
-	} else {
-		t := m.lossRange(o.TailBudget / 2)
-		if !(t > 0) {
-			return nil, invalidf("cannot choose a factor automatically (loss range %v); set Options.Factor", t)
-		}
-		if t > maxRange/2 {
-			p.note(fmt.Sprintf("the privacy loss reaches %.3g, beyond the bucket range the engine uses (%.3g): the mass beyond it stays in the corner buckets", t, float64(maxRange/2)))
-			t = maxRange / 2
-		}
-		p.lambda = t / float64(p.n)
+	if err := p.chooseFactor(parts, 1); err != nil {
+		return nil, err
 	}
-	p.gridLambda = p.lambda
 	b := newLeafBuilder(p.n, p.lambda, nil)
 	b.recordGroups = p.grid
 	if p.grid {

@@ -99,39 +99,8 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 	for _, part := range parts {
 		total += part.Count
 	}
-	if o.Factor != 0 {
-		p.lambda = math.Log(o.Factor)
-		if !(p.lambda > 0) {
-			return nil, invalidf("factor %v is too close to 1", o.Factor)
-		}
-	} else {
-		t := 0.0
-		atom := 0.0
-		for _, part := range parts {
-			t = math.Max(t, part.Mechanism.lossRange(o.TailBudget/(2*float64(total))))
-			if am, ok := part.Mechanism.(atomic); ok {
-				atom = math.Max(atom, am.atomLoss())
-			}
-		}
-		if !(t > 0) {
-			return nil, invalidf("cannot choose a factor automatically (loss range %v); set Options.Factor", t)
-		}
-		if t > maxRange/2 {
-			p.note(fmt.Sprintf("the privacy loss reaches %.3g, beyond the bucket range the engine uses (%.3g): the mass beyond it stays in the corner buckets", t, float64(maxRange/2)))
-			t = maxRange / 2
-		}
-		p.lambda = t / float64(p.n)
-		p.gridLambda = p.lambda
-		if atom > 0 && atom <= t {
-			k := math.Floor(atom / p.lambda)
-			p.lambda = atomFactor(atom, k, p.lambda)
-			// the grid lists put the atom at most on point n-1: its
-			// negative -k lambda must stay inside their points -n+1..n
-			p.gridLambda = atomFactor(atom, math.Min(k, float64(p.n-1)), p.gridLambda)
-		}
-	}
-	if p.gridLambda == 0 {
-		p.gridLambda = p.lambda
+	if err := p.chooseFactor(parts, total); err != nil {
+		return nil, err
 	}
 	// Tilts are chosen from the leaves' privacy-loss variance.
 	v := 0.0
@@ -176,6 +145,51 @@ func newPlan(parts []Part, o Options) (*plan, error) {
 	p.gcp = newComposer(p.n)
 	p.gcp.plans = p.cp.plans // FFT plans are shared (planCache)
 	return p, nil
+}
+
+// chooseFactor sets the plan's factor (p.lambda, ln of the paper's bucket
+// factor f, Definition 3) and the grid lists' spacing p.gridLambda for
+// total observations of parts: Options.Factor when set, else the largest
+// loss range of the parts at the tail budget TailBudget/(2 total) over n
+// buckets (capped at maxRange/2, with a note), moved so that the largest
+// atom of loss (atomic) falls exactly on a border.
+func (p *plan) chooseFactor(parts []Part, total int) error {
+	o := p.opt
+	if o.Factor != 0 {
+		p.lambda = math.Log(o.Factor)
+		if !(p.lambda > 0) {
+			return invalidf("factor %v is too close to 1", o.Factor)
+		}
+	} else {
+		t := 0.0
+		atom := 0.0
+		for _, part := range parts {
+			t = math.Max(t, part.Mechanism.lossRange(o.TailBudget/(2*float64(total))))
+			if am, ok := part.Mechanism.(atomic); ok {
+				atom = math.Max(atom, am.atomLoss())
+			}
+		}
+		if !(t > 0) {
+			return invalidf("cannot choose a factor automatically (loss range %v); set Options.Factor", t)
+		}
+		if t > maxRange/2 {
+			p.note(fmt.Sprintf("the privacy loss reaches %.3g, beyond the bucket range the engine uses (%.3g): the mass beyond it stays in the corner buckets", t, float64(maxRange/2)))
+			t = maxRange / 2
+		}
+		p.lambda = t / float64(p.n)
+		p.gridLambda = p.lambda
+		if atom > 0 && atom <= t {
+			k := math.Floor(atom / p.lambda)
+			p.lambda = atomFactor(atom, k, p.lambda)
+			// the grid lists put the atom at most on point n-1: its
+			// negative -k lambda must stay inside their points -n+1..n
+			p.gridLambda = atomFactor(atom, math.Min(k, float64(p.n-1)), p.gridLambda)
+		}
+	}
+	if p.gridLambda == 0 {
+		p.gridLambda = p.lambda
+	}
+	return nil
 }
 
 // atomFactor returns the factor lambda' >= atom/k, as close as rounding
