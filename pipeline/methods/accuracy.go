@@ -285,7 +285,6 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 	best := make([]Outcome, len(rs))
 	bestW := make([][]float64, len(rs))
 	bestPath := make([]string, len(rs))
-	lastW := make([][]float64, len(rs)) // widths of the last round on the current path
 	rounds := make([]int, len(rs))
 	stops := make([]string, len(rs))
 	first, err := b.firstSteps(ctx, spec, mech, rs)
@@ -309,7 +308,7 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 		groups = append(groups, chain)
 	}
 	for _, pending := range groups {
-		stop, err := b.refineFrom(ctx, job, mech, first[pending[0]], pending, &announced, best, bestW, bestPath, lastW, rounds)
+		stop, err := b.refineFrom(ctx, job, mech, first[pending[0]], pending, &announced, best, bestW, bestPath, rounds)
 		if err != nil {
 			return nil, err
 		}
@@ -340,18 +339,22 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 
 // refineFrom runs the rounds of refine for the numbers of compositions
 // job.Compositions[i], i in pending, from the step cur, recording each
-// one's best outcome, its widths and path, its last widths and its rounds
-// in the slices of refine (indexed like job.Compositions); announced
-// counts the rounds announced to job.Round. It returns why it stopped
-// before every bracket met the target ("" if they all did).
+// one's best outcome, its widths and path, and its rounds in the slices
+// of refine (indexed like job.Compositions); announced counts the rounds
+// announced to job.Round. Each round's path is the one that composed it
+// (Outcome.path: a round asked of the power path that the chain composed
+// is the chain's, and the power path composes no later round), its cost
+// the process's CPU time while it ran (its prior when cached), and
+// nextRound chooses the next. It returns why it stopped before every
+// bracket met the target ("" if they all did).
 func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanism, cur step, pending []int, announced *int,
-	best []Outcome, bestW [][]float64, bestPath []string, lastW [][]float64, rounds []int) (string, error) {
+	best []Outcome, bestW [][]float64, bestPath []string, rounds []int) (string, error) {
 	spec := job.Instance.Spec
 	target := spec.Engine.Accuracy
 	rs := job.Compositions
-	prevSize := 0     // size of the last round on the current path, 0 for none
-	ok := 0           // rounds that succeeded
-	fellBack := false // the chain's first round after the power path's
+	plan := refinePlan{target: target, powerOK: cur.path == manifest.PathPower}
+	var worsts []map[int]float64 // each round's worst width of each r composed
+	ok := 0                      // rounds that succeeded
 	stop := ""
 	for round := 1; ; round++ {
 		if job.Round != nil {
@@ -364,17 +367,25 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 		for k, i := range pending {
 			prs[k] = rs[i]
 		}
+		t0 := b.clock()
 		outs, err := b.round(ctx, job, mech, rspec, prs, false)
+		cost := (b.clock() - t0).Seconds()
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", err
 			}
 			if cur.path == manifest.PathPower {
 				// the chain may compose what the power path could not
-				cur, prevSize, fellBack = step{manifest.PathChain, manifest.DefaultBuckets}, 0, true
-				for _, i := range pending {
-					lastW[i] = bestW[i]
+				plan.powerOK, plan.lost = false, plan.lost+cost
+				next, why := nextRound(plan)
+				if why != "" {
+					if ok == 0 {
+						return "", err
+					}
+					stop = why
+					break
 				}
+				cur = next
 				continue
 			}
 			if ok == 0 {
@@ -384,96 +395,63 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 			break
 		}
 		ok++
-		narrowed := false
-		reachable := false // some unmet bracket may meet the target within the limits
-		slow := false      // a power-path bracket narrowed more slowly than powerSlowRate
-		want := 0.0        // the size the unmet brackets need
+		ran, label, cached := cur.path, cur.path, true
+		for _, o := range outs {
+			cached = cached && o.Cached
+			if o.path != "" {
+				label = o.path
+			}
+		}
+		if label != manifest.PathPower {
+			ran = manifest.PathChain // the chain, or one leaf in closed form
+		}
+		if cur.path == manifest.PathPower && ran != manifest.PathPower {
+			// asked of the power path, composed by the chain: the power
+			// path does not qualify here
+			plan.powerOK, plan.fellBack = false, true
+			if job.Round != nil {
+				job.Round(*announced, cur.size, "buckets (the chain: the power path does not qualify)")
+			}
+		}
+		if cached {
+			cost = plan.prior(ran, cur.size)
+		}
+		ws := map[int]float64{}
 		var still []int
 		for k, i := range pending {
 			o := outs[k]
 			w := widths(o)
 			rounds[i] = round
+			ws[i] = worst(w)
 			if bestW[i] == nil || best[i].Err != nil && o.Err == nil || o.Err == nil && worst(w) <= worst(bestW[i]) {
-				best[i], bestW[i], bestPath[i] = o, w, cur.path
+				best[i], bestW[i], bestPath[i] = o, w, label
 			}
-			prev := lastW[i]
-			for q := range w {
-				p := math.NaN()
-				if prev != nil && q < len(prev) {
-					if prev[q] > target && (w[q] <= target || w[q] < prev[q] && w[q] <= accuracyNarrowing*prev[q]) {
-						narrowed = true
-					}
-					if prevSize > 0 {
-						p = rate(prev[q], w[q], prevSize, cur.size)
-					}
-					if w[q] > target && p > 0 && canReach(w[q], p, target, cur.size, cur.limit()) {
-						reachable = true
-					}
-					if w[q] > target && cur.path == manifest.PathPower && p < powerSlowRate {
-						slow = true
-					}
-				}
-				if w[q] <= target {
-					continue
-				}
-				switch {
-				case p > 0:
-					p = min(p, maxRate)
-				case cur.path == manifest.PathPower:
-					p = powerRate
-				default:
-					p = 0 // no rate known: double
-				}
-				margin := accuracyMargin
-				if cur.path == manifest.PathPower {
-					margin = powerMargin
-				}
-				want = max(want, nextSize(w[q], p, target, margin, cur.size))
-			}
-			lastW[i] = w
 			if best[i].Err == nil && worst(bestW[i]) > target {
 				still = append(still, i)
 			}
 		}
+		worsts = append(worsts, ws)
+		plan.rounds = append(plan.rounds, roundStat{path: ran, size: cur.size, cost: cost})
 		pending = still
 		if len(pending) == 0 {
 			break
 		}
-		if cur.path == manifest.PathPower && prevSize == 0 {
-			// the first jump, at the assumed rate from a short transform
-			want = min(want, powerFirstJump*float64(cur.size))
+		// the rounds' worst brackets among the r still pending
+		plan.maxR = 0
+		for _, i := range pending {
+			plan.maxR = max(plan.maxR, rs[i])
 		}
-		next := step{cur.path, roundSize(cur.path, max(want, accuracyGrowth*float64(cur.size)))}
-		if fellBack && !narrowed {
-			stop = fmt.Sprintf("the chain at %d buckets narrowed no bracket of the power path's", cur.size)
-			break
-		}
-		fellBack = false
-		if prevSize > 0 && cur.path == manifest.PathPower && (slow || !narrowed) {
-			// the power path's brackets stopped narrowing at its rate:
-			// the chain from its default count, which must narrow the
-			// power path's best brackets to go on
-			next, prevSize, fellBack = step{manifest.PathChain, manifest.DefaultBuckets}, 0, true
+		for j := range plan.rounds {
+			w := 0.0
 			for _, i := range pending {
-				lastW[i] = bestW[i]
+				w = max(w, worsts[j][i])
 			}
-		} else {
-			if prevSize > 0 && !narrowed {
-				stop = fmt.Sprintf("no bracket narrowed from %d to %d %s", prevSize, cur.size, cur.unit())
-				break
-			}
-			if prevSize > 0 && !reachable {
-				stop = fmt.Sprintf("at the rate the brackets narrowed from %d to %d %s, none would meet the target by %d %s", prevSize, cur.size, cur.unit(), cur.limit(), cur.unit())
-				break
-			}
-			if next.size > next.limit() {
-				if cur.size >= cur.limit() {
-					stop = fmt.Sprintf("%d %s is the largest size", cur.size, cur.unit())
-					break
-				}
-				next.size = next.limit()
-			}
-			prevSize = cur.size
+			plan.rounds[j].worst = w
+		}
+		next, why := nextRound(plan)
+		if why != "" {
+			stop = why
+			break
 		}
 		nspec := spec
 		nspec.Engine.Buckets, nspec.Engine.Path = next.size, next.path

@@ -85,6 +85,9 @@ type Outcome struct {
 	// Accuracy, when the job had an accuracy target, says what it reached
 	// (buckets method only; nil otherwise).
 	Accuracy *Accuracy
+	// path is the computation that composed the buckets' state
+	// (backend.StateSummary.Path; "" when the state does not say).
+	path string
 	// Err, if not nil, fails this task alone (or skips it, when it wraps
 	// ErrNotApplicable or ErrNotAvailable).
 	Err error
