@@ -219,7 +219,7 @@ func TestRefineAccuracy(t *testing.T) {
 				rounds = append(rounds, buckets)
 			}
 			bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(tc.budget)}}
-	bm.cpu = be.now
+			bm.cpu = be.now
 			outs, err := bm.Run(context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
@@ -338,7 +338,7 @@ func TestRefinePaths(t *testing.T) {
 			var announced []call // the rounds announced, by unit
 			job.Round = func(_, size int, unit string) { announced = append(announced, call{unit, size}) }
 			bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
-	bm.cpu = be.now
+			bm.cpu = be.now
 			outs, err := bm.Run(context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
@@ -603,7 +603,9 @@ func TestRefinePowerFallback(t *testing.T) {
 		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{1 << 30}, Eps: []float64{1}}
 	var announced []string
-	job.Round = func(round, size int, unit string) { announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit)) }
+	job.Round = func(round, size int, unit string) {
+		announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit))
+	}
 	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
 	bm.cpu = be.now
 	outs, err := bm.Run(context.Background(), job)
