@@ -341,8 +341,9 @@ type queryAnswer struct {
 	EEps         bool      `json:"-"`
 	Buckets      int       `json:"buckets,omitempty"`
 	// Path is the composition path of an accuracy target's round
-	// reported: "power" (Buckets is then the transform length) or
-	// "chain"; "" without a target.
+	// reported, what composed it: "power" (Buckets is then the transform
+	// length), "chain" or "closed form" (one leaf of Buckets buckets); ""
+	// without a target.
 	Path   string  `json:"path,omitempty"`
 	Factor float64 `json:"factor,omitempty"`
 	Cached bool    `json:"cached,omitempty"`
@@ -454,6 +455,7 @@ func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
 // The bracket is rounded outwards (see formatBracket), so the printed
 // numbers are bounds too.
 func writeQueryText(w io.Writer, answers []queryAnswer) error {
+	stopSaid := map[int]string{}
 	for _, a := range answers {
 		var at string
 		if a.Query == queryTPR {
@@ -494,6 +496,14 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		trivial := lo == 0 || math.IsInf(up, 1) || (a.Query == queryDelta && up >= 1)
 		if a.Note != "" && trivial {
 			if _, err := fmt.Fprintf(w, "  note: %s\n", a.Note); err != nil {
+				return err
+			}
+		}
+		// why an accuracy target was not met (what the next round would
+		// cost), once per number of compositions
+		if acc := a.Accuracy; acc != nil && !acc.Met && acc.Stop != "" && stopSaid[a.R] != acc.Stop {
+			stopSaid[a.R] = acc.Stop
+			if _, err := fmt.Fprintf(w, "  note: accuracy %s not met: %s\n", strconv.FormatFloat(acc.Target, 'g', -1, 64), acc.Stop); err != nil {
 				return err
 			}
 		}

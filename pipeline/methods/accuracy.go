@@ -407,10 +407,12 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 		}
 		if cur.path == manifest.PathPower && ran != manifest.PathPower {
 			// asked of the power path, composed by the chain: the power
-			// path does not qualify here
-			plan.powerOK, plan.fellBack = false, true
+			// path did not qualify at this length; once more at
+			// powerRetryPoints after a shorter round
+			plan.powerOK = !plan.fellBack && cur.size < powerRetryPoints
+			plan.fellBack = true
 			if job.Round != nil {
-				job.Round(*announced, cur.size, "buckets (the chain: the power path does not qualify)")
+				job.Round(*announced, cur.size, "buckets (the chain: the power path does not qualify at this length)")
 			}
 		}
 		if cached {

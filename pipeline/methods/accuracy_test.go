@@ -314,9 +314,9 @@ func TestRefinePaths(t *testing.T) {
 		// the chain goes on when its first round narrows the power
 		// path's best bracket: 0.005 at 100000, 0.0025 at 200000, then
 		// the jump at rate 1 to 200000 25 1.2 = 6,000,000 buckets, whose
-		// predicted cost (66 s) is beyond the budget
+		// predicted cost (52 s) is beyond the budget
 		{"chain narrower than the power path", 0, func(int, int) float64 { return 0.01 }, inverse(500), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}, {c, 200000}}, false,
-			"accuracy 0.0001 not met: reached 0.0025 at 200000 buckets (4 rounds; the next round, 6000000 buckets, is predicted to take about 66 s of CPU, more than 4 s and 8 times the 2.7 s spent; it is predicted to meet the target (--buckets 6000000))"},
+			"accuracy 0.0001 not met: reached 0.0025 at 200000 buckets (4 rounds; the next round, 6000000 buckets, is predicted to take about 52 s of CPU, more than 4 s and 8 times the 3 s spent; at the rate measured it would meet the target (--buckets 6000000))"},
 		// DP-SGD 0.6/0.004, r 10^5 (issue 24): uneven below 2^18 points;
 		// the power path at its assumed rate from 2^17 meets the target
 		// at 2^19 instead of leaving for the chain
@@ -592,40 +592,39 @@ func TestRefineEngine(t *testing.T) {
 
 // TestRefinePowerFallback: a round asked of the power path that the chain
 // composed (DP-SGD sigma 1, q 1e-4, r 2^30: the power path's rounding-error
-// bound) is the chain's: reported and announced as buckets, the chain
-// goes on from its default count, and the refinement stops when the round
-// the rate predicts is beyond the CPU budget, with the best bracket.
+// bound) is the chain's: reported and announced as buckets; the power path
+// is asked once more at powerRetryPoints, and when the chain composes that
+// round too, the refinement goes on with the chain and stops when the
+// round the rate predicts is beyond the CPU budget, with the best bracket.
 func TestRefinePowerFallback(t *testing.T) {
-	chain := map[int]float64{1 << 14: 0.37, 100000: 0.055}
+	chain := map[int]float64{1 << 14: 0.37, 1 << 17: 0.025}
 	be := &widthBackend{width: func(_, n int) float64 { return chain[n] }, power: func(int, int) float64 { return 1e-6 },
 		fallback: true, bytesPerBucket: 1}
 	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 1},
 		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{1 << 30}, Eps: []float64{1}}
 	var announced []string
-	job.Round = func(round, size int, unit string) {
-		announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit))
-	}
+	job.Round = func(round, size int, unit string) { announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit)) }
 	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
 	bm.cpu = be.now
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCalls := []composeCall{{1 << 14, []int{1 << 30}}, {100000, []int{1 << 30}}}
-	if len(be.calls) != len(wantCalls) || be.calls[0].buckets != wantCalls[0].buckets || be.calls[1].buckets != wantCalls[1].buckets {
-		t.Errorf("calls %v, want %v", be.calls, wantCalls)
+	if len(be.calls) != 2 || be.calls[0].buckets != 1<<14 || be.calls[1].buckets != 1<<17 {
+		t.Errorf("calls %v, want at 16384 and 131072", be.calls)
 	}
-	wantAnn := []string{"1: 16384 points", "1: 16384 buckets (the chain: the power path does not qualify)", "2: 100000 buckets"}
+	const fell = " buckets (the chain: the power path does not qualify at this length)"
+	wantAnn := []string{"1: 16384 points", "1: 16384" + fell, "2: 131072 points", "2: 131072" + fell}
 	if !slices.Equal(announced, wantAnn) {
 		t.Errorf("announced %q, want %q", announced, wantAnn)
 	}
 	o := outs[0]
 	a := o.Accuracy
-	if a == nil || a.Met || a.Path != manifest.PathChain || o.Buckets != 100000 || math.Abs(a.Reached-0.055) > 1e-12 {
-		t.Fatalf("outcome %d buckets, accuracy %+v; want not met, 0.055 on the chain at 100000", o.Buckets, a)
+	if a == nil || a.Met || a.Path != manifest.PathChain || o.Buckets != 1<<17 || math.Abs(a.Reached-0.025) > 1e-12 {
+		t.Fatalf("outcome %d buckets, accuracy %+v; want not met, 0.025 on the chain at 131072", o.Buckets, a)
 	}
-	for _, w := range []string{"at 100000 buckets (2 rounds; the next round, 6400000 buckets, is predicted to take about", "the target needs about 48000000 buckets"} {
+	for _, w := range []string{"at 131072 buckets (2 rounds; the next round, 8400000 buckets, is predicted to take about", "(--buckets "} {
 		if !strings.Contains(o.Note, w) {
 			t.Errorf("note %q, want it to contain %q", o.Note, w)
 		}
@@ -661,12 +660,13 @@ func TestNextRound(t *testing.T) {
 			rounds: []roundStat{{c, 100000, 0.1, 2e-3}}}, step{c, 200000}, ""},
 		{"chain jump at the rate", refinePlan{target: 1e-4, maxR: 1 << 10,
 			rounds: []roundStat{{c, 100000, 0.1, 2e-3}, {c, 200000, 0.2, 1e-3}}}, step{c, 2400000}, ""},
-		// the jump would cost about 12 x 0.6 x 1.2 s: over 8 x 0.9 s
-		// spent and 4 s: a smaller round within the 4 s floor
-		{"over budget: a smaller round", refinePlan{target: 1e-4, maxR: 1 << 10,
-			rounds: []roundStat{{c, 100000, 0.3, 2e-3}, {c, 200000, 0.6, 1e-3}}}, step{c, 880000}, ""},
-		{"over budget: stop", refinePlan{target: 1e-4, maxR: 1 << 10,
-			rounds: []roundStat{{c, 100000, 1, 2e-3}, {c, 200000, 2, 1e-3}}}, step{}, "is predicted to take about 29 s of CPU, more than 4 s and 8 times the 3 s spent"},
+		// the jump, 64 times the count, would cost about 60 x 0.2 s:
+		// over 8 x 0.3 s spent and 4 s: the largest round within what
+		// remains of the 4 s floor
+		{"over budget: a smaller round", refinePlan{target: 1e-5, maxR: 1 << 10,
+			rounds: []roundStat{{c, 100000, 0.1, 2e-3}, {c, 200000, 0.2, 1e-3}}}, step{c, 3700000}, ""},
+		{"over budget: stop", refinePlan{target: 1e-5, maxR: 1 << 10,
+			rounds: []roundStat{{c, 100000, 1, 2e-3}, {c, 200000, 2, 1e-3}}}, step{}, "the next round, 13000000 buckets, is predicted to take about 122 s of CPU, more than 4 s and 8 times the 3 s spent; at the rate measured the target needs about 24000000 buckets, about 225 s (--buckets 24000000)"},
 		{"within 8x the spent", refinePlan{target: 1e-4, maxR: 1 << 10,
 			rounds: []roundStat{{c, 100000, 2, 2e-3}, {c, 200000, 4, 4e-4}}}, step{c, 440000}, ""},
 		{"no narrowing", refinePlan{target: 1e-4, maxR: 1 << 10,

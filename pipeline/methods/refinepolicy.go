@@ -30,6 +30,13 @@ const (
 	// maxAssumedPoints is the largest transform length of a round of the
 	// power path at its assumed rate.
 	maxAssumedPoints = 1 << 21
+	// powerRetryPoints is the length at which the power path is asked
+	// again after the chain composed a shorter round asked of it (the
+	// power path's lower pair may lose too much mass on a coarse grid,
+	// e.g. DP-SGD 0.6/0.004, r 10^5 at 2^14 points, and not on a finer
+	// one): where it falls back again, its round is the chain's at about
+	// DefaultBuckets, the chain's own first count.
+	powerRetryPoints = 1 << 17
 )
 
 // powerPrior returns the CPU seconds a round of the power path at n
@@ -38,16 +45,12 @@ const (
 func powerPrior(n int) float64 { return 0.02 + 0.35e-6*float64(n) }
 
 // chainPrior returns the CPU seconds a round of the chain at n buckets
-// for up to r compositions is expected to cost before any was measured
-// (DP-SGD at 100,000 buckets: about 1.3 s at r 10^5, 1.8 s at 2^30).
+// for up to r compositions is expected to cost before any was measured:
+// a part that does not grow with n and one that grows like n (DP-SGD 1/1e-4,
+// r 2^30: 0.45, 1.2, 1.8 and 2.5 s at 16,384, 65,536, 100,000 and
+// 131,072 buckets; about 1.3 s at 100,000 buckets for r 10^5).
 func chainPrior(n, r int) float64 {
-	return float64(n) / 1e5 * (0.8 + 0.03*math.Log2(float64(max(r, 2))))
-}
-
-// nlogn returns n log2 n, the growth of a round's cost with its size.
-func nlogn(n int) float64 {
-	x := float64(max(n, 2))
-	return x * math.Log2(x)
+	return 0.15 + float64(n)/1e5*(0.8+0.03*math.Log2(float64(max(r, 2))))
 }
 
 // roundStat is one round of the refinement as nextRound sees it.
@@ -70,10 +73,11 @@ type refinePlan struct {
 	// maxR is the largest number of compositions pending (chainPrior).
 	maxR int
 	// powerOK: the power path may compose the next round (it composed
-	// every round asked of it so far).
+	// the rounds asked of it so far, or the chain composed one shorter
+	// than powerRetryPoints).
 	powerOK bool
 	// fellBack: a round asked of the power path was composed by the
-	// chain (the power path does not qualify).
+	// chain (the power path did not qualify at its length).
 	fellBack bool
 	// lost is the CPU seconds of rounds that failed.
 	lost float64
@@ -121,13 +125,14 @@ func (p refinePlan) prior(path string, size int) float64 {
 }
 
 // cost predicts the CPU seconds of a round of path at size: from the last
-// round on that path scaled like N log N, else from the path's prior times
-// the ratio of measured to prior cost of the last round (the machine's
-// speed).
+// round on that path scaled like the path's prior (a fixed part and one
+// like N: N log N from a short round overstated the chain's cost at
+// 131,072 buckets 1.8 times), else from the path's prior times the ratio
+// of measured to prior cost of the last round (the machine's speed).
 func (p refinePlan) cost(path string, size int) float64 {
 	if rs := p.on(path); len(rs) > 0 {
 		l := rs[len(rs)-1]
-		return l.cost * nlogn(size) / nlogn(l.size)
+		return l.cost * p.prior(path, size) / p.prior(path, l.size)
 	}
 	speed := 1.0
 	if n := len(p.rounds); n > 0 {
@@ -152,7 +157,8 @@ func (p refinePlan) best(path string) float64 {
 }
 
 // powerCandidate returns the next round of the power path, or why there
-// is none. Its length meets the target at the rate measured between its
+// is none: powerRetryPoints after the chain composed a shorter round asked
+// of it (costed as the chain's, which it may again be). Its length meets the target at the rate measured between its
 // last two rounds (N^-2, powerRate, after one round; at most
 // powerFirstJump times the first length); where that rate is below
 // powerSlowRate or unknown, at the assumed rate up to maxAssumedPoints
@@ -160,6 +166,11 @@ func (p refinePlan) best(path string) float64 {
 // when cheap beside it).
 func (p refinePlan) powerCandidate() (candidate, string) {
 	rs := p.on(manifest.PathPower)
+	if p.powerOK && len(rs) == 0 && p.fellBack {
+		// asked again at a finer grid; it may fall back to the chain
+		n := powerRetryPoints
+		return candidate{step: step{manifest.PathPower, n}, cost: max(p.cost(manifest.PathPower, n), p.cost(manifest.PathChain, n))}, ""
+	}
 	if !p.powerOK || len(rs) == 0 {
 		return candidate{}, "the power path does not compose this question"
 	}
@@ -211,11 +222,12 @@ func (p refinePlan) chainCandidate() (candidate, string) {
 	}
 	l := rs[len(rs)-1]
 	if len(rs) == 1 {
+		if p.fellBack && l.size < manifest.DefaultBuckets {
+			// a short round the power path left to the chain
+			return mk(manifest.DefaultBuckets, 0)
+		}
 		if pb := p.best(manifest.PathPower); !math.IsInf(pb, 1) && !narrowed(pb, l.worst) {
 			return candidate{}, fmt.Sprintf("the chain at %d buckets narrowed no bracket of the power path's", l.size)
-		}
-		if p.fellBack && l.size < manifest.DefaultBuckets {
-			return mk(manifest.DefaultBuckets, 0)
 		}
 		if l.size >= maxAccuracyBuckets {
 			return candidate{}, fmt.Sprintf("%d buckets is the largest size", l.size)
@@ -335,7 +347,7 @@ func (p refinePlan) overBudget(c candidate, spent float64) string {
 		need := step{c.path, roundSize(c.path, c.need)}
 		switch {
 		case need.size <= c.size:
-			s += "; it is predicted to meet the target"
+			s += "; at the rate measured it would meet the target"
 			if c.path == manifest.PathChain {
 				s += fmt.Sprintf(" (--buckets %d)", c.size)
 			}
