@@ -604,7 +604,9 @@ func TestRefinePowerFallback(t *testing.T) {
 		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{1 << 30}, Eps: []float64{1}}
 	var announced []string
-	job.Round = func(round, size int, unit string) { announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit)) }
+	job.Round = func(round, size int, unit string) {
+		announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit))
+	}
 	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
 	bm.cpu = be.now
 	outs, err := bm.Run(context.Background(), job)
