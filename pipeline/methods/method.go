@@ -43,7 +43,9 @@ type Job struct {
 	// Round, if not nil, is called when the buckets method starts a round
 	// of an accuracy target (1, 2, ...) with the round's size and its unit:
 	// "buckets" of the squaring chain or "points" of the power path's
-	// transform.
+	// transform. A round asked of the power path that the chain composed
+	// (the power path did not qualify at its length) is announced again,
+	// with the same number, in "buckets (the chain: ...)".
 	Round func(round, size int, unit string)
 }
 
