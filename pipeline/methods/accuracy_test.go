@@ -680,3 +680,47 @@ func TestNextRound(t *testing.T) {
 		}
 	}
 }
+
+// TestRefineEngineRoutes: with the real engine, DP-SGD sigma 0.6, q
+// 0.004, r 10^5 (eps(1e-5) about 31.4): the power path's first round at
+// 2^14 points is composed by the chain (its lower pair does not qualify on
+// that grid) and announced so; the power path asked again at 2^17 points
+// composes, and meets 1e-4 at 2^19 points, the path reported. The Gauss
+// pair reports its closed form.
+func TestRefineEngineRoutes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes DP-SGD at r 10^5 (about 1 s)")
+	}
+	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 0.6, "q": 0.004},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+	job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{100000}, Delta: []float64{1e-5}}
+	var announced []string
+	job.Round = func(round, size int, unit string) { announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit)) }
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+	outs, err := bm.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1: 16384 points", "1: 16384 buckets (the chain: the power path does not qualify at this length)", "2: 131072 points", "3: 524288 points"}
+	if !slices.Equal(announced, want) {
+		t.Errorf("rounds %q, want %q", announced, want)
+	}
+	o := outs[0]
+	if a := o.Accuracy; a == nil || !a.Met || a.Path != manifest.PathPower || o.Buckets != 1<<19 {
+		t.Errorf("outcome at %d, accuracy %+v; want met on the power path at 524288 points", o.Buckets, a)
+	}
+	if b := o.Eps[0]; !(b.Lower <= 31.43 && b.Upper >= 31.42) {
+		t.Errorf("eps bracket [%v, %v], want about 31.43", b.Lower, b.Upper)
+	}
+
+	gspec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 200, "sensitivity": 1},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+	gjob := Job{Instance: &manifest.Instance{Label: "g", Spec: gspec}, Compositions: []int{512}, Eps: []float64{0.01}}
+	gouts, err := bm.Run(context.Background(), gjob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := gouts[0].Accuracy; a == nil || a.Path != backend.PathClosedForm {
+		t.Errorf("Gauss: accuracy %+v, want the closed form's path", a)
+	}
+}
