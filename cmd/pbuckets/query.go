@@ -31,9 +31,12 @@ one line per method, r and delta:
 By default the buckets method meets the accuracy target 1e-4 (relative
 bracket width (upper - lower)/upper) from a cheap first round: the power
 path at 16384 points, then the length its rate of narrowing predicts, or
-the squaring chain at 100000 buckets for mechanisms without a power path.
---accuracy sets another target; --buckets N composes by the chain at N
-buckets (--buckets 100000: the paper's setting).
+the squaring chain at 100000 buckets for mechanisms without a power path;
+each round is chosen by its predicted CPU cost. A round predicted above
+4 s runs only when at most 8 times the CPU spent so far; otherwise the
+best bracket is printed with a note on what meeting the target would
+cost. --accuracy sets another target; --buckets N composes by the chain
+at N buckets (--buckets 100000: the paper's setting).
 
 A training run is asked in epochs instead of --r: --epochs E is E/q steps
 of Poisson sampling, E*dataset_size/batch of fixed-size batches, and E
