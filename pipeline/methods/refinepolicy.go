@@ -22,10 +22,10 @@ const (
 	roundBudgetGrowth = 8.0
 	// powerCheapFactor: a round of the power path at its assumed rate
 	// (powerRate, its widths having narrowed more slowly than
-	// powerSlowRate or not at all: below about 2^18 points they may fall
-	// unevenly, e.g. DP-SGD 0.6/0.004, r 10^5: 3.8e-3, 6.8e-3, 2.9e-3,
-	// 1.3e-3, 2.5e-4, 3.8e-5 at 2^14..2^19) runs only when predicted at
-	// most 1/powerCheapFactor of the chain's next round.
+	// powerSlowRate or not at all between its last two rounds, as they
+	// may at short lengths before the grid's slack sets them) runs only
+	// when predicted at most 1/powerCheapFactor of the chain's first
+	// round.
 	powerCheapFactor = 2.0
 	// maxAssumedPoints is the largest transform length of a round of the
 	// power path at its assumed rate.
