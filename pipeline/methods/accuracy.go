@@ -54,6 +54,13 @@ const (
 	// 10^5: 0.074 at 2^14, 0.0037 at 2^16, 2.0e-4 at 2^18, 5.5e-5 at 2^19),
 	// so that N^-2 from a short transform overestimates the length needed.
 	powerMargin = 1.0
+	// powerRateMargin is accuracyMargin of the power path's jumps at a
+	// measured rate: the local rate falls with the length (DP-SGD
+	// 4/0.01, r 65,536: N^-2.0 from 2^14 to 2^18 points, N^-1.9 to 2^19,
+	// where the width 1.01e-5 just missed 1e-5; 1/0.001, r 250,000:
+	// N^-2.1 to 2^18, N^-1.5 from 2^19 to 2^20), and a round just short
+	// of the target costs a round twice as long more.
+	powerRateMargin = 1.15
 	// maxJump bounds the growth of the size from one round to the next.
 	maxJump = 64
 	// powerFirstJump bounds the growth from the power path's first round,

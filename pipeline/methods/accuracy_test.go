@@ -695,7 +695,9 @@ func TestRefineEngineRoutes(t *testing.T) {
 		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
 	job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{100000}, Delta: []float64{1e-5}}
 	var announced []string
-	job.Round = func(round, size int, unit string) { announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit)) }
+	job.Round = func(round, size int, unit string) {
+		announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit))
+	}
 	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {

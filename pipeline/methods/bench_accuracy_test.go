@@ -21,7 +21,7 @@ import (
 // mechanism in manifest form, r and the row's queries.
 type accuracyRow struct {
 	name  string
-	mech  string  // the [[mechanism]] table's keys
+	mech  string // the [[mechanism]] table's keys
 	r     int
 	delta float64   // eps(delta) query when > 0
 	eEps  []float64 // delta(eps) queries at these e^eps

@@ -158,12 +158,13 @@ func (p refinePlan) best(path string) float64 {
 
 // powerCandidate returns the next round of the power path, or why there
 // is none: powerRetryPoints after the chain composed a shorter round asked
-// of it (costed as the chain's, which it may again be). Its length meets the target at the rate measured between its
-// last two rounds (N^-2, powerRate, after one round; at most
-// powerFirstJump times the first length); where that rate is below
-// powerSlowRate or unknown, at the assumed rate up to maxAssumedPoints
-// (assumed: nextRound takes it only before the chain's first round and
-// when cheap beside it).
+// of it (costed as the chain's, which it may again be). Its length meets
+// the target at the rate measured between its last two rounds times
+// powerRateMargin (after one round at N^-2, powerRate, without a margin
+// and at most powerFirstJump times the first length); where that rate is
+// below powerSlowRate or unknown, at the assumed rate up to
+// maxAssumedPoints (assumed: nextRound takes it only before the chain's
+// first round and when cheap beside it).
 func (p refinePlan) powerCandidate() (candidate, string) {
 	rs := p.on(manifest.PathPower)
 	if p.powerOK && len(rs) == 0 && p.fellBack {
@@ -193,14 +194,18 @@ func (p refinePlan) powerCandidate() (candidate, string) {
 		return candidate{}, fmt.Sprintf("at the rate the brackets narrowed from %d to %d points, none would meet the target by %d points",
 			rs[len(rs)-2].size, l.size, maxPowerPoints)
 	}
-	want := nextSize(l.worst, rate, p.target, powerMargin, l.size)
+	margin := powerMargin
+	if len(rs) >= 2 && !assumed {
+		margin = powerRateMargin
+	}
+	want := nextSize(l.worst, rate, p.target, margin, l.size)
 	if len(rs) == 1 {
 		// the first jump, at the assumed rate from a short transform
 		want = min(want, powerFirstJump*float64(l.size))
 	}
 	n := min(roundSize(manifest.PathPower, max(want, accuracyGrowth*float64(l.size))), limit)
 	return candidate{step: step{manifest.PathPower, n}, cost: p.cost(manifest.PathPower, n), assumed: assumed,
-		need: needSize(l.worst, rate, p.target, powerMargin, l.size)}, ""
+		need: needSize(l.worst, rate, p.target, margin, l.size)}, ""
 }
 
 // chainCandidate returns the next round of the chain, or why there is
