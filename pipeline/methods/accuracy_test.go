@@ -299,7 +299,7 @@ func TestRefinePaths(t *testing.T) {
 			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
 		{"mechanism without the power path", 0, nil, inverse(5), []call{{c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (1 round)"},
-		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
+		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 1 << 19}, {c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
 		{"power path narrows too slowly", 0, pow(1e-2, 0.5), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
@@ -324,8 +324,8 @@ func TestRefinePaths(t *testing.T) {
 			inverse(500), []call{{p, 1 << 14}, {p, 1 << 17}, {p, 1 << 19}}, true,
 			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
 		// the first jump of the power path is at most powerFirstJump
-		{"first jump capped", 0, pow(0.4, 2.6), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {p, 1 << 19}}, true,
-			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
+		{"first jump capped", 0, pow(0.4, 2.6), inverse(5), []call{{p, 1 << 14}, {p, 1 << 19}}, true,
+			"accuracy 0.0001 met at 524288 points of the power path (2 rounds)"},
 		{"explicit bucket count keeps the chain", 8000, invSq(1), inverse(0.5), []call{{c, 8000}}, true,
 			"accuracy 0.0001 met at 8000 buckets (1 round)"},
 	}
