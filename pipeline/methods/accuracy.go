@@ -37,10 +37,12 @@ const (
 	// the grid's slack is paid r times at the spacing 2R/N (engine/README.md,
 	// section 6.1; measured within 1% on the DP-SGD and Gauss rows).
 	powerRate = 2.0
-	// powerSlowRate is the smallest exponent at which a bracket of the
-	// power path narrowed between two rounds for the refinement to stay on
-	// it; below it (a far-tail query, set by the power's rounding bound
-	// rather than the grid) the chain takes over.
+	// powerSlowRate is the smallest exponent at which the worst bracket of
+	// the power path narrowed between two rounds for the refinement to
+	// extrapolate at that rate; below it (uneven widths at short lengths,
+	// or a far-tail query set by the power's rounding bound rather than
+	// the grid) the power path goes on at powerRate only while cheap
+	// beside the chain (nextRound), and the chain takes over.
 	powerSlowRate = 1.0
 	// maxRate bounds a measured exponent used to extrapolate.
 	maxRate = 3.0
@@ -87,9 +89,9 @@ type Accuracy struct {
 	// Rounds is the number of rounds computed for this r (cached ones
 	// included).
 	Rounds int
-	// Path is the composition path of the round reported:
-	// manifest.PathPower (Outcome.Buckets is then its transform length) or
-	// manifest.PathChain.
+	// Path is what composed the round reported: manifest.PathPower
+	// (Outcome.Buckets is then its transform length), manifest.PathChain
+	// or backend.PathClosedForm (one leaf of Outcome.Buckets buckets).
 	Path string
 	// Stop says why the refinement ended before meeting the target ("" if
 	// met).
@@ -263,29 +265,23 @@ func roundSize(path string, x float64) int {
 // of the job (every r, eps and delta) meets the target. Each number of
 // compositions that starts on the power path (firstSteps) refines alone,
 // those that start on the chain together: each round composes those whose
-// brackets are still wider than the target on one path at one size. The
-// power path's widths fall like N^-2 (powerRate), so its next length is
-// the power of two at or above N (w/target)^(1/2) (powerMargin 1), w the
-// widest unmet bracket, and later the rate measured between its last two
-// rounds; the chain's first step doubles its count and each later one
-// jumps to the count at which the rate measured between its last two
-// rounds meets the target, times accuracyMargin. The power path gives way to the
-// chain (at DefaultBuckets) when a bracket of it narrowed more slowly than
-// N^-powerSlowRate between two rounds, did not narrow, or a round failed;
-// the chain's first round then has to narrow the power path's best
-// brackets by accuracyNarrowing for the refinement to go on. The power
-// path's first jump is at most powerFirstJump.
-// The refinement stops when every bracket meets the target, when no unmet
-// bracket of the chain narrowed in a round (accuracyNarrowing) or none
-// would meet the target by the largest count at the rate measured, when
-// the next round would exceed the memory budget (MemoryNeed > Budget) or
-// the largest size, or when a later round fails. Each round goes through
-// the state cache under its own path and size, so a rerun computes
-// nothing. For each r it reports the round with the narrowest worst
-// bracket (its size is in Outcome.Buckets), intersected with the other
-// methods' bounds (applyOthers; the rounds before are not), with
-// Outcome.Accuracy set and a sentence on the accuracy reached appended to
-// the note.
+// brackets are still wider than the target on one path at one size.
+// Each round is the path's that composed it (a round asked of the power
+// path may be the chain's: refineFrom), and nextRound (refinepolicy.go)
+// chooses the next from the rounds so far, their widest brackets among
+// the unmet r and their CPU cost: the power path at its measured rate (or
+// its assumed N^-2 while cheap beside the chain), the chain at its own,
+// within a CPU budget. The refinement stops when every bracket meets the
+// target, when nextRound says why it stops (no narrowing, a rate that
+// would not reach the target by the largest size, the largest size, a
+// round beyond the CPU budget), when the next round would exceed the
+// memory budget (MemoryNeed > Budget), or when a later round fails. Each
+// round goes through the state cache under its own path and size (a
+// cached round counts at its prior cost). For each r it reports the round
+// with the narrowest worst bracket (its size is in Outcome.Buckets, its
+// path in Accuracy.Path), intersected with the other methods' bounds
+// (applyOthers; the rounds before are not), with Outcome.Accuracy set and
+// a sentence on the accuracy reached appended to the note.
 func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) ([]Outcome, error) {
 	spec := job.Instance.Spec
 	target := spec.Engine.Accuracy
