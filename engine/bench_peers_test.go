@@ -99,13 +99,6 @@ func envInts(name string, def []int) []int {
 	return out
 }
 
-func envFloat(name string, def float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
-		return v
-	}
-	return def
-}
-
 func (a peersAnswer) report(b *testing.B, row peersRow) {
 	if os.Getenv("PB_JSON") != "" {
 		// one line in inproc.py's format, for scripts/bench/peers.sh
