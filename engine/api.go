@@ -293,6 +293,7 @@ func Compose(ctx context.Context, m Mechanism, r int, opt Options) (*Result, err
 // (see Lower pairs in the package documentation).
 func ComposeMany(ctx context.Context, m Mechanism, rs []int, opt Options) ([]*Result, error) {
 	if out, ok, err := composeGaussClosed(ctx, m, rs, opt); ok {
+		setRoute(out, RouteClosedForm)
 		return out, err
 	}
 	if m == nil {
@@ -343,20 +344,26 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 	case auto:
 		out, err := composeAuto(ctx, m, rs, o)
 		if err != nil || out != nil {
+			setRoute(out, RoutePower)
 			return out, err
 		}
 	case o.power == powerOn || o.Path == PathPower:
 		out, err := composePower(ctx, m, rs, o)
 		if err != nil || out != nil {
+			setRoute(out, RoutePower)
 			return out, err
 		}
 	}
+	// the chain: by default, by request, or where the power path does not
+	// qualify (Result.Route says which ran)
 	plan, err := newPlan([]Part{{Mechanism: m, Count: maxR}}, o)
 	if err != nil {
 		return nil, err
 	}
 	plan.setTargets(m, rs)
-	return plan.composeMany(ctx, m, rs)
+	out, err := plan.composeMany(ctx, m, rs)
+	setRoute(out, RouteChain)
+	return out, err
 }
 
 // ComposeSequence returns the bounds for the heterogeneous sequence of

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // The rows of the comparison with dp_accounting's PLD accountant
@@ -21,10 +19,9 @@ import (
 //	PB_BUCKETS=8000,100000 go test -run '^$' -bench 'Peers/sgd4$' ./engine
 //
 // BenchmarkPeers/ROW/BUCKETS reports cpu-s/op, the bounds and the relative
-// width (upper-lower)/upper of the row's worst bracket (relw);
-// BenchmarkAccuracyTarget/ROW the refinement of an accuracy target
-// (PB_TARGET, default 1e-4) from a cheap first round, as pipeline/methods
-// refines it.
+// width (upper-lower)/upper of the row's worst bracket (relw). The
+// refinement of an accuracy target, what the one-liners run, is
+// pipeline/methods' BenchmarkAccuracyTarget (the same rows).
 type peersRow struct {
 	name  string
 	mech  func() (Mechanism, error)
@@ -102,13 +99,6 @@ func envInts(name string, def []int) []int {
 	return out
 }
 
-func envFloat(name string, def float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
-		return v
-	}
-	return def
-}
-
 func (a peersAnswer) report(b *testing.B, row peersRow) {
 	if os.Getenv("PB_JSON") != "" {
 		// one line in inproc.py's format, for scripts/bench/peers.sh
@@ -141,118 +131,5 @@ func BenchmarkPeers(b *testing.B) {
 		b.Run(row.name, func(b *testing.B) {
 			row.benchBuckets(b)
 		})
-	}
-}
-
-// BenchmarkAccuracyTarget: the refinement of pipeline/methods' accuracy
-// target (accuracy.go) for one row, from Buckets = 0: the power path from
-// 2^14 points where PowerQualifies, each next length the power of two at or
-// above N (w/target)^(1/p) (p = 2, then the rate measured between the
-// last two rounds), at least a doubling and at most 64 times N; the chain
-// from 100,000 buckets where the mechanism does not qualify or the power
-// path's worst bracket narrowed more slowly than N^-1, doubling once,
-// then jumping at its measured rate times 1.2 (counts rounded up to two
-// significant digits). It stops when the worst relative width is at most
-// PB_TARGET (default 1e-4), a chain round no longer narrowed it by 0.9,
-// or the chain's rate would not reach the target by 2^26 buckets. The CPU
-// of every round (and of PowerQualifies) is counted; points (or buckets)
-// and rounds are those of the last round, power = 1 when it was the power
-// path's.
-func BenchmarkAccuracyTarget(b *testing.B) {
-	target := envFloat("PB_TARGET", 1e-4)
-	for _, row := range peersRows {
-		b.Run(row.name, func(b *testing.B) {
-			var last peersAnswer
-			var cpu, wall float64
-			var n, rounds int
-			var power bool
-			for i := 0; i < b.N; i++ {
-				last, cpu, wall, n, rounds, power = row.refine(b, target)
-			}
-			// every round's CPU in the JSON line (scripts/bench/peers.sh)
-			last.cpu, last.wall = cpu, wall
-			last.report(b, row)
-			b.ReportMetric(cpu, "cpu-s")
-			b.ReportMetric(wall, "wall-s")
-			b.ReportMetric(float64(n), "buckets")
-			b.ReportMetric(float64(rounds), "rounds")
-			b.ReportMetric(map[bool]float64{false: 0, true: 1}[power], "power")
-		})
-	}
-}
-
-// refine mirrors pipeline/methods' refinement (BenchmarkAccuracyTarget)
-// for the row's worst bracket and returns the last round's answer, the
-// CPU and wall seconds of all rounds, the last round's size, the number
-// of rounds and whether the last round was the power path's.
-func (row peersRow) refine(tb testing.TB, target float64) (last peersAnswer, cpu, wall float64, n, rounds int, power bool) {
-	m, err := row.mech()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c0, w0 := cpuSeconds(), time.Now()
-	power, err = PowerQualifies(context.Background(), m, row.r, Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cpu, wall = cpuSeconds()-c0, time.Since(w0).Seconds()
-	n = defaultBuckets
-	switch {
-	case power:
-		n = 1 << 14
-	case ComposesInClosedForm(m, row.r, Options{}):
-		n = 4096 // pipeline/methods' closedFormStartBuckets
-	}
-	prevN, prevW := 0, math.Inf(1)
-	for {
-		opt := Options{Path: PathChain, Buckets: n}
-		if power {
-			opt.Path = PathPower
-		}
-		a := row.answerWith(tb, opt)
-		cpu, wall, rounds, last = cpu+a.cpu, wall+a.wall, rounds+1, a
-		w := a.relw
-		if w <= target {
-			return
-		}
-		p := math.NaN()
-		if prevN > 0 && !math.IsInf(prevW, 0) && w > 0 {
-			p = math.Log(prevW/w) / math.Log(float64(n)/float64(prevN))
-		}
-		if power && prevN > 0 && !(p >= 1 && w <= 0.9*prevW) {
-			// the power path stopped narrowing at its rate: the chain
-			power, n, prevN, prevW = false, defaultBuckets, 0, math.Inf(1)
-			continue
-		}
-		if !power && prevN > 0 && (!(w <= 0.9*prevW) || !(w*math.Pow(float64(1<<26)/float64(n), -p) <= target)) {
-			return
-		}
-		f, margin := 2.0, 1.2
-		if power {
-			margin = 1
-		}
-		switch {
-		case p > 0:
-			f = math.Pow(w/target, 1/min(p, 3)) * margin
-		case power:
-			f = math.Sqrt(w/target) * margin
-		}
-		x := float64(n) * min(64, max(2, f))
-		prevN, prevW = n, w
-		if power {
-			n = 1 << 14
-			for float64(n) < x {
-				n *= 2
-			}
-			if n > 1<<22 {
-				return
-			}
-			continue
-		}
-		scale := math.Pow(10, math.Max(0, math.Floor(math.Log10(x))-1))
-		n = (int(math.Ceil(x/scale-1e-9)*scale) + 3) / 4 * 4
-		if n > 1<<26 {
-			return
-		}
 	}
 }

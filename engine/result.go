@@ -15,6 +15,9 @@ type Result struct {
 	ec    bool
 	info  Info
 	notes []string
+	// route is the computation that composed the result (Route), set
+	// where ComposeMany decides it.
+	route Route
 
 	tableOnce sync.Once
 	table     *deltaTable // built on the first query

@@ -38,6 +38,7 @@ type resultWire struct {
 	MomRest                          [2]float64
 	Raw                              [2][3]float64 // the corners before their Chernoff caps (list.raw), when HasWatch
 	HasWatch                         bool          // false in encodings older than Raw
+	Route                            Route         // what composed the result (RouteUnknown in older encodings)
 }
 
 // MarshalBinary encodes the result (the composed bucket list and how it was
@@ -54,7 +55,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		LoA: [2]float64{l.loA.v, l.loA.e}, LoC: [2]float64{l.loC.v, l.loC.e},
 		DistA: [2]float64{l.distA.v, l.distA.e}, DistB: [2]float64{l.distB.v, l.distB.e},
 		Compositions: l.compositions, Squarings: l.squarings, EC: r.ec, Info: r.info,
-		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g), Swap: gridToWire(r.s)}
+		Abs: l.abs, Notes: r.notes, Grid: gridToWire(r.g), Swap: gridToWire(r.s), Route: r.route}
 	if l.hasWatch {
 		w.HasWatch = true
 		copy(w.Raw[0][:], l.raw[:3])
@@ -88,12 +89,15 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&w); err != nil {
 		return fmt.Errorf("engine: decoding result: %w", err)
 	}
+	if w.Route < RouteUnknown || w.Route > RouteClosedForm {
+		return fmt.Errorf("engine: decoding result: unknown route %v", w.Route)
+	}
 	if w.NoGrouped {
 		g, ok := gridFromWire(w.Grid)
 		if !ok || g == nil {
 			return fmt.Errorf("engine: decoding result: inconsistent grid list")
 		}
-		*r = Result{ec: true, info: w.Info, notes: w.Notes}
+		*r = Result{ec: true, info: w.Info, notes: w.Notes, route: w.Route}
 		r.withGrid(g)
 		r.setMoments(momentFromWire(&w))
 		if err := r.swapFromWire(w.Swap); err != nil {
@@ -135,7 +139,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 	if !ok {
 		return fmt.Errorf("engine: decoding result: inconsistent grid list")
 	}
-	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes}
+	*r = Result{l: l, b: l.bounds(), ec: w.EC, info: w.Info, notes: w.Notes, route: w.Route}
 	r.withGrid(g)
 	r.setMoments(momentFromWire(&w))
 	if err := r.swapFromWire(w.Swap); err != nil {

@@ -31,9 +31,12 @@ one line per method, r and delta:
 By default the buckets method meets the accuracy target 1e-4 (relative
 bracket width (upper - lower)/upper) from a cheap first round: the power
 path at 16384 points, then the length its rate of narrowing predicts, or
-the squaring chain at 100000 buckets for mechanisms without a power path.
---accuracy sets another target; --buckets N composes by the chain at N
-buckets (--buckets 100000: the paper's setting).
+the squaring chain at 100000 buckets for mechanisms without a power path;
+each round is chosen by its predicted CPU cost. A round predicted above
+4 s runs only when at most 8 times the CPU spent so far; otherwise the
+best bracket is printed with a note on what meeting the target would
+cost. --accuracy sets another target; --buckets N composes by the chain
+at N buckets (--buckets 100000: the paper's setting).
 
 A training run is asked in epochs instead of --r: --epochs E is E/q steps
 of Poisson sampling, E*dataset_size/batch of fixed-size batches, and E
@@ -341,8 +344,9 @@ type queryAnswer struct {
 	EEps         bool      `json:"-"`
 	Buckets      int       `json:"buckets,omitempty"`
 	// Path is the composition path of an accuracy target's round
-	// reported: "power" (Buckets is then the transform length) or
-	// "chain"; "" without a target.
+	// reported, what composed it: "power" (Buckets is then the transform
+	// length), "chain" or "closed form" (one leaf of Buckets buckets); ""
+	// without a target.
 	Path   string  `json:"path,omitempty"`
 	Factor float64 `json:"factor,omitempty"`
 	Cached bool    `json:"cached,omitempty"`
@@ -454,6 +458,7 @@ func writeQueryJSON(w io.Writer, answers []queryAnswer) error {
 // The bracket is rounded outwards (see formatBracket), so the printed
 // numbers are bounds too.
 func writeQueryText(w io.Writer, answers []queryAnswer) error {
+	stopSaid := map[int]string{}
 	for _, a := range answers {
 		var at string
 		if a.Query == queryTPR {
@@ -494,6 +499,14 @@ func writeQueryText(w io.Writer, answers []queryAnswer) error {
 		trivial := lo == 0 || math.IsInf(up, 1) || (a.Query == queryDelta && up >= 1)
 		if a.Note != "" && trivial {
 			if _, err := fmt.Fprintf(w, "  note: %s\n", a.Note); err != nil {
+				return err
+			}
+		}
+		// why an accuracy target was not met (what the next round would
+		// cost), once per number of compositions
+		if acc := a.Accuracy; acc != nil && !acc.Met && acc.Stop != "" && stopSaid[a.R] != acc.Stop {
+			stopSaid[a.R] = acc.Stop
+			if _, err := fmt.Fprintf(w, "  note: accuracy %s not met: %s\n", strconv.FormatFloat(acc.Target, 'g', -1, 64), acc.Stop); err != nil {
 				return err
 			}
 		}

@@ -51,4 +51,14 @@ type StateSummary struct {
 	Buckets      int
 	Factor       float64
 	InfinityMass float64
+	// Path is the computation that composed the state, which may differ
+	// from the path the options asked for (the engine's power path falls
+	// back to the chain where it does not qualify): manifest.PathChain,
+	// manifest.PathPower or PathClosedForm; "" when the state does not
+	// say (a sequence, an encoding older than the path).
+	Path string
 }
+
+// PathClosedForm is StateSummary.Path of a composition in closed form
+// (one leaf whose loss law is the r-fold one: engine.RouteClosedForm).
+const PathClosedForm = "closed form"

@@ -154,7 +154,21 @@ func (s *engineState) Notes() []string {
 
 func (s *engineState) Summary() StateSummary {
 	info := s.r.Info()
-	return StateSummary{Buckets: info.Buckets, Factor: info.Factor, InfinityMass: s.r.Corners().Mass()}
+	return StateSummary{Buckets: info.Buckets, Factor: info.Factor, InfinityMass: s.r.Corners().Mass(), Path: routePath(s.r.Route())}
+}
+
+// routePath returns StateSummary.Path of an engine route: "" for
+// engine.RouteUnknown.
+func routePath(r engine.Route) string {
+	switch r {
+	case engine.RouteChain:
+		return manifest.PathChain
+	case engine.RoutePower:
+		return manifest.PathPower
+	case engine.RouteClosedForm:
+		return PathClosedForm
+	}
+	return ""
 }
 
 func (s *engineState) MarshalBinary() ([]byte, error) { return s.r.MarshalBinary() }

@@ -37,10 +37,12 @@ const (
 	// the grid's slack is paid r times at the spacing 2R/N (engine/README.md,
 	// section 6.1; measured within 1% on the DP-SGD and Gauss rows).
 	powerRate = 2.0
-	// powerSlowRate is the smallest exponent at which a bracket of the
-	// power path narrowed between two rounds for the refinement to stay on
-	// it; below it (a far-tail query, set by the power's rounding bound
-	// rather than the grid) the chain takes over.
+	// powerSlowRate is the smallest exponent at which the worst bracket of
+	// the power path narrowed between two rounds for the refinement to
+	// extrapolate at that rate; below it (uneven widths at short lengths,
+	// or a far-tail query set by the power's rounding bound rather than
+	// the grid) the power path goes on at powerRate only while cheap
+	// beside the chain (nextRound), and the chain takes over.
 	powerSlowRate = 1.0
 	// maxRate bounds a measured exponent used to extrapolate.
 	maxRate = 3.0
@@ -54,15 +56,23 @@ const (
 	// 10^5: 0.074 at 2^14, 0.0037 at 2^16, 2.0e-4 at 2^18, 5.5e-5 at 2^19),
 	// so that N^-2 from a short transform overestimates the length needed.
 	powerMargin = 1.0
+	// powerRateMargin is accuracyMargin of the power path's jumps at a
+	// measured rate: the local rate falls with the length (DP-SGD
+	// 4/0.01, r 65,536: N^-2.0 from 2^14 to 2^18 points, N^-1.9 to 2^19,
+	// where the width 1.01e-5 just missed 1e-5; 1/0.001, r 250,000:
+	// N^-2.1 to 2^18, N^-1.5 from 2^19 to 2^20), and a round just short
+	// of the target costs a round twice as long more.
+	powerRateMargin = 1.15
 	// maxJump bounds the growth of the size from one round to the next.
 	maxJump = 64
 	// powerFirstJump bounds the growth from the power path's first round,
 	// whose jump rests on the assumed rate: a bracket set by something
 	// other than the grid (a dominating pair's slack, a far tail) would
-	// otherwise send the second round to the largest lengths, and below
-	// the asymptotic rate the widths fall faster (DP-SGD 1/0.001, r
-	// 250,000: 0.38 at 2^14, 2.6e-4 at 2^18, 6.9e-5 at 2^19).
-	powerFirstJump = 16
+	// otherwise send the second round to the largest lengths. 32 (2^19
+	// points from 2^14, about 0.4 s) lets the deep DP-SGD questions meet
+	// 1e-4 in two rounds (1/0.001, r 250,000 with the question's floor:
+	// 0.055 at 2^14, 1.6e-4 at 2^18, 4.6e-5 at 2^19).
+	powerFirstJump = 32
 )
 
 // Accuracy says what an accuracy target reached for one number of
@@ -79,9 +89,9 @@ type Accuracy struct {
 	// Rounds is the number of rounds computed for this r (cached ones
 	// included).
 	Rounds int
-	// Path is the composition path of the round reported:
-	// manifest.PathPower (Outcome.Buckets is then its transform length) or
-	// manifest.PathChain.
+	// Path is what composed the round reported: manifest.PathPower
+	// (Outcome.Buckets is then its transform length), manifest.PathChain
+	// or backend.PathClosedForm (one leaf of Outcome.Buckets buckets).
 	Path string
 	// Stop says why the refinement ended before meeting the target ("" if
 	// met).
@@ -255,29 +265,23 @@ func roundSize(path string, x float64) int {
 // of the job (every r, eps and delta) meets the target. Each number of
 // compositions that starts on the power path (firstSteps) refines alone,
 // those that start on the chain together: each round composes those whose
-// brackets are still wider than the target on one path at one size. The
-// power path's widths fall like N^-2 (powerRate), so its next length is
-// the power of two at or above N (w/target)^(1/2) (powerMargin 1), w the
-// widest unmet bracket, and later the rate measured between its last two
-// rounds; the chain's first step doubles its count and each later one
-// jumps to the count at which the rate measured between its last two
-// rounds meets the target, times accuracyMargin. The power path gives way to the
-// chain (at DefaultBuckets) when a bracket of it narrowed more slowly than
-// N^-powerSlowRate between two rounds, did not narrow, or a round failed;
-// the chain's first round then has to narrow the power path's best
-// brackets by accuracyNarrowing for the refinement to go on. The power
-// path's first jump is at most powerFirstJump.
-// The refinement stops when every bracket meets the target, when no unmet
-// bracket of the chain narrowed in a round (accuracyNarrowing) or none
-// would meet the target by the largest count at the rate measured, when
-// the next round would exceed the memory budget (MemoryNeed > Budget) or
-// the largest size, or when a later round fails. Each round goes through
-// the state cache under its own path and size, so a rerun computes
-// nothing. For each r it reports the round with the narrowest worst
-// bracket (its size is in Outcome.Buckets), intersected with the other
-// methods' bounds (applyOthers; the rounds before are not), with
-// Outcome.Accuracy set and a sentence on the accuracy reached appended to
-// the note.
+// brackets are still wider than the target on one path at one size.
+// Each round is the path's that composed it (a round asked of the power
+// path may be the chain's: refineFrom), and nextRound (refinepolicy.go)
+// chooses the next from the rounds so far, their widest brackets among
+// the unmet r and their CPU cost: the power path at its measured rate (or
+// its assumed N^-2 while cheap beside the chain), the chain at its own,
+// within a CPU budget. The refinement stops when every bracket meets the
+// target, when nextRound says why it stops (no narrowing, a rate that
+// would not reach the target by the largest size, the largest size, a
+// round beyond the CPU budget), when the next round would exceed the
+// memory budget (MemoryNeed > Budget), or when a later round fails. Each
+// round goes through the state cache under its own path and size (a
+// cached round counts at its prior cost). For each r it reports the round
+// with the narrowest worst bracket (its size is in Outcome.Buckets, its
+// path in Accuracy.Path), intersected with the other methods' bounds
+// (applyOthers; the rounds before are not), with Outcome.Accuracy set and
+// a sentence on the accuracy reached appended to the note.
 func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) ([]Outcome, error) {
 	spec := job.Instance.Spec
 	target := spec.Engine.Accuracy
@@ -285,7 +289,6 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 	best := make([]Outcome, len(rs))
 	bestW := make([][]float64, len(rs))
 	bestPath := make([]string, len(rs))
-	lastW := make([][]float64, len(rs)) // widths of the last round on the current path
 	rounds := make([]int, len(rs))
 	stops := make([]string, len(rs))
 	first, err := b.firstSteps(ctx, spec, mech, rs)
@@ -309,7 +312,7 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 		groups = append(groups, chain)
 	}
 	for _, pending := range groups {
-		stop, err := b.refineFrom(ctx, job, mech, first[pending[0]], pending, &announced, best, bestW, bestPath, lastW, rounds)
+		stop, err := b.refineFrom(ctx, job, mech, first[pending[0]], pending, &announced, best, bestW, bestPath, rounds)
 		if err != nil {
 			return nil, err
 		}
@@ -340,18 +343,22 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 
 // refineFrom runs the rounds of refine for the numbers of compositions
 // job.Compositions[i], i in pending, from the step cur, recording each
-// one's best outcome, its widths and path, its last widths and its rounds
-// in the slices of refine (indexed like job.Compositions); announced
-// counts the rounds announced to job.Round. It returns why it stopped
-// before every bracket met the target ("" if they all did).
+// one's best outcome, its widths and path, and its rounds in the slices
+// of refine (indexed like job.Compositions); announced counts the rounds
+// announced to job.Round. Each round's path is the one that composed it
+// (Outcome.path: a round asked of the power path that the chain composed
+// is the chain's, and the power path composes no later round), its cost
+// the process's CPU time while it ran (its prior when cached), and
+// nextRound chooses the next. It returns why it stopped before every
+// bracket met the target ("" if they all did).
 func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanism, cur step, pending []int, announced *int,
-	best []Outcome, bestW [][]float64, bestPath []string, lastW [][]float64, rounds []int) (string, error) {
+	best []Outcome, bestW [][]float64, bestPath []string, rounds []int) (string, error) {
 	spec := job.Instance.Spec
 	target := spec.Engine.Accuracy
 	rs := job.Compositions
-	prevSize := 0     // size of the last round on the current path, 0 for none
-	ok := 0           // rounds that succeeded
-	fellBack := false // the chain's first round after the power path's
+	plan := refinePlan{target: target, powerOK: cur.path == manifest.PathPower}
+	var worsts []map[int]float64 // each round's worst width of each r composed
+	ok := 0                      // rounds that succeeded
 	stop := ""
 	for round := 1; ; round++ {
 		if job.Round != nil {
@@ -364,17 +371,25 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 		for k, i := range pending {
 			prs[k] = rs[i]
 		}
+		t0 := b.clock()
 		outs, err := b.round(ctx, job, mech, rspec, prs, false)
+		cost := (b.clock() - t0).Seconds()
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", err
 			}
 			if cur.path == manifest.PathPower {
 				// the chain may compose what the power path could not
-				cur, prevSize, fellBack = step{manifest.PathChain, manifest.DefaultBuckets}, 0, true
-				for _, i := range pending {
-					lastW[i] = bestW[i]
+				plan.powerOK, plan.lost = false, plan.lost+cost
+				next, why := nextRound(plan)
+				if why != "" {
+					if ok == 0 {
+						return "", err
+					}
+					stop = why
+					break
 				}
+				cur = next
 				continue
 			}
 			if ok == 0 {
@@ -384,96 +399,65 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 			break
 		}
 		ok++
-		narrowed := false
-		reachable := false // some unmet bracket may meet the target within the limits
-		slow := false      // a power-path bracket narrowed more slowly than powerSlowRate
-		want := 0.0        // the size the unmet brackets need
+		ran, label, cached := cur.path, cur.path, true
+		for _, o := range outs {
+			cached = cached && o.Cached
+			if o.path != "" {
+				label = o.path
+			}
+		}
+		if label != manifest.PathPower {
+			ran = manifest.PathChain // the chain, or one leaf in closed form
+		}
+		if cur.path == manifest.PathPower && ran != manifest.PathPower {
+			// asked of the power path, composed by the chain: the power
+			// path did not qualify at this length; once more at
+			// powerRetryPoints after a shorter round
+			plan.powerOK = !plan.fellBack && cur.size < powerRetryPoints
+			plan.fellBack = true
+			if job.Round != nil {
+				job.Round(*announced, cur.size, "buckets (the chain: the power path does not qualify at this length)")
+			}
+		}
+		if cached {
+			cost = plan.prior(ran, cur.size)
+		}
+		ws := map[int]float64{}
 		var still []int
 		for k, i := range pending {
 			o := outs[k]
 			w := widths(o)
 			rounds[i] = round
+			ws[i] = worst(w)
 			if bestW[i] == nil || best[i].Err != nil && o.Err == nil || o.Err == nil && worst(w) <= worst(bestW[i]) {
-				best[i], bestW[i], bestPath[i] = o, w, cur.path
+				best[i], bestW[i], bestPath[i] = o, w, label
 			}
-			prev := lastW[i]
-			for q := range w {
-				p := math.NaN()
-				if prev != nil && q < len(prev) {
-					if prev[q] > target && (w[q] <= target || w[q] < prev[q] && w[q] <= accuracyNarrowing*prev[q]) {
-						narrowed = true
-					}
-					if prevSize > 0 {
-						p = rate(prev[q], w[q], prevSize, cur.size)
-					}
-					if w[q] > target && p > 0 && canReach(w[q], p, target, cur.size, cur.limit()) {
-						reachable = true
-					}
-					if w[q] > target && cur.path == manifest.PathPower && p < powerSlowRate {
-						slow = true
-					}
-				}
-				if w[q] <= target {
-					continue
-				}
-				switch {
-				case p > 0:
-					p = min(p, maxRate)
-				case cur.path == manifest.PathPower:
-					p = powerRate
-				default:
-					p = 0 // no rate known: double
-				}
-				margin := accuracyMargin
-				if cur.path == manifest.PathPower {
-					margin = powerMargin
-				}
-				want = max(want, nextSize(w[q], p, target, margin, cur.size))
-			}
-			lastW[i] = w
 			if best[i].Err == nil && worst(bestW[i]) > target {
 				still = append(still, i)
 			}
 		}
+		worsts = append(worsts, ws)
+		plan.rounds = append(plan.rounds, roundStat{path: ran, size: cur.size, cost: cost})
 		pending = still
 		if len(pending) == 0 {
 			break
 		}
-		if cur.path == manifest.PathPower && prevSize == 0 {
-			// the first jump, at the assumed rate from a short transform
-			want = min(want, powerFirstJump*float64(cur.size))
+		// the rounds' worst brackets among the r still pending
+		plan.maxR = 0
+		for _, i := range pending {
+			plan.maxR = max(plan.maxR, rs[i])
 		}
-		next := step{cur.path, roundSize(cur.path, max(want, accuracyGrowth*float64(cur.size)))}
-		if fellBack && !narrowed {
-			stop = fmt.Sprintf("the chain at %d buckets narrowed no bracket of the power path's", cur.size)
-			break
-		}
-		fellBack = false
-		if prevSize > 0 && cur.path == manifest.PathPower && (slow || !narrowed) {
-			// the power path's brackets stopped narrowing at its rate:
-			// the chain from its default count, which must narrow the
-			// power path's best brackets to go on
-			next, prevSize, fellBack = step{manifest.PathChain, manifest.DefaultBuckets}, 0, true
+		for j := range plan.rounds {
+			w := 0.0
 			for _, i := range pending {
-				lastW[i] = bestW[i]
+				w = max(w, worsts[j][i])
 			}
-		} else {
-			if prevSize > 0 && !narrowed {
-				stop = fmt.Sprintf("no bracket narrowed from %d to %d %s", prevSize, cur.size, cur.unit())
-				break
-			}
-			if prevSize > 0 && !reachable {
-				stop = fmt.Sprintf("at the rate the brackets narrowed from %d to %d %s, none would meet the target by %d %s", prevSize, cur.size, cur.unit(), cur.limit(), cur.unit())
-				break
-			}
-			if next.size > next.limit() {
-				if cur.size >= cur.limit() {
-					stop = fmt.Sprintf("%d %s is the largest size", cur.size, cur.unit())
-					break
-				}
-				next.size = next.limit()
-			}
-			prevSize = cur.size
+			plan.rounds[j].worst = w
+		}
+		next, why := nextRound(plan)
+		if why != "" {
+			stop = why
+			break
 		}
 		nspec := spec
 		nspec.Engine.Buckets, nspec.Engine.Path = next.size, next.path

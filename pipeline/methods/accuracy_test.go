@@ -3,11 +3,13 @@ package methods
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -31,10 +33,25 @@ type widthBackend struct {
 	// qualifies, if not nil, says which r qualify for the power path
 	// (every r when nil)
 	qualifies func(r int) bool
+	// fallback: PowerPath says yes, but the chain composes the rounds
+	// asked of the power path (at the same count), as the engine's
+	// power path does where its composed list does not qualify
+	fallback bool
 
 	mu    sync.Mutex
 	calls []composeCall
 	paths []string // the path of every call: "power" or "chain"
+	// spent is the CPU time the compositions cost: the refinement's
+	// priors (powerPrior, chainPrior), so that its clock (now) is
+	// deterministic
+	spent time.Duration
+}
+
+// now is the refinement's clock on the fake backend (Buckets.cpu).
+func (b *widthBackend) now() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
 }
 
 func (b *widthBackend) PowerPath(_ context.Context, _ backend.Mechanism, r int, _ manifest.EngineOptions) (bool, error) {
@@ -51,6 +68,7 @@ type composeCall struct {
 // both brackets exact at [0, 0] when Zero).
 type widthState struct {
 	R, Buckets int
+	Path       string // what composed it (StateSummary.Path)
 	W          float64
 	Trivial    bool
 	Zero       bool
@@ -60,15 +78,20 @@ func (b *widthBackend) ComposeMany(_ context.Context, _ backend.Mechanism, rs []
 	b.mu.Lock()
 	b.calls = append(b.calls, composeCall{opt.Buckets, slices.Clone(rs)})
 	width, path := b.width, manifest.PathChain
-	if opt.Path == manifest.PathPower && b.power != nil {
+	if opt.Path == manifest.PathPower && b.power != nil && !b.fallback {
 		width, path = b.power, manifest.PathPower
 	}
 	b.paths = append(b.paths, path)
+	cost := chainPrior(opt.Buckets, slices.Max(rs))
+	if path == manifest.PathPower {
+		cost = powerPrior(opt.Buckets)
+	}
+	b.spent += time.Duration(cost * float64(time.Second))
 	b.mu.Unlock()
 	out := make([]backend.State, len(rs))
 	for i, r := range rs {
 		w := width(r, opt.Buckets)
-		out[i] = &widthState{R: r, Buckets: opt.Buckets, W: w, Trivial: math.IsInf(w, 1), Zero: w == 0}
+		out[i] = &widthState{R: r, Buckets: opt.Buckets, Path: path, W: w, Trivial: math.IsInf(w, 1), Zero: w == 0}
 	}
 	return out, nil
 }
@@ -103,7 +126,7 @@ func (s *widthState) DeltaBounds(float64) (float64, float64) {
 }
 
 func (s *widthState) Summary() backend.StateSummary {
-	return backend.StateSummary{Buckets: s.Buckets, Factor: 1.01}
+	return backend.StateSummary{Buckets: s.Buckets, Factor: 1.01, Path: s.Path}
 }
 
 func (s *widthState) MarshalBinary() ([]byte, error) {
@@ -196,6 +219,7 @@ func TestRefineAccuracy(t *testing.T) {
 				rounds = append(rounds, buckets)
 			}
 			bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(tc.budget)}}
+			bm.cpu = be.now
 			outs, err := bm.Run(context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
@@ -246,6 +270,9 @@ func TestRefinePaths(t *testing.T) {
 	pow := func(w0, p float64) func(int, int) float64 { // w0 at 2^14, like N^-p
 		return func(_, n int) float64 { return w0 * math.Pow(float64(n)/(1<<14), -p) }
 	}
+	table := func(w map[int]float64) func(int, int) float64 {
+		return func(_, n int) float64 { return w[n] }
+	}
 	type call struct {
 		path string
 		size int
@@ -272,23 +299,33 @@ func TestRefinePaths(t *testing.T) {
 			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
 		{"mechanism without the power path", 0, nil, inverse(5), []call{{c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (1 round)"},
-		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
+		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 1 << 19}, {c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
 		{"power path narrows too slowly", 0, pow(1e-2, 0.5), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
 		// the refinement keeps the power path's round when it is
 		// narrower, and stops when the chain's first round does not
 		// narrow it
-		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {c, 100000}}, false,
-			"accuracy 0.0001 not met: reached 0.0005 at 65536 points of the power path (3 rounds; the chain at 100000 buckets narrowed no bracket of the power path's)"},
+		// N^-0.5: the power path goes on at its assumed rate while a
+		// round costs less than half the chain's first (to 2^20), then
+		// the chain's first round must narrow its best bracket
+		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {p, 1 << 18}, {p, 1 << 19}, {p, 1 << 20}, {c, 100000}}, false,
+			"accuracy 0.0001 not met: reached 0.00013 at 1048576 points of the power path (6 rounds; the chain at 100000 buckets narrowed no bracket of the power path's)"},
 		// the chain goes on when its first round narrows the power
 		// path's best bracket: 0.005 at 100000, 0.0025 at 200000, then
-		// the jump at rate 1 to 200000 25 1.2
-		{"chain narrower than the power path", 0, func(int, int) float64 { return 0.01 }, inverse(500), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}, {c, 200000}, {c, 6000000}}, true,
-			"accuracy 0.0001 met at 6000000 buckets (5 rounds)"},
-		// the first jump of the power path is at most powerFirstJump
-		{"first jump capped", 0, pow(0.4, 2.6), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {p, 1 << 19}}, true,
+		// the jump at rate 1 to 200000 25 1.2 = 6,000,000 buckets, whose
+		// predicted cost (52 s) is beyond the budget
+		{"chain narrower than the power path", 0, func(int, int) float64 { return 0.01 }, inverse(500), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}, {c, 200000}}, false,
+			"accuracy 0.0001 not met: reached 0.0025 at 200000 buckets (4 rounds; the next round, 6000000 buckets, is predicted to take about 52 s of CPU, more than 4 s and 8 times the 3 s spent; at the rate measured it would meet the target (--buckets 6000000))"},
+		// DP-SGD 0.6/0.004, r 10^5 (issue 24): uneven below 2^18 points;
+		// the power path at its assumed rate from 2^17 meets the target
+		// at 2^19 instead of leaving for the chain
+		{"power path through uneven small lengths", 0, table(map[int]float64{1 << 14: 3.8e-3, 1 << 15: 6.8e-3, 1 << 16: 2.9e-3, 1 << 17: 1.3e-3, 1 << 18: 2.5e-4, 1 << 19: 3.8e-5}),
+			inverse(500), []call{{p, 1 << 14}, {p, 1 << 17}, {p, 1 << 19}}, true,
 			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
+		// the first jump of the power path is at most powerFirstJump
+		{"first jump capped", 0, pow(0.4, 2.6), inverse(5), []call{{p, 1 << 14}, {p, 1 << 19}}, true,
+			"accuracy 0.0001 met at 524288 points of the power path (2 rounds)"},
 		{"explicit bucket count keeps the chain", 8000, invSq(1), inverse(0.5), []call{{c, 8000}}, true,
 			"accuracy 0.0001 met at 8000 buckets (1 round)"},
 	}
@@ -301,6 +338,7 @@ func TestRefinePaths(t *testing.T) {
 			var announced []call // the rounds announced, by unit
 			job.Round = func(_, size int, unit string) { announced = append(announced, call{unit, size}) }
 			bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
+			bm.cpu = be.now
 			outs, err := bm.Run(context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
@@ -339,6 +377,7 @@ func TestRefineSplitsByPath(t *testing.T) {
 		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{8, 4}, Eps: []float64{1}}
 	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
+	bm.cpu = be.now
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -420,6 +459,7 @@ func TestRefineComposesUnmetOnly(t *testing.T) {
 		Engine: manifest.EngineOptions{Buckets: 1000, ErrorCorrection: true, Accuracy: 0.0041}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{10, 12, 16}, Eps: []float64{1}}
 	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
+	bm.cpu = be.now
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -449,6 +489,7 @@ func TestRefineCachedRerun(t *testing.T) {
 		Engine: manifest.EngineOptions{Buckets: 1000, ErrorCorrection: true, Accuracy: 0.01}}
 	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{4}, Eps: []float64{1}, Delta: []float64{1e-5}}
 	bm := &Buckets{States: &states.Service{Backend: be, Dir: t.TempDir(), Memory: states.NewBudget(1 << 40)}}
+	bm.cpu = be.now
 	first, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -547,4 +588,141 @@ func TestRefineEngine(t *testing.T) {
 		t.Errorf("exact eps %v outside the refined bracket [%v, %v]", e, b.Lower, b.Upper)
 	}
 	t.Logf("%d buckets, %d rounds: eps in [%v, %v], delta in [%v, %v]; note %q", o.Buckets, o.Accuracy.Rounds, o.Eps[0].Lower, o.Eps[0].Upper, o.Delta[0].Lower, o.Delta[0].Upper, o.Note)
+}
+
+// TestRefinePowerFallback: a round asked of the power path that the chain
+// composed (DP-SGD sigma 1, q 1e-4, r 2^30: the power path's rounding-error
+// bound) is the chain's: reported and announced as buckets; the power path
+// is asked once more at powerRetryPoints, and when the chain composes that
+// round too, the refinement goes on with the chain and stops when the
+// round the rate predicts is beyond the CPU budget, with the best bracket.
+func TestRefinePowerFallback(t *testing.T) {
+	chain := map[int]float64{1 << 14: 0.37, 1 << 17: 0.025}
+	be := &widthBackend{width: func(_, n int) float64 { return chain[n] }, power: func(int, int) float64 { return 1e-6 },
+		fallback: true, bytesPerBucket: 1}
+	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 1},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{1 << 30}, Eps: []float64{1}}
+	var announced []string
+	job.Round = func(round, size int, unit string) {
+		announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit))
+	}
+	bm := &Buckets{States: &states.Service{Backend: be, Memory: states.NewBudget(1 << 40)}}
+	bm.cpu = be.now
+	outs, err := bm.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(be.calls) != 2 || be.calls[0].buckets != 1<<14 || be.calls[1].buckets != 1<<17 {
+		t.Errorf("calls %v, want at 16384 and 131072", be.calls)
+	}
+	const fell = " buckets (the chain: the power path does not qualify at this length)"
+	wantAnn := []string{"1: 16384 points", "1: 16384" + fell, "2: 131072 points", "2: 131072" + fell}
+	if !slices.Equal(announced, wantAnn) {
+		t.Errorf("announced %q, want %q", announced, wantAnn)
+	}
+	o := outs[0]
+	a := o.Accuracy
+	if a == nil || a.Met || a.Path != manifest.PathChain || o.Buckets != 1<<17 || math.Abs(a.Reached-0.025) > 1e-12 {
+		t.Fatalf("outcome %d buckets, accuracy %+v; want not met, 0.025 on the chain at 131072", o.Buckets, a)
+	}
+	for _, w := range []string{"at 131072 buckets (2 rounds; the next round, 8400000 buckets, is predicted to take about", "(--buckets "} {
+		if !strings.Contains(o.Note, w) {
+			t.Errorf("note %q, want it to contain %q", o.Note, w)
+		}
+	}
+}
+
+// TestNextRound checks the choice of the next round on rounds given
+// (costs in CPU seconds): the path, size or the reason to stop.
+func TestNextRound(t *testing.T) {
+	p, c := manifest.PathPower, manifest.PathChain
+	for _, tc := range []struct {
+		name     string
+		plan     refinePlan
+		want     step
+		stopWith string
+	}{
+		{"power path's first jump at N^-2", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
+			rounds: []roundStat{{p, 1 << 14, 0.03, 3.4e-3}}}, step{p, 1 << 17}, ""},
+		{"power path at its measured rate", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
+			rounds: []roundStat{{p, 1 << 14, 0.03, 1e-2}, {p, 1 << 16, 0.05, 1e-2 / 8}}}, step{p, 1 << 19}, ""},
+		// slower than N^-1 at small lengths: the assumed rate while cheap
+		{"power path at its assumed rate", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
+			rounds: []roundStat{{p, 1 << 14, 0.03, 3.8e-3}, {p, 1 << 17, 0.06, 1.3e-3}}}, step{p, 1 << 19}, ""},
+		// at 2^21 points a round of the power path costs more than half
+		// the chain's first: the chain
+		{"assumed rate too dear", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
+			rounds: []roundStat{{p, 1 << 19, 0.2, 1.3e-3}, {p, 1 << 20, 0.4, 1e-3}}}, step{c, 100000}, ""},
+		{"no assumed rate after the chain", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
+			rounds: []roundStat{{p, 1 << 14, 0.03, 3.8e-3}, {p, 1 << 17, 0.06, 1.3e-3}, {c, 100000, 1.3, 2e-3}}}, step{}, "the chain at 100000 buckets narrowed no bracket of the power path's"},
+		{"fallback: the chain from its default count", refinePlan{target: 1e-4, maxR: 1 << 30, fellBack: true,
+			rounds: []roundStat{{c, 1 << 14, 0.5, 0.37}}}, step{c, 100000}, ""},
+		{"chain doubles, then jumps", refinePlan{target: 1e-4, maxR: 1 << 10,
+			rounds: []roundStat{{c, 100000, 0.1, 2e-3}}}, step{c, 200000}, ""},
+		{"chain jump at the rate", refinePlan{target: 1e-4, maxR: 1 << 10,
+			rounds: []roundStat{{c, 100000, 0.1, 2e-3}, {c, 200000, 0.2, 1e-3}}}, step{c, 2400000}, ""},
+		// the jump, 64 times the count, would cost about 60 x 0.2 s:
+		// over 8 x 0.3 s spent and 4 s: the largest round within what
+		// remains of the 4 s floor
+		{"over budget: a smaller round", refinePlan{target: 1e-5, maxR: 1 << 10,
+			rounds: []roundStat{{c, 100000, 0.1, 2e-3}, {c, 200000, 0.2, 1e-3}}}, step{c, 3700000}, ""},
+		{"over budget: stop", refinePlan{target: 1e-5, maxR: 1 << 10,
+			rounds: []roundStat{{c, 100000, 1, 2e-3}, {c, 200000, 2, 1e-3}}}, step{}, "the next round, 13000000 buckets, is predicted to take about 122 s of CPU, more than 4 s and 8 times the 3 s spent; at the rate measured the target needs about 24000000 buckets, about 225 s (--buckets 24000000)"},
+		{"within 8x the spent", refinePlan{target: 1e-4, maxR: 1 << 10,
+			rounds: []roundStat{{c, 100000, 2, 2e-3}, {c, 200000, 4, 4e-4}}}, step{c, 440000}, ""},
+		{"no narrowing", refinePlan{target: 1e-4, maxR: 1 << 10,
+			rounds: []roundStat{{c, 100000, 0.1, 2e-3}, {c, 200000, 0.2, 1.9e-3}}}, step{}, "no bracket narrowed from 100000 to 200000 buckets"},
+	} {
+		got, why := nextRound(tc.plan)
+		if got != tc.want || !strings.Contains(why, tc.stopWith) || (tc.stopWith == "") != (why == "") {
+			t.Errorf("%s: next %v, stop %q; want %v, stop with %q", tc.name, got, why, tc.want, tc.stopWith)
+		}
+	}
+}
+
+// TestRefineEngineRoutes: with the real engine, DP-SGD sigma 0.6, q
+// 0.004, r 10^5 (eps(1e-5) about 31.4): the power path's first round at
+// 2^14 points is composed by the chain (its lower pair does not qualify on
+// that grid) and announced so; the power path asked again at 2^17 points
+// composes, and meets 1e-4 at 2^19 points, the path reported. The Gauss
+// pair reports its closed form.
+func TestRefineEngineRoutes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes DP-SGD at r 10^5 (about 1 s)")
+	}
+	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 0.6, "q": 0.004},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+	job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{100000}, Delta: []float64{1e-5}}
+	var announced []string
+	job.Round = func(round, size int, unit string) {
+		announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit))
+	}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+	outs, err := bm.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1: 16384 points", "1: 16384 buckets (the chain: the power path does not qualify at this length)", "2: 131072 points", "3: 524288 points"}
+	if !slices.Equal(announced, want) {
+		t.Errorf("rounds %q, want %q", announced, want)
+	}
+	o := outs[0]
+	if a := o.Accuracy; a == nil || !a.Met || a.Path != manifest.PathPower || o.Buckets != 1<<19 {
+		t.Errorf("outcome at %d, accuracy %+v; want met on the power path at 524288 points", o.Buckets, a)
+	}
+	if b := o.Eps[0]; !(b.Lower <= 31.43 && b.Upper >= 31.42) {
+		t.Errorf("eps bracket [%v, %v], want about 31.43", b.Lower, b.Upper)
+	}
+
+	gspec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 200, "sensitivity": 1},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+	gjob := Job{Instance: &manifest.Instance{Label: "g", Spec: gspec}, Compositions: []int{512}, Eps: []float64{0.01}}
+	gouts, err := bm.Run(context.Background(), gjob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := gouts[0].Accuracy; a == nil || a.Path != backend.PathClosedForm {
+		t.Errorf("Gauss: accuracy %+v, want the closed form's path", a)
+	}
 }

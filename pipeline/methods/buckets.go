@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -21,6 +22,18 @@ import (
 type Buckets struct {
 	// States gives the composed states. Required.
 	States *states.Service
+
+	// cpu, if not nil, replaces processCPU as the clock of the rounds'
+	// costs (tests).
+	cpu func() time.Duration
+}
+
+// clock returns the CPU time the rounds' costs are measured with.
+func (b *Buckets) clock() time.Duration {
+	if b.cpu != nil {
+		return b.cpu()
+	}
+	return processCPU()
 }
 
 // MemoryNeed returns the bytes a job of spec reserves from the budget
@@ -101,7 +114,7 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 	for i, r := range rs {
 		st := got.States[i]
 		sum := st.Summary()
-		o := Outcome{R: r, Buckets: sum.Buckets, Factor: sum.Factor, InfinityMass: sum.InfinityMass, Cached: got.Cached[i]}
+		o := Outcome{R: r, Buckets: sum.Buckets, Factor: sum.Factor, InfinityMass: sum.InfinityMass, Cached: got.Cached[i], path: sum.Path}
 		for _, eps := range job.Eps {
 			up, lo := st.DeltaBounds(eps)
 			o.Delta = append(o.Delta, Bound{Upper: up, Lower: lo})

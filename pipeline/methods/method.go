@@ -43,7 +43,9 @@ type Job struct {
 	// Round, if not nil, is called when the buckets method starts a round
 	// of an accuracy target (1, 2, ...) with the round's size and its unit:
 	// "buckets" of the squaring chain or "points" of the power path's
-	// transform.
+	// transform. A round asked of the power path that the chain composed
+	// (the power path did not qualify at its length) is announced again,
+	// with the same number, in "buckets (the chain: ...)".
 	Round func(round, size int, unit string)
 }
 
@@ -85,6 +87,9 @@ type Outcome struct {
 	// Accuracy, when the job had an accuracy target, says what it reached
 	// (buckets method only; nil otherwise).
 	Accuracy *Accuracy
+	// path is the computation that composed the buckets' state
+	// (backend.StateSummary.Path; "" when the state does not say).
+	path string
 	// Err, if not nil, fails this task alone (or skips it, when it wraps
 	// ErrNotApplicable or ErrNotAvailable).
 	Err error

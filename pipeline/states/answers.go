@@ -51,6 +51,7 @@ type call struct {
 	Arg   uint64 // float64 bits
 	Out   [3]uint64
 	Notes []string
+	Path  string // Summary: StateSummary.Path ("" in older transcripts)
 }
 
 // same reports whether c is a call of op with argument arg.
@@ -226,9 +227,9 @@ func (m *memoState) TPRBounds(fpr float64) (lower, upper, mu float64) {
 func (m *memoState) Summary() backend.StateSummary {
 	c := m.answer(opSummary, 0, func(st fullState) call {
 		s := st.Summary()
-		return call{Out: bits3(float64(s.Buckets), s.Factor, s.InfinityMass)}
+		return call{Out: bits3(float64(s.Buckets), s.Factor, s.InfinityMass), Path: s.Path}
 	})
-	return backend.StateSummary{Buckets: int(f64(c.Out[0])), Factor: f64(c.Out[1]), InfinityMass: f64(c.Out[2])}
+	return backend.StateSummary{Buckets: int(f64(c.Out[0])), Factor: f64(c.Out[1]), InfinityMass: f64(c.Out[2]), Path: c.Path}
 }
 
 // Notes returns the state's notes after the calls so far (the backend's

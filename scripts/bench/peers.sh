@@ -1,7 +1,9 @@
 #!/bin/bash
 # scripts/bench/peers.sh (make bench-peers): issue 24's in-process table,
-# pbuckets' engine (engine.Compose + the row's queries, a Go benchmark:
-# engine/bench_peers_test.go) beside dp_accounting's PLD (inproc.py of
+# pbuckets' engine at fixed bucket counts (engine.Compose + the row's
+# queries, a Go benchmark: engine/bench_peers_test.go) and the accuracy
+# target's refinement as the one-liners run it (pipeline/methods'
+# BenchmarkAccuracyTarget: bench_accuracy_test.go) beside dp_accounting's PLD (inproc.py of
 # ../shared/peers: the accounting call only, after the imports), CPU
 # seconds, medians of REPS interleaved repetitions (pb, dp, pb, dp, ...).
 #
@@ -48,8 +50,9 @@ if ! $PY -c 'import numpy, scipy, absl, attr, mpmath' 2>/dev/null; then
 		{ $SUDO apt-get update >/dev/null && $SUDO apt-get install -y python3-numpy python3-scipy python3-absl python3-attr python3-mpmath >/dev/null; }
 fi
 
-# 3. pbuckets: the binary and the engine's benchmark binary
-(cd "$ROOT" && go build -o bin/pbuckets ./cmd/pbuckets && go test -c -o "$PEERS/engine.test" ./engine)
+# 3. pbuckets: the binary and the benchmark binaries
+(cd "$ROOT" && go build -o bin/pbuckets ./cmd/pbuckets && go test -c -o "$PEERS/engine.test" ./engine &&
+	go test -c -o "$PEERS/methods.test" ./pipeline/methods)
 
 # 4. the cases: ROW BUCKETS (pbuckets) and inproc.py's arguments. BUCKETS:
 # the chain at the paper's 100,000 buckets, then the one-liners' default
@@ -78,7 +81,7 @@ for rep in $(seq "$REPS"); do
 		for n in ${counts//,/ }; do
 			case $n in
 			t*) # the accuracy target ${n#t}: the line's cmd names it
-				(cd "$ROOT/engine" && PB_JSON=1 PB_TARGET=${n#t} "$PEERS/engine.test" -test.run '^$' \
+				(cd "$ROOT/pipeline/methods" && PB_JSON=1 PB_TARGET=${n#t} "$PEERS/methods.test" -test.run '^$' \
 					-test.bench "^BenchmarkAccuracyTarget/$row\$" -test.benchtime 1x | grep '^{' |
 					sed "s|BenchmarkAccuracyTarget/$row|BenchmarkAccuracyTarget/$row/${n#t}|" >>"$LOG") ;;
 			*)
