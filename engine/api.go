@@ -375,6 +375,9 @@ func composeManyPlain(ctx context.Context, m Mechanism, rs []int, opt Options) (
 // documentation).
 func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, error) {
 	if res, ok, err := composeGaussClosedSequence(ctx, parts, opt); ok {
+		if res != nil {
+			res.route = RouteClosedForm
+		}
 		return res, err
 	}
 	low, distinct, reason := lowerSequence(parts)
@@ -386,6 +389,9 @@ func ComposeSequence(ctx context.Context, parts []Part, opt Options) (*Result, e
 	sp := &splitProgress{fn: opt.Progress, extra: extra}
 	o.Progress = sp.firstPhase()
 	res, err := composeSequencePlain(ctx, parts, o)
+	if res != nil {
+		res.route = RouteChain // sequences compose on the chain
+	}
 	if err != nil || opt.DisableErrorCorrection {
 		return res, err
 	}

@@ -13,9 +13,8 @@ import "fmt"
 type Route int
 
 const (
-	// RouteUnknown is the route of a Result that did not record it:
-	// ComposeSequence's, and one decoded from an encoding older than the
-	// route.
+	// RouteUnknown is the route of a Result that did not record it: one
+	// decoded from an encoding older than the route.
 	RouteUnknown Route = iota
 	// RouteChain: the squaring chain composed the Result; Info.Buckets is
 	// its bucket count.
@@ -49,7 +48,8 @@ func (p Route) String() string {
 func (r *Result) Route() Route { return r.route }
 
 // setRoute records the route of each result in out (ComposeMany and
-// composeManyPlain, where the route is decided).
+// composeManyPlain, where the route is decided; ComposeSequence sets its
+// one result's).
 func setRoute(out []*Result, p Route) {
 	for _, r := range out {
 		if r != nil {

@@ -70,6 +70,40 @@ func TestResultRoute(t *testing.T) {
 	}
 }
 
+// TestSequenceRoute checks that ComposeSequence names its route: the
+// chain for a mixed sequence, the closed form for Gauss parts only.
+func TestSequenceRoute(t *testing.T) {
+	ctx := context.Background()
+	sgd, err := SGD(1, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g1, err := Gauss(200, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := Gauss(100, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		parts []Part
+		want  Route
+	}{
+		{"mixed sequence", []Part{{sgd, 8}, {g1, 4}}, RouteChain},
+		{"Gauss sequence", []Part{{g1, 8}, {g2, 4}}, RouteClosedForm},
+	} {
+		res, err := ComposeSequence(ctx, c.parts, Options{Buckets: 4096})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := res.Route(); got != c.want {
+			t.Errorf("%s: route %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // TestRouteString checks the names of the routes.
 func TestRouteString(t *testing.T) {
 	for _, c := range []struct {
