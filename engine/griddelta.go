@@ -12,14 +12,22 @@ type gridTable struct {
 	trel    float64
 }
 
+// gridTable returns the table of l with the error bounds b, in b's work
+// arrays where it has them (bounds.table; every entry is written).
 func (l *list) gridTable(b bounds) *gridTable {
 	m := 2 * l.n
-	t := &gridTable{up: make([]float64, m), low: make([]float64, m)}
+	t := &gridTable{}
+	if len(b.table) == 3 {
+		t.up, t.low, t.t = b.table[0][:m], b.table[1][:m], b.table[2][:m]
+		t.trel = weightsInto(t.t, l.n, l.lambda, -1)
+	} else {
+		t.up, t.low = make([]float64, m), make([]float64, m)
+		t.t, t.trel = weights(l.n, l.lambda, -1)
+	}
 	for o := 0; o < m; o++ {
 		t.up[o] = (l.a[o] + b.ea[o]) * (1 + 2*unitRoundoff)
 		t.low[o] = math.Max(0, l.c[o]-b.ec[o]) * (1 - 2*unitRoundoff)
 	}
-	t.t, t.trel = weights(l.n, l.lambda, -1)
 	return t
 }
 

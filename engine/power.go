@@ -797,7 +797,23 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	z.lo, z.hi = 0, 2*n-1
 	z.trim()
 	p.powerCorners(z, leaf, r, *mg)
+	// the work arrays are free now: the result's error bounds and grid
+	// table take them (list.spare)
+	z.spare = append(z.spare, wr, wi)
+	for m := range tps {
+		z.spare = appendNonNil(z.spare, tps[m].ta, tps[m].tc, ws[m].w)
+	}
 	return z, nil
+}
+
+// appendNonNil appends the non-nil arrays of vs to s.
+func appendNonNil(s [][]float64, vs ...[]float64) [][]float64 {
+	for _, v := range vs {
+		if v != nil {
+			s = append(s, v)
+		}
+	}
+	return s
 }
 
 // untilt is one tilt's untilting weights e^(-tau L(o)) over the composed
