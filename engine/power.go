@@ -685,7 +685,6 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	}
 	K := len(tau)
 	tps := make([]tiltPower, K)
-	wr, wi := make([]float64, N), make([]float64, N)
 	// relative error of the leaf's stored masses w.r.t. the true ones
 	relInA := leaf.relA / (1 - leaf.relA)
 	relInC := leaf.relC / (1 - leaf.relC)
@@ -754,7 +753,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			abA = powDiffUp(ma/(1-rhoA), at*siga*(1+2*u), r)
 			abC = powDiffUp(mc/(1-rhoC), at*sigc*(1+2*u), r)
 		}
-		ps := specPower(fp, ba, bc, wr, wi, r, ma, mc, s2)
+		ps := specPower(fp, ba, bc, r, ma, mc, s2)
 		tp.ta, tp.tc = ps.a, ps.c
 		tp.sumA, tp.sumC = ps.posA, ps.posC
 		tp.ea = (ps.err2 + alA + abA) * (1 + rrA) * (1 + 4*u)
@@ -784,7 +783,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			ws[m].w, ws[m].rw = weights(n, lam, -t)
 		}
 	}
-	d := wr // a work array: the spectral work arrays are free now
+	d := make([]float64, N) // a work array
 	relA, err := p.powerSide(z, tps, ws, d, true)
 	if err != nil {
 		return nil, err
@@ -799,7 +798,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	p.powerCorners(z, leaf, r, *mg)
 	// the work arrays are free now: the result's error bounds and grid
 	// table take them (list.spare)
-	z.spare = append(z.spare, wr, wi)
+	z.spare = append(z.spare, d)
 	for m := range tps {
 		z.spare = appendNonNil(z.spare, tps[m].ta, tps[m].tc, ws[m].w)
 	}
