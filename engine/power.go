@@ -274,8 +274,9 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 		p.addSteps(len(rs))
 	}
 	out = make([]*Result, len(rs))
-	// one transform plan (its twiddles) for every r: the length is the plan's
-	fp := fft.NewPlan(p.powerN)
+	// one transform plan (its twiddles) for every r, shared with every
+	// composition of the same length (fft.Shared)
+	fp := fft.Shared(p.powerN)
 	for i, r := range rs {
 		g, why, err := p.powerList(ctx, m, r, fp)
 		if err != nil {
