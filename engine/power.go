@@ -402,6 +402,37 @@ type powerSetup struct {
 	sd   float64
 	tau  []float64
 	mg   mgfGrid
+	lw   *leafWeights // the tilt weights of the leaf (powerTilts' and powerCompose's)
+}
+
+// leafWeights keeps the tilt weights e^(t L) over a grid leaf's offsets
+// (weights) of every tilt t asked for: powerTilts predicts with the
+// weights powerCompose then tilts with, each computed once.
+type leafWeights struct {
+	n   int
+	lam float64
+	w   map[float64]leafWeight
+}
+
+// leafWeight is one tilt's weights and their relative error.
+type leafWeight struct {
+	w  []float64
+	rw float64
+}
+
+// newLeafWeights returns the (empty) weights of l's offsets.
+func newLeafWeights(l *list) *leafWeights {
+	return &leafWeights{n: l.n, lam: l.lambda, w: map[float64]leafWeight{}}
+}
+
+// get returns weights(n, lam, t), computing it on first use.
+func (lw *leafWeights) get(t float64) ([]float64, float64) {
+	e, ok := lw.w[t]
+	if !ok {
+		e.w, e.rw = weights(lw.n, lw.lam, t)
+		lw.w[t] = e
+	}
+	return e.w, e.rw
 }
 
 // powerPrepare returns the power path's setup for r observations of m on
@@ -444,8 +475,9 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	st.tilt = saddleOf(p.cgfs, []nameCount{{m.String(), r}}, 3.5/sd)
 	tau := tiltsFor(sd, sd, st, p.opt.Tilts, float64(n+1)*lambda, true)
 	mg := newMGFGrid(leaf, powerTiltGrid(tau, sd, float64(n+1)*lambda))
-	tau = powerTilts(leaf, tau, r, fp, mg, math.Max(powerDeepTail, p.opt.DeltaFloor))
-	return &powerSetup{leaf: leaf, gl: gl, sd: sd, tau: tau, mg: mg}, "", nil
+	lw := newLeafWeights(leaf)
+	tau = powerTilts(leaf, tau, r, fp, mg, math.Max(powerDeepTail, p.opt.DeltaFloor), lw)
+	return &powerSetup{leaf: leaf, gl: gl, sd: sd, tau: tau, mg: mg, lw: lw}, "", nil
 }
 
 // powerList returns the r-fold composition of m's grid list by the power
@@ -456,7 +488,7 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) 
 		return nil, why, err
 	}
 	leaf, gl, sd, tau := ps.leaf, ps.gl, ps.sd, ps.tau
-	z, err := p.powerCompose(ctx, fp, leaf, r, tau, sd, &ps.mg)
+	z, err := p.powerCompose(ctx, fp, leaf, r, tau, sd, &ps.mg, ps.lw)
 	if err != nil {
 		return nil, "", err
 	}
@@ -521,19 +553,21 @@ const powerBulkL1 = 2.5e-7
 // tilt set is sound (the composed list's bounds are computed, not
 // predicted); the tilts only make its bounds tight, and a tilt costs two
 // transforms of length N and O(N) work.
-func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan, mg mgfGrid, deepTail float64) []float64 {
+func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan, mg mgfGrid, deepTail float64, lw *leafWeights) []float64 {
 	fr := float64(r)
 	n := fp.Len() / 2
 	lam := leaf.lambda
 	lnBase := 0.5*math.Log(float64(fp.Len())) + math.Log(fr) + math.Log(fp.Kappa())
 	// ln of the predicted rounding error (relative) and ln M(t)^r of tilt t,
 	// the worse of both pairs; ok false when the tilted leaf has no mass
+	// (the tilted leaf with the weights powerCompose tilts it with)
 	round := func(t float64) (lnRound, lnMr float64, ok bool) {
 		lnRound, lnMr = math.Inf(-1), math.Inf(-1)
+		w, _ := lw.get(t)
 		for _, v := range [][]float64{leaf.a, leaf.c} {
 			var s1, s2 float64
 			for o := leaf.lo; o <= leaf.hi; o++ {
-				b := v[o] * math.Exp(t*leaf.loss(o))
+				b := v[o] * w[o]
 				s1 += b
 				s2 += b * b
 			}
@@ -672,8 +706,12 @@ type tiltPower struct {
 // power path with the tilts tau (see the file comment).
 //
 // mg holds the leaf's moment-generating function at points s that include
-// every tilt (nil: powerSGrid's for tau and sd).
-func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid) (*list, error) {
+// every tilt (nil: powerSGrid's for tau and sd), lw the leaf's tilt
+// weights (nil: computed here).
+func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights) (*list, error) {
+	if lw == nil {
+		lw = newLeafWeights(leaf)
+	}
 	N := fp.Len()
 	n := N / 2
 	nl := leaf.n
@@ -693,7 +731,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w, rw := weights(nl, lam, t)
+		w, rw := lw.get(t)
 		ba, bc := make([]float64, N), make([]float64, N)
 		var sa, sc float64
 		for o := leaf.lo; o <= leaf.hi; o++ {
