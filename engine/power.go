@@ -454,7 +454,9 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	}
 	b := newLeafBuilder(nl, lambda, nil)
 	b.recordGroups = true
-	b.groups = make([]leafGroup, 0, 2*nl+16)
+	// (a continuous mechanism cut at every half cell gives about 2.0-2.3
+	// groups per point: room for them without growing)
+	b.groups = make([]leafGroup, 0, 2*nl+nl/4+64)
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
 		b.inexact = false
