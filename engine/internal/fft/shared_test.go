@@ -32,7 +32,8 @@ func TestSharedPlan(t *testing.T) {
 			}
 		}
 	}
-	if n := 1 << (sharedMaxLog + 1); Shared(n) == Shared(n) {
+	n := 1 << (sharedMaxLog + 1)
+	if p1, p2 := Shared(n), Shared(n); p1 == p2 {
 		t.Errorf("n=%d: Shared kept a plan above its cap", n)
 	}
 }
