@@ -169,18 +169,22 @@ import (
 // that spacing, so the bracket narrows like (R/n)^2 and a bracket as
 // narrow as the chain's needs more points (the grid lower pair sets about
 // 2/3 of the bracket). Beside the transforms, per tilt: the tilted leaf
-// (its support only), the separation, power and recombination passes of
-// specPower, and per side the tilt choice and the tilted totals of
-// powerSide; once: the plan's grouped leaf, the range (powerRange: a few
-// passes over it) and the grid leaf. The queries walk the composed list
-// (2^17-2^20 points) once per delta evaluation, 17 for an eps query:
-// there math.Expm1 per point is most of the CPU. Measured (CPU, medians of
-// 3-5 interleaved runs, BenchmarkPowerPeers, 2 cores at load 11-15):
-// Gauss sigma 200 sqrt2, r 512 at 2^17 points 0.044 s (relative width
-// 8.9e-5; compose 0.027 s, queries 0.007 s); DP-SGD sigma 4, q 0.01, r
-// 65,536 at 2^18 0.176 s (1.2e-4; compose 0.058 s, eps query 0.093 s);
-// sigma 1.1, q 0.01, r 10^4 at 2^17 0.126 s (8.6e-5); sigma 1, q 0.001, r
-// 250,000 at 2^18 0.270 s (4.7e-4), at 2^20 1.10 s (3.1e-5).
+// (its support only, with the tilt weights powerTilts predicted with:
+// leafWeights), one pass separating the two spectra, forming their powers
+// and recombining them, one summing the squares for the bound and one
+// scaling after the inverse (specPower), and per side the tilt choice and
+// the tilted totals of powerSide; once: the plan's grouped
+// leaf, the range (powerRange: a few passes over it) and the grid leaf,
+// which is the larger part of the CPU on the DP-SGD rows with small q
+// (about 2 groups per point, each spread and merged with several
+// exponentials and logarithms). The twiddles come from fft.Shared (once
+// per length and process), and the composed list hands its dead work
+// arrays (the tilts' powers and untilting weights) to its error bounds and
+// grid table (list.spare) instead of allocating theirs. The queries sum
+// the atoms two spacings beyond eps in closed form from the grid table's
+// prefix sums (griddeltasums.go): an eps query costs the table (a few
+// passes) and a few blocks of atoms per evaluation. Measured in
+// engine/README.md (section 6.1).
 
 // powerMode selects the power path (Options.power): off (the squaring
 // chain), or on wherever the mechanism qualifies.
