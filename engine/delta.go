@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // This file evaluates Theorem 2 (delta_up and delta_low at eps) on a bucket
@@ -37,11 +38,64 @@ import (
 // bounds holds the per-bucket error bounds of a list, computed once.
 type bounds struct {
 	ea, ec []float64
+	// table holds three work arrays of length 2n (arbitrary contents)
+	// for the list's gridTable, taken from list.spare (nil: gridTable
+	// allocates its own)
+	table [][]float64
 }
 
+// bounds returns the per-bucket error bounds of l. Where l holds spare
+// arrays (list.spare) it takes them all: the tilt weights and the error
+// bounds are computed into them (the same values as in new arrays: every
+// entry is written), and three are kept for the grid table.
 func (l *list) bounds() bounds {
-	ea, ec := l.errBoundsW(newTiltWeights(l.n, l.lambda, l.tau))
-	return bounds{ea, ec}
+	if l.spare == nil {
+		ea, ec := l.errBoundsW(newTiltWeights(l.n, l.lambda, l.tau))
+		return bounds{ea: ea, ec: ec}
+	}
+	ar := &arena{m: 2 * l.n, free: l.spare}
+	l.spare = nil
+	tw := tiltWeightsFrom(l.n, l.lambda, l.tau, ar)
+	ea, ec := l.errBoundsInto(tw, ar.get(), ar.get())
+	// the weights are free again (an inverse may be another tilt's
+	// weights: each array once)
+	for _, w := range tw.w {
+		ar.put(w)
+	}
+	for _, v := range tw.inv {
+		if !slices.ContainsFunc(tw.w, func(w []float64) bool { return &w[0] == &v[0] }) {
+			ar.put(v)
+		}
+	}
+	b := bounds{ea: ea, ec: ec}
+	if l.grid {
+		b.table = [][]float64{ar.get(), ar.get(), ar.get()}
+	}
+	return b
+}
+
+// tiltWeightsFrom is newTiltWeights (the same values and rel) with its
+// arrays from ar.
+func tiltWeightsFrom(n int, lambda float64, tau []float64, ar *arena) *tiltWeights {
+	tw := &tiltWeights{w: make([][]float64, len(tau)), inv: make([][]float64, len(tau))}
+	for m, t := range tau {
+		tw.w[m] = ar.get()
+		tw.rel = math.Max(tw.rel, weightsInto(tw.w[m], n, lambda, t))
+	}
+	for m, t := range tau {
+		if k := slices.Index(tau, -t); k >= 0 {
+			tw.inv[m] = tw.w[k] // t = 0: the weights are exactly 1
+			continue
+		}
+		inv := ar.get()
+		for o, v := range tw.w[m] {
+			inv[o] = 1 / v
+		}
+		tw.inv[m] = inv
+	}
+	// a reciprocal adds at most u to the weights' relative error
+	tw.rel += unitRoundoff
+	return tw
 }
 
 // epsBig is the eps above which the terms of delta are formed bucket by

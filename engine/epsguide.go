@@ -32,7 +32,9 @@ import "math"
 //
 // The suffix sums are accumulated from the top and the prefix sums from the
 // bottom, so each is accurate relative to itself (the tail beyond eps), not
-// to the total mass.
+// to the total mass. They are the grid table's (gridSums), from which the
+// sound bound itself sums the atoms far from eps, with the rounding
+// allowances the guide leaves out (griddeltasums.go).
 
 // guideBlock is the spacing of the guide's stored partial sums (offsets).
 const guideBlock = 16
@@ -110,41 +112,17 @@ func (g *guideSums) heads(t []float64, k int) (s, st float64) {
 // where e^(-L) leaves float64 on the grid (the guide's sums would not be
 // finite) or the list is empty.
 func newEpsGuide(l *list, t *gridTable) *epsGuide {
-	if l.n == 0 || !(float64(l.n+2)*l.lambda+math.Max(l.wUp, l.wLo) < 600) {
+	s := t.sums // nil under the same conditions (newGridSums)
+	if s == nil {
 		return nil
 	}
-	for _, e := range t.t {
-		if !(e > 0) || math.IsInf(e, 1) {
-			return nil
-		}
-	}
-	g := &epsGuide{l: l, t: t,
-		sUp: newGuideSums(t.up, t.t), sA: newGuideSums(l.a, t.t),
-		sLow: newGuideSums(t.low, t.t), sC: newGuideSums(l.c, t.t)}
+	g := &epsGuide{l: l, t: t, sUp: s.up, sA: s.a, sLow: s.low, sC: s.c}
 	g.sa, _ = l.tl1Sum()
 	return g
 }
 
 // firstAbove returns the first offset whose loss exceeds x (2n: none).
-func (g *epsGuide) firstAbove(x float64) int {
-	l := g.l
-	m := 2 * l.n
-	k := x/l.lambda + float64(l.n)
-	if !(k > 0) {
-		return 0
-	}
-	if k >= float64(m) {
-		return m
-	}
-	o := int(k)
-	for o < m && !(l.loss(o) > x) {
-		o++
-	}
-	for o > 0 && l.loss(o-1) > x {
-		o--
-	}
-	return o
-}
+func (g *epsGuide) firstAbove(x float64) int { return g.l.firstAboveLoss(x) }
 
 // lastBelow returns the number of offsets whose loss is below x.
 func (g *epsGuide) lastBelow(x float64) int {

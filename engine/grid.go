@@ -713,7 +713,8 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, lnP, lnQ
 			lnP[h] = math.NaN()
 		}
 	}
-	all := lowerSweep{g: g}
+	// (each sweep emits at most one atom per grid point: capacities)
+	all := lowerSweep{g: g, atoms: make([]lowAtom, 0, len(cellP)/2+2)}
 	for h := range cellP {
 		if !valid(h) {
 			continue
@@ -735,7 +736,7 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, lnP, lnQ
 	}
 	// below the mode: the mirrored pair (A and B exchanged, losses
 	// negated), whose half cell of index k lies below the point -k+1
-	down := lowerSweep{g: g, mirror: true}
+	down := lowerSweep{g: g, mirror: true, atoms: make([]lowAtom, 0, min(mode, len(cellP))/2+2)}
 	for h := min(mode, len(cellP)) - 1; h >= 0; h-- {
 		if valid(h) {
 			down.push(cellQ[h], cellP[h], lnQ[h], lnP[h], rel(h), 1-l.index(h/2))
@@ -760,7 +761,7 @@ func (g *gridBuilder) lowerChain(cellP, cellQ []float64, cellN []int32, lnP, lnQ
 		all.apply()
 		return
 	}
-	split := lowerSweep{g: g}
+	split := lowerSweep{g: g, atoms: make([]lowAtom, 0, max(0, len(cellP)-mode)/2+2)}
 	for h := mode; h < len(cellP); h++ {
 		if valid(h) {
 			split.push(cellP[h], cellQ[h], lnP[h], lnQ[h], rel(h), l.index(h/2))

@@ -10,23 +10,40 @@ type gridTable struct {
 	up, low []float64
 	t       []float64
 	trel    float64
+	// sums are the prefix and suffix sums of the masses (griddeltasums.go;
+	// nil where e^-L leaves float64): delta sums the atoms far from eps
+	// from them, and the eps searches' guide is made of them
+	sums *gridSums
 }
 
+// gridTable returns the table of l with the error bounds b, in b's work
+// arrays where it has them (bounds.table; every entry is written).
 func (l *list) gridTable(b bounds) *gridTable {
 	m := 2 * l.n
-	t := &gridTable{up: make([]float64, m), low: make([]float64, m)}
+	t := &gridTable{}
+	if len(b.table) == 3 {
+		t.up, t.low, t.t = b.table[0][:m], b.table[1][:m], b.table[2][:m]
+		t.trel = weightsInto(t.t, l.n, l.lambda, -1)
+	} else {
+		t.up, t.low = make([]float64, m), make([]float64, m)
+		t.t, t.trel = weights(l.n, l.lambda, -1)
+	}
 	for o := 0; o < m; o++ {
 		t.up[o] = (l.a[o] + b.ea[o]) * (1 + 2*unitRoundoff)
 		t.low[o] = math.Max(0, l.c[o]-b.ec[o]) * (1 - 2*unitRoundoff)
 	}
-	t.t, t.trel = weights(l.n, l.lambda, -1)
+	t.sums = newGridSums(l, t)
 	return t
 }
 
 // gridDelta evaluates delta at eps for both directions from a grid list
 // (grid.go): the upper bounds from the upper pair, the lower bounds from the
 // lower pair, each atom at its window's worst end. The corners of the upper
-// pair count in full; the lower pair's distinguishing masses count.
+// pair count in full; the lower pair's distinguishing masses count. Where
+// the table has its sums (gridTable.sums), the atoms two spacings or more
+// beyond eps (A||B) and -eps (B||A), from a block boundary on, are summed
+// in closed form (griddeltasums.go), the rest atom by atom: an evaluation
+// then costs a few blocks of atoms, not 2n.
 func (l *list) gridDelta(eps float64, t *gridTable) DeltaBound {
 	return l.gridDeltaWith(eps, t, errAll)
 }
@@ -46,8 +63,23 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 		// most d = 4u (eps + |L| + w), taken in the safe direction.
 		var upAB, upABv, loAB, loABv float64
 		start := max(0, int(math.Floor((eps-wU)/l.lambda))+n-3)
+		// the atoms two spacings beyond eps and its windows, from the
+		// first block boundary on, in closed form (griddeltasums.go)
+		gs := t.sums
+		if !(eps >= 0 && eps <= 500) {
+			gs = nil
+		}
+		wm := math.Max(wU, wL)
+		aEnd := 2 * n
+		if gs != nil {
+			k := max(start, l.firstAboveLoss(eps+wm+2*l.lambda))
+			if k = (k + guideBlock - 1) / guideBlock * guideBlock; k < 2*n {
+				aEnd = k
+				upAB, upABv, loAB, loABv = gs.closedAB(k, eps, wU, wL, t.trel)
+			}
+		}
 		walk := newExpWalk(-l.lambda)
-		for o := start; o < 2*n; o++ {
+		for o := start; o < aEnd; o++ {
 			L := l.loss(o)
 			d := 4 * u * (eps + math.Abs(L) + wU + wL)
 			fU, fL, okU, okL := walk.factors(eps-L, wU+d, wL+d)
@@ -67,8 +99,17 @@ func (l *list) gridDeltaWith(eps float64, t *gridTable, mode errMode) DeltaBound
 		ewU := math.Exp(wU) * (1 + 2*u)
 		ewL := math.Exp(-wL) * (1 - 2*u)
 		gt := (1 + t.trel) * (1 + 4*u)
+		// the atoms two spacings below -eps and the windows, up to the
+		// last block boundary, in closed form
+		bStart := 0
+		if gs != nil {
+			if k := min(l.firstAboveLoss(-eps-wm-2*l.lambda), end+1) / guideBlock * guideBlock; k > 0 {
+				bStart = k
+				upBA, upBAv, loBA, loBAv = gs.closedBA(k, eps, wU, wL, t.trel)
+			}
+		}
 		walk = newExpWalk(l.lambda)
-		for o := 0; o <= end; o++ {
+		for o := bStart; o <= end; o++ {
 			L := l.loss(o)
 			d := 4 * u * (eps + math.Abs(L) + wU + wL)
 			up, low := t.up[o], t.low[o]

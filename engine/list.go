@@ -118,6 +118,40 @@ type list struct {
 	// relErrIn is the relative error of the masses a leaf was built from
 	// (leaves only; the grid leaf is built with it).
 	relErrIn float64
+
+	// spare holds work arrays of length 2n that the list's producer no
+	// longer needs (the power path's transform and weight arrays,
+	// powerCompose): bounds takes them all (and sets spare to nil) for its
+	// tilt weights, its error bounds and the grid table instead of
+	// allocating, which saves the allocation and zeroing of up to ten
+	// arrays of 2n values per composed list. nil for every other list; a
+	// copy of the list must not keep them (retilt clears them).
+	spare [][]float64
+}
+
+// arena hands out work arrays of one length: spare ones first (their
+// contents are arbitrary: every user writes every entry before reading
+// it), then new ones.
+type arena struct {
+	m    int
+	free [][]float64
+}
+
+// get returns an array of length a.m with arbitrary contents.
+func (a *arena) get() []float64 {
+	if k := len(a.free); k > 0 {
+		v := a.free[k-1]
+		a.free = a.free[:k-1]
+		return v[:a.m]
+	}
+	return make([]float64, a.m)
+}
+
+// put returns v (length a.m, no longer used) for reuse.
+func (a *arena) put(v []float64) {
+	if v != nil && cap(v) >= a.m {
+		a.free = append(a.free, v)
+	}
 }
 
 // nameCount records that a list composes count observations of a mechanism.

@@ -169,18 +169,22 @@ import (
 // that spacing, so the bracket narrows like (R/n)^2 and a bracket as
 // narrow as the chain's needs more points (the grid lower pair sets about
 // 2/3 of the bracket). Beside the transforms, per tilt: the tilted leaf
-// (its support only), the separation, power and recombination passes of
-// specPower, and per side the tilt choice and the tilted totals of
-// powerSide; once: the plan's grouped leaf, the range (powerRange: a few
-// passes over it) and the grid leaf. The queries walk the composed list
-// (2^17-2^20 points) once per delta evaluation, 17 for an eps query:
-// there math.Expm1 per point is most of the CPU. Measured (CPU, medians of
-// 3-5 interleaved runs, BenchmarkPowerPeers, 2 cores at load 11-15):
-// Gauss sigma 200 sqrt2, r 512 at 2^17 points 0.044 s (relative width
-// 8.9e-5; compose 0.027 s, queries 0.007 s); DP-SGD sigma 4, q 0.01, r
-// 65,536 at 2^18 0.176 s (1.2e-4; compose 0.058 s, eps query 0.093 s);
-// sigma 1.1, q 0.01, r 10^4 at 2^17 0.126 s (8.6e-5); sigma 1, q 0.001, r
-// 250,000 at 2^18 0.270 s (4.7e-4), at 2^20 1.10 s (3.1e-5).
+// (its support only, with the tilt weights powerTilts predicted with:
+// leafWeights), one pass separating the two spectra, forming their powers
+// and recombining them, one summing the squares for the bound and one
+// scaling after the inverse (specPower), and per side the tilt choice and
+// the tilted totals of powerSide; once: the plan's grouped
+// leaf, the range (powerRange: a few passes over it) and the grid leaf,
+// which is the larger part of the CPU on the DP-SGD rows with small q
+// (about 2 groups per point, each spread and merged with several
+// exponentials and logarithms). The twiddles come from fft.Shared (once
+// per length and process), and the composed list hands its dead work
+// arrays (the tilts' powers and untilting weights) to its error bounds and
+// grid table (list.spare) instead of allocating theirs. The queries sum
+// the atoms two spacings beyond eps in closed form from the grid table's
+// prefix sums (griddeltasums.go): an eps query costs the table (a few
+// passes) and a few blocks of atoms per evaluation. Measured in
+// engine/README.md (section 6.1).
 
 // powerMode selects the power path (Options.power): off (the squaring
 // chain), or on wherever the mechanism qualifies.
@@ -274,8 +278,9 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 		p.addSteps(len(rs))
 	}
 	out = make([]*Result, len(rs))
-	// one transform plan (its twiddles) for every r: the length is the plan's
-	fp := fft.NewPlan(p.powerN)
+	// one transform plan (its twiddles) for every r, shared with every
+	// composition of the same length (fft.Shared)
+	fp := fft.Shared(p.powerN)
 	for i, r := range rs {
 		g, why, err := p.powerList(ctx, m, r, fp)
 		if err != nil {
@@ -401,6 +406,37 @@ type powerSetup struct {
 	sd   float64
 	tau  []float64
 	mg   mgfGrid
+	lw   *leafWeights // the tilt weights of the leaf (powerTilts' and powerCompose's)
+}
+
+// leafWeights keeps the tilt weights e^(t L) over a grid leaf's offsets
+// (weights) of every tilt t asked for: powerTilts predicts with the
+// weights powerCompose then tilts with, each computed once.
+type leafWeights struct {
+	n   int
+	lam float64
+	w   map[float64]leafWeight
+}
+
+// leafWeight is one tilt's weights and their relative error.
+type leafWeight struct {
+	w  []float64
+	rw float64
+}
+
+// newLeafWeights returns the (empty) weights of l's offsets.
+func newLeafWeights(l *list) *leafWeights {
+	return &leafWeights{n: l.n, lam: l.lambda, w: map[float64]leafWeight{}}
+}
+
+// get returns weights(n, lam, t), computing it on first use.
+func (lw *leafWeights) get(t float64) ([]float64, float64) {
+	e, ok := lw.w[t]
+	if !ok {
+		e.w, e.rw = weights(lw.n, lw.lam, t)
+		lw.w[t] = e
+	}
+	return e.w, e.rw
 }
 
 // powerPrepare returns the power path's setup for r observations of m on
@@ -422,7 +458,9 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	}
 	b := newLeafBuilder(nl, lambda, nil)
 	b.recordGroups = true
-	b.groups = make([]leafGroup, 0, 2*nl+16)
+	// (a continuous mechanism cut at every half cell gives about 2.0-2.3
+	// groups per point: room for them without growing)
+	b.groups = make([]leafGroup, 0, 2*nl+nl/4+64)
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
 		b.inexact = false
@@ -443,8 +481,9 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	st.tilt = saddleOf(p.cgfs, []nameCount{{m.String(), r}}, 3.5/sd)
 	tau := tiltsFor(sd, sd, st, p.opt.Tilts, float64(n+1)*lambda, true)
 	mg := newMGFGrid(leaf, powerTiltGrid(tau, sd, float64(n+1)*lambda))
-	tau = powerTilts(leaf, tau, r, fp, mg, math.Max(powerDeepTail, p.opt.DeltaFloor))
-	return &powerSetup{leaf: leaf, gl: gl, sd: sd, tau: tau, mg: mg}, "", nil
+	lw := newLeafWeights(leaf)
+	tau = powerTilts(leaf, tau, r, fp, mg, math.Max(powerDeepTail, p.opt.DeltaFloor), lw)
+	return &powerSetup{leaf: leaf, gl: gl, sd: sd, tau: tau, mg: mg, lw: lw}, "", nil
 }
 
 // powerList returns the r-fold composition of m's grid list by the power
@@ -455,7 +494,7 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) 
 		return nil, why, err
 	}
 	leaf, gl, sd, tau := ps.leaf, ps.gl, ps.sd, ps.tau
-	z, err := p.powerCompose(ctx, fp, leaf, r, tau, sd, &ps.mg)
+	z, err := p.powerCompose(ctx, fp, leaf, r, tau, sd, &ps.mg, ps.lw)
 	if err != nil {
 		return nil, "", err
 	}
@@ -520,19 +559,21 @@ const powerBulkL1 = 2.5e-7
 // tilt set is sound (the composed list's bounds are computed, not
 // predicted); the tilts only make its bounds tight, and a tilt costs two
 // transforms of length N and O(N) work.
-func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan, mg mgfGrid, deepTail float64) []float64 {
+func powerTilts(leaf *list, tau []float64, r int, fp *fft.Plan, mg mgfGrid, deepTail float64, lw *leafWeights) []float64 {
 	fr := float64(r)
 	n := fp.Len() / 2
 	lam := leaf.lambda
 	lnBase := 0.5*math.Log(float64(fp.Len())) + math.Log(fr) + math.Log(fp.Kappa())
 	// ln of the predicted rounding error (relative) and ln M(t)^r of tilt t,
 	// the worse of both pairs; ok false when the tilted leaf has no mass
+	// (the tilted leaf with the weights powerCompose tilts it with)
 	round := func(t float64) (lnRound, lnMr float64, ok bool) {
 		lnRound, lnMr = math.Inf(-1), math.Inf(-1)
+		w, _ := lw.get(t)
 		for _, v := range [][]float64{leaf.a, leaf.c} {
 			var s1, s2 float64
 			for o := leaf.lo; o <= leaf.hi; o++ {
-				b := v[o] * math.Exp(t*leaf.loss(o))
+				b := v[o] * w[o]
 				s1 += b
 				s2 += b * b
 			}
@@ -671,8 +712,12 @@ type tiltPower struct {
 // power path with the tilts tau (see the file comment).
 //
 // mg holds the leaf's moment-generating function at points s that include
-// every tilt (nil: powerSGrid's for tau and sd).
-func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid) (*list, error) {
+// every tilt (nil: powerSGrid's for tau and sd), lw the leaf's tilt
+// weights (nil: computed here).
+func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights) (*list, error) {
+	if lw == nil {
+		lw = newLeafWeights(leaf)
+	}
 	N := fp.Len()
 	n := N / 2
 	nl := leaf.n
@@ -685,7 +730,6 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	}
 	K := len(tau)
 	tps := make([]tiltPower, K)
-	wr, wi := make([]float64, N), make([]float64, N)
 	// relative error of the leaf's stored masses w.r.t. the true ones
 	relInA := leaf.relA / (1 - leaf.relA)
 	relInC := leaf.relC / (1 - leaf.relC)
@@ -693,7 +737,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w, rw := weights(nl, lam, t)
+		w, rw := lw.get(t)
 		ba, bc := make([]float64, N), make([]float64, N)
 		var sa, sc float64
 		for o := leaf.lo; o <= leaf.hi; o++ {
@@ -754,7 +798,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			abA = powDiffUp(ma/(1-rhoA), at*siga*(1+2*u), r)
 			abC = powDiffUp(mc/(1-rhoC), at*sigc*(1+2*u), r)
 		}
-		ps := specPower(fp, ba, bc, wr, wi, r, ma, mc, s2)
+		ps := specPower(fp, ba, bc, r, ma, mc, s2)
 		tp.ta, tp.tc = ps.a, ps.c
 		tp.sumA, tp.sumC = ps.posA, ps.posC
 		tp.ea = (ps.err2 + alA + abA) * (1 + rrA) * (1 + 4*u)
@@ -784,7 +828,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			ws[m].w, ws[m].rw = weights(n, lam, -t)
 		}
 	}
-	d := wr // a work array: the spectral work arrays are free now
+	d := make([]float64, N) // a work array
 	relA, err := p.powerSide(z, tps, ws, d, true)
 	if err != nil {
 		return nil, err
@@ -797,7 +841,23 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	z.lo, z.hi = 0, 2*n-1
 	z.trim()
 	p.powerCorners(z, leaf, r, *mg)
+	// the work arrays are free now: the result's error bounds and grid
+	// table take them (list.spare)
+	z.spare = append(z.spare, d)
+	for m := range tps {
+		z.spare = appendNonNil(z.spare, tps[m].ta, tps[m].tc, ws[m].w)
+	}
 	return z, nil
+}
+
+// appendNonNil appends the non-nil arrays of vs to s.
+func appendNonNil(s [][]float64, vs ...[]float64) [][]float64 {
+	for _, v := range vs {
+		if v != nil {
+			s = append(s, v)
+		}
+	}
+	return s
 }
 
 // untilt is one tilt's untilting weights e^(-tau L(o)) over the composed

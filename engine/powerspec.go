@@ -42,9 +42,13 @@ const powSkipLn = -699.0
 // (length N = fp.Len(), non-negative, each summing to about 1) in place: a and
 // c hold the results on return (natural order). ma, mc bound the 1-norms
 // of a and c from above; s2 is the computed sum over j of a[j]^2 + c[j]^2
-// (in any order: the bound below allows for its rounding). Work arrays:
-// wr, wi of length N.
-func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float64) powerSpec {
+// (in any order: the bound below allows for its rounding).
+//
+// The separation of the two spectra and their powers run in one pass over
+// the pairs of mirror frequencies (the separated spectra never leave the
+// registers); the sums of squares accumulate in the same order as in a
+// pass each, so the result is bitwise that of separate passes.
+func specPower(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64) powerSpec {
 	N := fp.Len()
 	u := unitRoundoff
 	fN := float64(N)
@@ -55,9 +59,15 @@ func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float64) 
 	fp.ForwardBitReversed(a, c)
 	// ||Z^ - Z||_2 <= kappa ||Z||_2 = kappa sqrt(N) ||x||_2 (Theorem 24.2)
 	eZ := fp.Kappa() * sqN * nx * (1 + 4*u)
-	// Separation of the two real sequences' spectra (A in a, c; C in wr,
-	// wi), with the sums of squares of the computed A^ and C^.
+	// Separation of the two real sequences' spectra A and C, with the sums
+	// of squares of the computed A^ and C^, and their r-th powers by
+	// repeated squaring (pairs (k, N-k) share one power: the conjugate's
+	// power is the conjugate, bit for bit), recombined as Q = P_A + i P_C.
+	fr := float64(r)
+	skipSq := math.Exp(2 * powSkipLn / fr) // |z|^2 below it: |z|^r <= e^-699
 	var sA, sC float64
+	var nSkip int
+	var pA, pC float64 // sums of squares of the computed powers
 	for p := 0; p < N; p++ {
 		q := mirrorBR(p)
 		if q < p {
@@ -66,41 +76,13 @@ func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float64) 
 		zr, zi, mr, mi := a[p], c[p], a[q], c[q]
 		ar, ai := (zr+mr)*0.5, (zi-mi)*0.5
 		cr, ci := (zi+mi)*0.5, (mr-zr)*0.5
-		a[p], c[p] = ar, ai
-		wr[p], wi[p] = cr, ci
 		m := 1.0
 		if q != p {
-			a[q], c[q] = ar, -ai
-			wr[q], wi[q] = cr, -ci
 			m = 2
 		}
 		sA += m * (ar*ar + ai*ai)
 		sC += m * (cr*cr + ci*ci)
-	}
-	nA := math.Sqrt(sA*(1+gamma(N+2))) * (1 + 2*u)
-	nC := math.Sqrt(sC*(1+gamma(N+2))) * (1 + 2*u)
-	// ||A^ - A||_2 <= ||Z^ - Z||_2 + u/(1-u) ||A^||_2 (the separation is
-	// linear with norm at most 1; one rounded addition per component,
-	// halving exact, an underflowing half off by 2^-1075 per component)
-	uf := sqN * 0x1p-1073
-	eA := (eZ + u/(1-u)*nA + uf) * (1 + 2*u)
-	eC := (eZ + u/(1-u)*nC + uf) * (1 + 2*u)
-	// r-th powers by repeated squaring; pairs (k, N-k) share one power
-	// (the conjugate's power is the conjugate, bit for bit)
-	fr := float64(r)
-	skipSq := math.Exp(2 * powSkipLn / fr) // |z|^2 below it: |z|^r <= e^-699
-	var nSkip int
-	var pA, pC float64 // sums of squares of the computed powers
-	for p := 0; p < N; p++ {
-		q := mirrorBR(p)
-		if q < p {
-			continue
-		}
-		m := 1.0
-		if q != p {
-			m = 2
-		}
-		xr, xi := a[p], c[p]
+		xr, xi := ar, ai
 		if xr*xr+xi*xi <= skipSq {
 			xr, xi = 0, 0
 			nSkip += int(m)
@@ -108,7 +90,7 @@ func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float64) 
 			xr, xi = cpow(xr, xi, r)
 			pA += m * (xr*xr + xi*xi)
 		}
-		yr, yi := wr[p], wi[p]
+		yr, yi := cr, ci
 		if yr*yr+yi*yi <= skipSq {
 			yr, yi = 0, 0
 			nSkip += int(m)
@@ -123,6 +105,14 @@ func specPower(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float64) 
 			a[q], c[q] = xr+yi, yr-xi
 		}
 	}
+	nA := math.Sqrt(sA*(1+gamma(N+2))) * (1 + 2*u)
+	nC := math.Sqrt(sC*(1+gamma(N+2))) * (1 + 2*u)
+	// ||A^ - A||_2 <= ||Z^ - Z||_2 + u/(1-u) ||A^||_2 (the separation is
+	// linear with norm at most 1; one rounded addition per component,
+	// halving exact, an underflowing half off by 2^-1075 per component)
+	uf := sqN * 0x1p-1073
+	eA := (eZ + u/(1-u)*nA + uf) * (1 + 2*u)
+	eC := (eZ + u/(1-u)*nC + uf) * (1 + 2*u)
 	nPA := math.Sqrt(pA*(1+gamma(N+2))) * (1 + 2*u)
 	nPC := math.Sqrt(pC*(1+gamma(N+2))) * (1 + 2*u)
 	// rounding of the powers: (1+d)^(r-1) - 1 relative

@@ -182,6 +182,7 @@ func (l *list) retilt(tau []float64) *list {
 		return l
 	}
 	z := *l
+	z.spare = nil // l's own work arrays (list.spare)
 	z.tau = append([]float64(nil), tau...)
 	z.envA = retiltEnv(l.envA, l.tau, tau, l.n, l.lambda)
 	z.envC = retiltEnv(l.envC, l.tau, tau, l.n, l.lambda)

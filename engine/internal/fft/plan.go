@@ -115,8 +115,18 @@ func NewPlan(n int) *Plan {
 	}
 	logN := bits.TrailingZeros(uint(n))
 	p := &Plan{n: n, logN: logN, workers: runtime.GOMAXPROCS(0)}
-	p.twRe = make([]float64, n/2)
-	p.twIm = make([]float64, n/2)
+	if n >= 8 {
+		// the stage of size n holds the n/2 twiddles themselves: twRe and
+		// twIm are its part of the stage tables (computed there first)
+		p.stRe = make([]float64, n-4)
+		p.stIm = make([]float64, n-4)
+		p.stImC = make([]float64, n-4)
+		p.twRe = p.stRe[n/2-4 : n-4]
+		p.twIm = p.stIm[n/2-4 : n-4]
+	} else {
+		p.twRe = make([]float64, n/2)
+		p.twIm = make([]float64, n/2)
+	}
 	// w^(k+n/4) = -i w^k exactly in the table (w^k = (re, im) gives
 	// (im, -re)): the rotated entries are as accurate as the computed ones,
 	// and the butterflies can multiply by w^k once and rotate the product
@@ -132,17 +142,16 @@ func NewPlan(n int) *Plan {
 		p.twRe[k], p.twIm[k] = p.twIm[k-q], -p.twRe[k-q]
 	}
 	if n >= 8 {
-		p.stRe = make([]float64, n-4)
-		p.stIm = make([]float64, n-4)
-		p.stImC = make([]float64, n-4)
-		for size := 8; size <= n; size <<= 1 {
+		for size := 8; size < n; size <<= 1 {
 			half, step := size>>1, n/size
 			off := half - 4
 			for k := 0; k < half; k++ {
 				p.stRe[off+k] = p.twRe[k*step]
 				p.stIm[off+k] = p.twIm[k*step]
-				p.stImC[off+k] = -p.twIm[k*step]
 			}
+		}
+		for i, v := range p.stIm {
+			p.stImC[i] = -v
 		}
 	}
 	p.kappa = Kappa(logN)
