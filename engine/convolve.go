@@ -198,26 +198,7 @@ type tiltWeights struct {
 // serve as the inverses of those of t (exp(-t L) computed directly, with
 // relative error at most rel), and only unpaired tilts take reciprocals.
 func newTiltWeights(n int, lambda float64, tau []float64) *tiltWeights {
-	tw := &tiltWeights{w: make([][]float64, len(tau)), inv: make([][]float64, len(tau))}
-	for m, t := range tau {
-		var r float64
-		tw.w[m], r = weights(n, lambda, t)
-		tw.rel = math.Max(tw.rel, r)
-	}
-	for m, t := range tau {
-		if k := slices.Index(tau, -t); k >= 0 {
-			tw.inv[m] = tw.w[k] // t = 0: the weights are exactly 1
-			continue
-		}
-		inv := make([]float64, len(tw.w[m]))
-		for o, v := range tw.w[m] {
-			inv[o] = 1 / v
-		}
-		tw.inv[m] = inv
-	}
-	// a reciprocal adds at most u to the weights' relative error
-	tw.rel += unitRoundoff
-	return tw
+	return tiltWeightsFrom(n, lambda, tau, &arena{m: 2 * n})
 }
 
 func (c *weightCache) get(lambda float64, tau []float64) *tiltWeights {
