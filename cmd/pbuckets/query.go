@@ -32,8 +32,9 @@ By default the buckets method meets the accuracy target 1e-4 (relative
 bracket width (upper - lower)/upper) from a cheap first round: the power
 path at 16384 points, then the length its rate of narrowing predicts, or
 the squaring chain at 100000 buckets for mechanisms without a power path;
-each round is chosen by its predicted CPU cost. A round predicted above
-4 s runs only when at most 8 times the CPU spent so far; otherwise the
+each round is chosen by its predicted CPU cost (a model of the path and
+size, so the same question gives the same bracket on any machine). A
+round predicted above 4 s runs only when at most 8 times the cost so far; otherwise the
 best bracket is printed with a note on what meeting the target would
 cost. --accuracy sets another target; --buckets N composes by the chain
 at N buckets (--buckets 100000: the paper's setting).

@@ -371,9 +371,11 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 		for k, i := range pending {
 			prs[k] = rs[i]
 		}
-		t0 := b.clock()
 		outs, err := b.round(ctx, job, mech, rspec, prs, false)
-		cost := (b.clock() - t0).Seconds()
+		// the round's cost is its prior, not the CPU it took: the rounds,
+		// and so the brackets, depend on the question alone (not on the
+		// machine's speed, its load or the jobs running beside it)
+		cost := plan.prior(cur.path, cur.size)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", err
@@ -419,9 +421,7 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 				job.Round(*announced, cur.size, "buckets (the chain: the power path does not qualify at this length)")
 			}
 		}
-		if cached {
-			cost = plan.prior(ran, cur.size)
-		}
+		cost = plan.prior(ran, cur.size)
 		ws := map[int]float64{}
 		var still []int
 		for k, i := range pending {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
@@ -22,18 +21,6 @@ import (
 type Buckets struct {
 	// States gives the composed states. Required.
 	States *states.Service
-
-	// cpu, if not nil, replaces processCPU as the clock of the rounds'
-	// costs (tests).
-	cpu func() time.Duration
-}
-
-// clock returns the CPU time the rounds' costs are measured with.
-func (b *Buckets) clock() time.Duration {
-	if b.cpu != nil {
-		return b.cpu()
-	}
-	return processCPU()
 }
 
 // MemoryNeed returns the bytes a job of spec reserves from the budget

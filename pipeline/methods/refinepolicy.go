@@ -59,8 +59,10 @@ type roundStat struct {
 	// manifest.PathChain (the closed form counts as the chain).
 	path string
 	size int
-	// cost is the round's CPU seconds; for a cached round, its prior
-	// (powerPrior, chainPrior).
+	// cost is the round's cost in CPU seconds as the refinement counts
+	// it: its prior (powerPrior, chainPrior), not the CPU it took, so
+	// that the rounds and the brackets depend on the question alone
+	// (not on the machine, its load, the jobs beside it or the cache).
 	cost float64
 	// worst is the widest bracket of the numbers of compositions still
 	// pending (+Inf: a trivial or missing bound).
@@ -79,7 +81,7 @@ type refinePlan struct {
 	// fellBack: a round asked of the power path was composed by the
 	// chain (the power path did not qualify at its length).
 	fellBack bool
-	// lost is the CPU seconds of rounds that failed.
+	// lost is the prior cost of rounds that failed.
 	lost float64
 	// rounds are the rounds so far, the last one last; worst is over the
 	// numbers of compositions still pending.
@@ -352,15 +354,15 @@ func (p refinePlan) overBudget(c candidate, spent float64) string {
 		need := step{c.path, roundSize(c.path, c.need)}
 		switch {
 		case need.size <= c.size:
-			s += "; at the rate measured it would meet the target"
+			s += "; the rate measured so far extrapolates to the target there (not a promise: rates fall at large sizes)"
 			if c.path == manifest.PathChain {
 				s += fmt.Sprintf(" (--buckets %d)", c.size)
 			}
 			return s
 		case need.size > need.limit():
-			return s + fmt.Sprintf("; at the rate measured the target needs more than %d %s", need.limit(), need.unit())
+			return s + fmt.Sprintf("; the rate measured so far extrapolates to the target beyond %d %s", need.limit(), need.unit())
 		}
-		s += fmt.Sprintf("; at the rate measured the target needs about %d %s, about %s s", need.size, need.unit(), formatSeconds(p.cost(c.path, need.size)))
+		s += fmt.Sprintf("; the rate measured so far extrapolates to the target at about %d %s, about %s s", need.size, need.unit(), formatSeconds(p.cost(c.path, need.size)))
 		if c.path == manifest.PathChain {
 			s += fmt.Sprintf(" (--buckets %d)", need.size)
 		}

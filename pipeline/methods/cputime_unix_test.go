@@ -8,7 +8,7 @@ import (
 )
 
 // processCPU returns the CPU time (user + system) the process has used
-// so far, for the cost of a round of the refinement; where the operating
+// so far (BenchmarkAccuracyTarget's clock); where the operating
 // system does not say, the wall clock.
 func processCPU() time.Duration {
 	var ru syscall.Rusage
