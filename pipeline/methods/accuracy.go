@@ -192,8 +192,10 @@ func (s step) limit() int {
 // starts the squaring chain there, as without a target. Buckets = 0
 // starts cheap: a composition in closed form at closedFormStartBuckets,
 // the power path at powerStartPoints for the r the backend says qualify
-// for it, the chain at DefaultBuckets for the others.
-func (b *Buckets) firstSteps(ctx context.Context, spec manifest.MechanismSpec, mech backend.Mechanism, rs []int) ([]step, error) {
+// for it, the chain at DefaultBuckets for the others. The backend is asked
+// with the question's floor (eps, deltas), as the rounds compose: its
+// range, and so whether the power path takes it, depends on the floor.
+func (b *Buckets) firstSteps(ctx context.Context, spec manifest.MechanismSpec, mech backend.Mechanism, rs []int, eps, deltas []float64) ([]step, error) {
 	out := make([]step, len(rs))
 	for i := range out {
 		out[i] = step{manifest.PathChain, spec.Engine.Buckets}
@@ -212,7 +214,15 @@ func (b *Buckets) firstSteps(ctx context.Context, spec manifest.MechanismSpec, m
 		if !ok {
 			continue
 		}
-		q, err := pp.PowerPath(ctx, mech, r, spec.Engine)
+		e := spec.Engine
+		if df, ok := b.States.Backend.(deltaFloorer); ok && e.TailBudget == 0 && e.Factor == 0 && e.DeltaFloor == 0 && len(eps)+len(deltas) > 0 {
+			f, err := df.DeltaFloor(ctx, mech, r, eps, deltas, e)
+			if err != nil {
+				return nil, fmt.Errorf("choosing the tail budget: %w", err)
+			}
+			e.DeltaFloor = f
+		}
+		q, err := pp.PowerPath(ctx, mech, r, e)
 		if err != nil {
 			return nil, err
 		}
@@ -221,6 +231,12 @@ func (b *Buckets) firstSteps(ctx context.Context, spec manifest.MechanismSpec, m
 		}
 	}
 	return out, nil
+}
+
+// deltaFloorer is the backend's choice of the question's floor
+// (backend.Engine.DeltaFloor).
+type deltaFloorer interface {
+	DeltaFloor(ctx context.Context, m backend.Mechanism, r int, eps, deltas []float64, opt manifest.EngineOptions) (float64, error)
 }
 
 // rate returns the exponent p with which a bracket narrowed from width
@@ -291,7 +307,7 @@ func (b *Buckets) refine(ctx context.Context, job Job, mech backend.Mechanism) (
 	bestPath := make([]string, len(rs))
 	rounds := make([]int, len(rs))
 	stops := make([]string, len(rs))
-	first, err := b.firstSteps(ctx, spec, mech, rs)
+	first, err := b.firstSteps(ctx, spec, mech, rs, job.Eps, job.Delta)
 	if err != nil {
 		return nil, err
 	}

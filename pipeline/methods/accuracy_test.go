@@ -703,3 +703,29 @@ func TestRefineEngineRoutes(t *testing.T) {
 		t.Errorf("Gauss: accuracy %+v, want the closed form's path", a)
 	}
 }
+
+// TestFirstStepsAskWithTheFloor checks that the first round's path is
+// chosen with the question's floor, as the rounds compose: DP-SGD sigma
+// 0.6, q 0.016, r 10^5 (eps about 215 at delta 1e-5) has a composed range
+// beyond the power path's at the default tail budget, within it at the
+// floor's, and starts on the power path.
+func TestFirstStepsAskWithTheFloor(t *testing.T) {
+	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 0.6, "q": 0.016},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+	mech, err := backend.Engine{}.Mechanism(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if q, err := (backend.Engine{}).PowerPath(ctx, mech, 100000, spec.Engine); err != nil || q {
+		t.Fatalf("without the floor: PowerPath %v, %v; want false (the case no longer tests the floor)", q, err)
+	}
+	steps, err := bm.firstSteps(ctx, spec, mech, []int{100000}, nil, []float64{1e-5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (step{manifest.PathPower, powerStartPoints}); steps[0] != want {
+		t.Errorf("first step %+v, want %+v", steps[0], want)
+	}
+}
