@@ -292,9 +292,17 @@ func (q sumQuad) dirs(t int, eps float64) (ab, ba float64) {
 func (q sumQuad) roc(t int, c float64, ab bool) (fpr, tpr float64) {
 	tf := float64(t)
 	if ab {
-		return q.e(sqTailP, t, c), q.e(sqTailS, t, c) / tf
+		return q.fpr(t, c, ab), q.e(sqTailS, t, c) / tf
 	}
-	return q.e(sqHeadS, t, c) / tf, q.e(sqHeadP, t, c)
+	return q.fpr(t, c, ab), q.e(sqHeadP, t, c)
+}
+
+// fpr is roc's false-positive rate alone (the bisection's only need).
+func (q sumQuad) fpr(t int, c float64, ab bool) float64 {
+	if ab {
+		return q.e(sqTailP, t, c)
+	}
+	return q.e(sqHeadS, t, c) / float64(t)
 }
 
 // allocQuadTPR brackets the largest TPR at fpr alpha of the one-epoch
@@ -307,8 +315,7 @@ func allocQuadTPR(m float64, t int, alpha float64, ab bool) (lo, hi float64) {
 	a, b := math.Log(float64(t))-60, math.Log(float64(t))+60
 	for i := 0; i < 44; i++ {
 		mid := (a + b) / 2
-		f, _ := q.roc(t, math.Exp(mid), ab)
-		if (f > alpha) == ab {
+		if f := q.fpr(t, math.Exp(mid), ab); (f > alpha) == ab {
 			a = mid
 		} else {
 			b = mid
@@ -698,6 +705,7 @@ func checkAllocK(res *Result, c allocPropCase, st *propStats) []string {
 // TestSoundnessAllocation runs the random-allocation cases (see
 // allocPropCases).
 func TestSoundnessAllocation(t *testing.T) {
+	t.Parallel()
 	n := *allocPropCases
 	if n == 0 {
 		n = 16
@@ -709,21 +717,42 @@ func TestSoundnessAllocation(t *testing.T) {
 	st := newPropStats()
 	failed := 0
 	start := time.Now()
-	for i := 0; i < n; i++ {
-		c := genAllocCase(rng, i)
+	// the cases in order from the generator, then run concurrently
+	cases := make([]allocPropCase, n)
+	for i := range cases {
+		cases[i] = genAllocCase(rng, i)
+	}
+	type outcome struct {
+		run   bool
+		fails []string
+		st    propStats
+		dt    time.Duration
+	}
+	out := make([]outcome, n)
+	runConcurrently(n, func(i int) {
 		if *allocPropOnly >= 0 && i != *allocPropOnly {
+			return
+		}
+		o := outcome{run: true, st: newPropStats()}
+		t0 := time.Now()
+		o.fails = runAllocCase(cases[i], &o.st)
+		o.dt = time.Since(t0)
+		out[i] = o
+	})
+	for i, o := range out {
+		if !o.run {
 			continue
 		}
+		c := cases[i]
 		st.kinds[c.kind]++
-		t0 := time.Now()
-		fails := runAllocCase(c, &st)
-		if dt := time.Since(t0); dt > 10*time.Second {
-			t.Logf("case %d took %v: %s", i, dt, c.desc)
+		st.merge(o.st)
+		if o.dt > 10*time.Second {
+			t.Logf("case %d took %v: %s", i, o.dt, c.desc)
 		}
-		if len(fails) > 0 {
+		if len(o.fails) > 0 {
 			failed++
 			if failed <= 10 {
-				t.Errorf("case %d (%s):\n  %s", i, c.desc, strings.Join(fails, "\n  "))
+				t.Errorf("case %d (%s):\n  %s", i, c.desc, strings.Join(o.fails, "\n  "))
 			}
 		}
 	}
