@@ -1,9 +1,15 @@
 package engine
 
 import (
+	"os"
 	"runtime"
 	"sync"
 )
+
+// longTests reports whether PB_LONG is set (make test-long): the long
+// exhaustive variants of tests whose default run checks the same property
+// on a cheaper variant.
+func longTests() bool { return os.Getenv("PB_LONG") != "" }
 
 // runConcurrently calls f(i) for every i in [0, n) on up to GOMAXPROCS
 // goroutines, handing out the indices in order, and returns when all

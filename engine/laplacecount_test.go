@@ -220,17 +220,23 @@ func TestDialingLaplaceEnumerated(t *testing.T) {
 // r = 1..6, at eps out to where delta is about 1e-300 (the loss reaches
 // the end of its range only in the counts' far tails): sound everywhere.
 // Events below drop are left out of the reference (counted in full by its
-// upper end), so the larger r check less of the far tail.
+// upper end), so the larger r check less of the far tail: by default
+// events below 1e-30 at r = 3, 4 and 1e-11 at r = 5, 6 (1.3e7 multisets),
+// with PB_LONG below 1e-40 and 1e-13 (3e7 multisets).
 func TestConversationLaplaceEnumerated(t *testing.T) {
 	t.Parallel()
+	drop34, drop56 := 1e-30, 1e-11
+	if longTests() {
+		drop34, drop56 = 1e-40, 1e-13
+	}
 	for _, c := range []struct {
 		mu, b float64
 		rs    []int
 		drop  float64
 	}{
 		{4, 1.2, []int{1, 2}, 1e-300},
-		{4, 1.2, []int{3, 4}, 1e-40},
-		{4, 1.2, []int{5, 6}, 1e-13},
+		{4, 1.2, []int{3, 4}, drop34},
+		{4, 1.2, []int{5, 6}, drop56},
 		{5.5, 0.6, []int{1, 2}, 1e-300},
 		{5.5, 0.6, []int{3}, 1e-60},
 		// means below 1, small scales: the atom of loss 4/b holds about

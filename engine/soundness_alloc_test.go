@@ -28,7 +28,7 @@ import (
 //     resolutions as its error, and the Neyman-Pearson tests' TPR (both
 //     directions threshold the sum S of the X_i = e^(m y_i - m^2/2)) by
 //     bisection on the threshold, bracketed by the thresholds on both sides
-//     of the fpr;
+//     of the fpr (at t = 3 with PB_LONG only);
 //   - k: k > 1 participations (allocation_k.go), t from 2 to 40, up to 5
 //     epochs: at k = t the Gaussian closed form (delta, eps, TPR), else
 //     plain Monte Carlo of the exact k-out-of-t pair (allocKMC) with the
@@ -555,9 +555,15 @@ func runAllocCase(c allocPropCase, st *propStats) []string {
 			return a, b, x, y
 		}
 		fails := checkBracketResult(res, br, dirs, c.eps, c.deltas, c.ecOn, c.desc, st)
+		// at t = 3 each TPR costs a bisection of double integrals (60%
+		// of such a case): one fpr with PB_LONG, none by default (t = 2
+		// checks the TPR against the quadrature in every run)
 		fprs := c.fprs
 		if c.steps == 3 {
-			fprs = fprs[:1]
+			fprs = fprs[:0]
+			if longTests() {
+				fprs = c.fprs[:1]
+			}
 		}
 		for _, a := range fprs {
 			abLo, abHi := allocQuadTPR(c.m, c.steps, a, true)
