@@ -9,12 +9,13 @@ all: build
 build:
 	$(GO) build -o bin/pbuckets ./cmd/pbuckets
 
-# make test: vet and every package's tests. The engine's take about 2-3
-# minutes of CPU on each of 2 cores when idle and twice that under load;
-# the per-package timeout (15m) leaves room for a slow CI machine while
-# .ci/run stays under 20 minutes on a normal one. make test-long adds the
-# engine's long exhaustive variants (PB_LONG=1; engine/README.md, section
-# "Running the tests").
+# make test: vet and every package's tests. The engine's take about 370
+# CPU-seconds on both cores (540 s wall at load 5-7), the other packages'
+# about 230 (cmd/pbuckets, compare and pipeline/methods the most); the
+# per-package timeout (15m) leaves room for a slow CI machine while .ci/run
+# stays under 20 minutes on a normal one. make test-long adds the engine's
+# long exhaustive variants (PB_LONG=1; engine/README.md, "Running the
+# tests").
 test:
 	$(GO) vet ./...
 	$(GO) test -timeout 15m ./...
