@@ -29,6 +29,7 @@ func allocKCompose(t *testing.T, sigma float64, steps, k, epochs int, opt Option
 // m sqrt(t E); the reduction (t blocks of one step) and the lower pair
 // (the sum statistic) are both exact there.
 func TestAllocKEqualsT(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sigma         float64
 		steps, epochs int
@@ -137,6 +138,7 @@ var allocKCases = []struct {
 // confidence limit of plain Monte Carlo of the exact k-out-of-t pair, and
 // the lower bound (the sum statistic) never above the upper one.
 func TestAllocKMonteCarlo(t *testing.T) {
+	t.Parallel()
 	const z = 3.2905
 	rng := rand.New(rand.NewPCG(22, 1))
 	n := 20000

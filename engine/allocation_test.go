@@ -34,6 +34,7 @@ func allocCompose(t *testing.T, sigma float64, steps, epochs int) *Result {
 }
 
 func TestAllocT1ClosedForm(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sigma  float64
 		epochs int
@@ -68,6 +69,7 @@ func TestAllocT1ClosedForm(t *testing.T) {
 func phiC(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
 func TestAllocQuadrature(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sigma float64
 		t     int
@@ -154,6 +156,7 @@ func allocMC(m float64, steps int, eps, theta, tau, tauBA float64, n int, seed u
 }
 
 func TestAllocMonteCarlo(t *testing.T) {
+	t.Parallel()
 	const z = 3.2905 // two-sided 99.9%
 	for _, c := range []struct {
 		sigma                 float64
@@ -213,6 +216,7 @@ func TestAllocRefusals(t *testing.T) {
 // their A-masses to 1 (E_Q[S/t] = 1), up to the set-aside mass, and every
 // group's mean ratio lies in its loss interval.
 func TestAllocGroupsConsistent(t *testing.T) {
+	t.Parallel()
 	for _, steps := range []int{1, 3, 7, 16} {
 		m, _ := RandomAllocationGauss(0.9, 1, steps, 1, AddRemove)
 		a := m.(*allocMech)
@@ -270,6 +274,7 @@ func allocPairDelta(gs []leafGroup, eps float64) (ab, ba float64) {
 // delta of one epoch in each direction (closed form for t = 1, quadrature
 // for t = 2, 3), both close to it.
 func TestAllocPairsBracket(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sigma float64
 		t     int

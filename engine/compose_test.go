@@ -259,6 +259,7 @@ func TestL1BoundCompose(t *testing.T) {
 // second propagation bound (propTilted) both brackets are within 0.5%
 // and contain the sum test's bound; more buckets do not widen them.
 func TestLargeRBulkNotZeroed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("composes 2^25 observations at 100,000 buckets")
 	}
@@ -295,6 +296,7 @@ func TestLargeRBulkNotZeroed(t *testing.T) {
 // error of x*dy peaks where x's tilted maximum meets dy, the term
 // Xmax TY (dropping it, or TX's Ymax, fails the test).
 func TestPropTiltedPointwise(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(20, 27))
 	for trial := 0; trial < 60; trial++ {
 		n := 1 << (6 + rng.IntN(4))

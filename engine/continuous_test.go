@@ -19,6 +19,7 @@ func (s *recordSink) grid() (float64, int)       { return s.lam, s.n }
 // several goroutines adds the same groups, bit for bit and in the same
 // order, as embedding it on one (monotonePair.embedWorkers).
 func TestEmbedWorkersIdentical(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		mp   *monotonePair
@@ -63,6 +64,7 @@ func TestEmbedWorkersIdentical(t *testing.T) {
 // the loss error bound (monotonePair.embed). With borders only 1e-13 below,
 // SGD's loss error bound pushed every piece one bucket up (u = 2).
 func TestContinuousLeafMisplacement(t *testing.T) {
+	t.Parallel()
 	var ms []Mechanism
 	add := func(m Mechanism, err error) {
 		if err != nil {

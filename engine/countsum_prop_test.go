@@ -162,6 +162,7 @@ func TestGaussSumDHighPrecision(t *testing.T) {
 // are at least 1e-20. (Below, delta_up reaches 90x at r = 2, eps = 45: the
 // buckets' far tail, not the masses; with the FFT sums it was 1e-3 flat.)
 func TestConversationGaussEnumerated(t *testing.T) {
+	t.Parallel()
 	eps := []float64{0, 0.2, 0.5, 1, 2, 3, 5, 8, 12, 20, 30, 45, 70, 100, 150, 250, 400, 690}
 	for _, c := range []struct {
 		mu, scale float64

@@ -9,6 +9,7 @@ import (
 // TestDeltaTableIdentical checks that delta with the precomputed table
 // gives bitwise the same pointwise bounds as the direct evaluation.
 func TestDeltaTableIdentical(t *testing.T) {
+	t.Parallel()
 	g, _ := Gauss(30, 1, 0)
 	rr, _ := RandomizedResponse(0.55)
 	sgd, _ := SGD(2, 0.05)

@@ -43,6 +43,7 @@ func TestEpsQueriesBracketExact(t *testing.T) {
 // Upper is at most delta, delta_low at Lower exceeds delta (or Lower is
 // 0), and both agree with the separate searches to their precision.
 func TestEpsSharedSearch(t *testing.T) {
+	t.Parallel()
 	sgd, _ := SGD(2, 0.05)
 	gauss, _ := Gauss(3, 1, 0)
 	rr, _ := RandomizedResponse(0.6)

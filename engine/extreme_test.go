@@ -13,6 +13,7 @@ import (
 // bounds are numbers in [0, 1] (eps bounds >= 0, possibly +Inf with a
 // note) for every eps, including 0, 1e300 and +Inf.
 func TestExtremeParameters(t *testing.T) {
+	t.Parallel()
 	type mk func() (Mechanism, error)
 	cases := map[string]mk{
 		"gauss tiny sigma":       func() (Mechanism, error) { return Gauss(1e-300, 1, 0) },
@@ -139,6 +140,7 @@ func checkEps(t *testing.T, name string, res *Result, delta float64, ref refFn) 
 // 1649 for an exact 22446, Gauss with all defaults; eps_low(0.01) = 3467.5
 // for an exact 0.389, randomized response with factor 2).
 func TestBoundsAtLargeEps(t *testing.T) {
+	t.Parallel()
 	sigma := 0.020799542897001366
 	m, _ := Gauss(sigma, 1, 0)
 	res, err := ComposeMany(context.Background(), m, []int{3, 19}, Options{})

@@ -225,6 +225,7 @@ func checkAgainstExact(d DeltaBound, abLo, abHi, baLo, baHi float64) []string {
 // the r-fold product at eps out to where delta is about 1e-300; it also
 // checks that the comparison catches bounds moved across the exact delta.
 func TestFarTailChosenBudgetEnumerated(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	eps := []float64{0, 0.5, 1, 2, 3, 5, 8, 12, 20, 30, 45, 70, 100, 150, 250, 400, 690}
 	for _, c := range smallCountCases {
@@ -287,6 +288,7 @@ func TestFarTailChosenBudgetEnumerated(t *testing.T) {
 // leaves the moment bound's 10.2x and a lower bound of 0 after a
 // question about e^eps 1.45 alone.
 func TestFarTailConversationChosenBudget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a paper-scale conversation pair")
 	}

@@ -58,6 +58,7 @@ func trinomialDelta(pa, pb [3]float64, r int, eps float64) (ab, ba float64) {
 // that the comparison fails for a lower bound without the Berry-Esseen
 // term (the normal approximation alone is above the exact somewhere).
 func TestTiltBoundsTrinomial(t *testing.T) {
+	t.Parallel()
 	pa := [3]float64{0.5, 0.3, 0.2}
 	pb := [3]float64{0.3, 0.3, 0.4}
 	m := threeEventPair(pa, pb)
@@ -140,6 +141,7 @@ func normalApproxLower(x *momentBound, m *countMech, r int, eps float64, side in
 // delta, so the lower end must stay below it), where the buckets and the
 // moment bound gave [0, 1.06e-29].
 func TestFarTailConversationTilted(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a paper-scale conversation pair")
 	}

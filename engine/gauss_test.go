@@ -14,6 +14,7 @@ import (
 // (gaussclosed.go); the chain still composes Gauss parts of mixed
 // sequences, and is called directly here.
 func TestGaussClosedForm(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 3))
 	cases := []struct {
 		sigma float64

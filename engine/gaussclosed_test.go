@@ -203,6 +203,7 @@ func TestBigQReference(t *testing.T) {
 // grid holds cases where mu rounded to nearest falls below mu (counted: a
 // composition at the nearest float would understate delta there).
 func TestGaussClosedMuRounding(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 24))
 	nearestBelow, exact := 0, 0
 	for i := 0; i < 400; i++ {
@@ -326,6 +327,7 @@ func checkClosedDelta(t *testing.T, name string, res *Result, mu *big.Float, eps
 // brackets alpha mu^2/2; TPR brackets the trade-off curve 1 - Phi(Phi^-1(1 -
 // fpr) - mu) (Dong, Roth, Su 2022); Info and Notes name the composition.
 func TestGaussComposedInClosedForm(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 12))
 	cases := []closedCase{
 		{200 * math.Sqrt2, 1, 512}, {2, 1, 1000}, {1, 1, 1}, {3, 1, 7},
@@ -555,6 +557,7 @@ func gaussClosedSources(t *testing.T, m Mechanism, r int, opt Options) (up, down
 // correction off (no lower bounds: NaN) and the default bucket count (0:
 // 100,000, no path choice) give brackets that contain the closed form.
 func TestGaussClosedOptions(t *testing.T) {
+	t.Parallel()
 	c := closedCase{200 * math.Sqrt2, 1, 512}
 	for _, o := range []struct {
 		name string
@@ -598,6 +601,7 @@ func TestGaussClosedOptions(t *testing.T) {
 // 1e-3 of it where it exceeds 1e-3, and eps_upper(1e-5) is within 2e-3 of
 // the exact 435.93661.
 func TestGaussClosedLargeRange(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("composes at the default 100,000 buckets")
 	}

@@ -166,17 +166,21 @@ func TestGaussCountEntriesExact(t *testing.T) {
 		n = 3
 	}
 	params = append(params, randomCountParams(rand.New(rand.NewPCG(11, 2026)), n)...)
+	t.Parallel()
 	for _, c := range params {
-		dial, conv := refGaussPairs(c.mu, c.scale)
-		fails := checkGaussDialingEntries(c, dial)
-		fails = append(fails, checkGaussConversationEntries(c, conv)...)
-		for i, f := range fails {
-			if i == 5 {
-				t.Errorf("%+v: %d more", c, len(fails)-5)
-				break
+		t.Run(fmt.Sprintf("mu=%g/scale=%g", c.mu, c.scale), func(t *testing.T) {
+			t.Parallel()
+			dial, conv := refGaussPairsCached(c)
+			fails := checkGaussDialingEntries(c, dial)
+			fails = append(fails, checkGaussConversationEntries(c, conv)...)
+			for i, f := range fails {
+				if i == 5 {
+					t.Errorf("%+v: %d more", c, len(fails)-5)
+					break
+				}
+				t.Error(f)
 			}
-			t.Error(f)
-		}
+		})
 	}
 }
 
@@ -235,51 +239,61 @@ func TestCountPairsEnumeratedWholeSpace(t *testing.T) {
 		n = 2
 	}
 	params = append(params, randomCountParams(rand.New(rand.NewPCG(5, 1024)), n)...)
+	t.Parallel()
 	for pi, c := range params {
-		gaussDial, gaussConv := refGaussPairs(c.mu, c.scale)
-		for _, noise := range []Noise{NoiseGauss, NoiseLaplace} {
-			for _, conv := range []bool{false, true} {
-				if noise == NoiseLaplace && conv && c.mu+720*c.scale > 3000 {
-					continue // the Laplace reference's direct convolution
-				}
-				var m Mechanism
-				var err error
-				var full *countRef
-				switch {
-				case noise == NoiseGauss && !conv:
-					m, err = VuvuzelaDialing(noise, c.mu, c.scale)
-					full = gaussDial.fullRef()
-				case noise == NoiseGauss:
-					m, err = VuvuzelaConversation(noise, c.mu, c.scale)
-					full = gaussConv.fullRef()
-				case !conv:
-					m, err = VuvuzelaDialing(noise, c.mu, c.scale)
-					full = dialingLaplaceRef(c.mu, c.scale)
-				default:
-					m, err = VuvuzelaConversation(noise, c.mu, c.scale)
-					full = conversationLaplaceRef(c.mu, c.scale, 0)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				opt := Options{}
-				if pi%2 == 1 {
-					opt.Buckets = 4000
-				}
-				for _, g := range []struct {
-					rs []int
-					n  int
-				}{{[]int{1, 2}, 200}, {[]int{3, 4}, 24}} {
-					ref := topEvents(full, g.n)
-					refs := []*countRef{ref, ref}
-					fails, _ := checkAgainstRef(m, g.rs, refs, opt, 0, 0, nil)
-					for i, f := range fails {
-						if i == 4 {
-							t.Errorf("%s: %d more", m, len(fails)-4)
-							break
-						}
-						t.Error(f)
+		t.Run(fmt.Sprintf("mu=%g/scale=%g", c.mu, c.scale), func(t *testing.T) {
+			t.Parallel()
+			checkCountPairEnumerated(t, pi, c)
+		})
+	}
+}
+
+// checkCountPairEnumerated is TestCountPairsEnumeratedWholeSpace at one
+// parameter pair (the pi-th: odd ones at 4,000 buckets).
+func checkCountPairEnumerated(t *testing.T, pi int, c countParams) {
+	gaussDial, gaussConv := refGaussPairsCached(c)
+	for _, noise := range []Noise{NoiseGauss, NoiseLaplace} {
+		for _, conv := range []bool{false, true} {
+			if noise == NoiseLaplace && conv && c.mu+720*c.scale > 3000 {
+				continue // the Laplace reference's direct convolution
+			}
+			var m Mechanism
+			var err error
+			var full *countRef
+			switch {
+			case noise == NoiseGauss && !conv:
+				m, err = VuvuzelaDialing(noise, c.mu, c.scale)
+				full = gaussDial.fullRef()
+			case noise == NoiseGauss:
+				m, err = VuvuzelaConversation(noise, c.mu, c.scale)
+				full = gaussConv.fullRef()
+			case !conv:
+				m, err = VuvuzelaDialing(noise, c.mu, c.scale)
+				full = dialingLaplaceRef(c.mu, c.scale)
+			default:
+				m, err = VuvuzelaConversation(noise, c.mu, c.scale)
+				full = conversationLaplaceRef(c.mu, c.scale, 0)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := Options{}
+			if pi%2 == 1 {
+				opt.Buckets = 4000
+			}
+			for _, g := range []struct {
+				rs []int
+				n  int
+			}{{[]int{1, 2}, 200}, {[]int{3, 4}, 24}} {
+				ref := topEvents(full, g.n)
+				refs := []*countRef{ref, ref}
+				fails, _ := checkAgainstRef(m, g.rs, refs, opt, 0, 0, nil)
+				for i, f := range fails {
+					if i == 4 {
+						t.Errorf("%s: %d more", m, len(fails)-4)
+						break
 					}
+					t.Error(f)
 				}
 			}
 		}

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -66,16 +68,71 @@ func bigSqrtPi() *big.Float {
 	return refSqrtPi
 }
 
+// refArg is the argument (k - mu)/s of refPhi held exactly: d = k - mu
+// (exact at refArgPrec bits) and s, both scaled by the one power of two
+// that brings s into [0.5, 1). The scaling is exact, so two refArgs with
+// the same key are the same real number: C(mu + 2, s) at count k + 2 and
+// C(mu/2, s/2) at count k meet C(mu, s)'s arguments at counts k and 2k
+// (when mu + 2 and mu/2 are exact in float64).
+type refArg struct {
+	d *big.Float
+	s float64
+}
+
+// refArgPrec holds k - mu exactly for |k| < 2^1000 and any float64 mu.
+const refArgPrec = 2200
+
+// newRefArg returns the exact argument (k - mu)/s.
+func newRefArg(k int, mu, s float64) refArg {
+	d := new(big.Float).SetPrec(refArgPrec).SetInt64(int64(k))
+	d.Sub(d, new(big.Float).SetFloat64(mu))
+	if d.Acc() != big.Exact {
+		panic(fmt.Sprintf("refArg: %d - %g not exact", k, mu))
+	}
+	_, e := math.Frexp(s)
+	d.SetMantExp(d, -e)
+	return refArg{d, math.Ldexp(s, -e)}
+}
+
+// key identifies the argument's real value (exact hexadecimal digits).
+func (a refArg) key() string {
+	return a.d.Text('p', 0) + "/" + strconv.FormatFloat(a.s, 'x', -1, 64)
+}
+
+// refPhiMemo keeps refPhiAt's values by argument: the four counts of a
+// Gauss pair reference (refGaussPairs) share most of theirs.
+type refPhiMemo map[string]*big.Float
+
+// phi returns refPhi(k, mu, s), computed once per argument.
+func (m refPhiMemo) phi(k int, mu, s float64) *big.Float {
+	a := newRefArg(k, mu, s)
+	key := a.key()
+	if v, ok := m[key]; ok {
+		return v
+	}
+	v := refPhiAt(a)
+	m[key] = v
+	return v
+}
+
 // refPhi returns P(Z <= (k - mu)/s) for a standard normal Z, to an absolute
-// error of at most refPhiAbs: Phi(t) = 1/2 + S(x)/sqrt(pi), x = t/sqrt 2,
-// S(x) = sum_n (-1)^n x^(2n+1) / (n! (2n+1)) (erf(x) = 2 S(x)/sqrt(pi)).
-// Its terms grow to at most e^(x^2) < 2^(1.4427 x^2) before they fall, so
-// with P = 1.45 x^2 + 1250 bits the roundings (relative 2^-P each, a few
-// per term, at most a few thousand terms) add at most 2^-1220; the series
-// is cut once its terms fall and are below 2^-1240 (an alternating series
-// of falling terms: the rest is at most the first term left out).
+// error of at most refPhiAbs (refPhiAt).
 func refPhi(k int, mu, s float64) *big.Float {
-	tf := (float64(k) - mu) / s
+	return refPhiAt(newRefArg(k, mu, s))
+}
+
+// refPhiAt returns P(Z <= t), t = a.d/a.s, for a standard normal Z, to an
+// absolute error of at most refPhiAbs: Phi(t) = 1/2 + S(x)/sqrt(pi),
+// x = t/sqrt 2, S(x) = sum_n (-1)^n x^(2n+1) / (n! (2n+1)) (erf(x) =
+// 2 S(x)/sqrt(pi)). Its terms grow to at most e^(x^2) < 2^(1.4427 x^2)
+// before they fall, so with P = 1.45 x^2 + 1250 bits the roundings
+// (relative 2^-P each, a few per term, at most a few thousand terms) add
+// at most 2^-1220; the series is cut once its terms fall and are below
+// 2^-1240 (an alternating series of falling terms: the rest is at most the
+// first term left out).
+func refPhiAt(a refArg) *big.Float {
+	df, _ := a.d.Float64()
+	tf := df / a.s
 	if tf > refPhiCut {
 		return big.NewFloat(1)
 	}
@@ -85,9 +142,7 @@ func refPhi(k int, mu, s float64) *big.Float {
 	x2f := tf*tf/2 + 1
 	P := uint(1.45*x2f) + 1250
 	nf := func(v int64) *big.Float { return new(big.Float).SetPrec(P).SetInt64(v) }
-	t := nf(int64(k))
-	t.Sub(t, new(big.Float).SetPrec(P).SetFloat64(mu))
-	t.Quo(t, new(big.Float).SetPrec(P).SetFloat64(s))
+	t := new(big.Float).SetPrec(P).Quo(a.d, new(big.Float).SetPrec(P).SetFloat64(a.s))
 	sqrt2 := new(big.Float).SetPrec(P).Sqrt(nf(2))
 	x := new(big.Float).SetPrec(P).Quo(t, sqrt2)
 	x2 := new(big.Float).SetPrec(P).Mul(x, x)
@@ -113,10 +168,10 @@ func refPhi(k int, mu, s float64) *big.Float {
 
 // refGaussCount returns P(C = k), k = 0..K, for C = ceil(max(0, mu + s Z)),
 // each to an absolute error of at most 2 refPhiAbs, and P(C > K) likewise.
-func refGaussCount(mu, s float64, K int) (p []*big.Float, tail *big.Float) {
+func refGaussCount(memo refPhiMemo, mu, s float64, K int) (p []*big.Float, tail *big.Float) {
 	phi := make([]*big.Float, K+1)
 	for k := range phi {
-		phi[k] = refPhi(k, mu, s)
+		phi[k] = memo.phi(k, mu, s)
 	}
 	p = make([]*big.Float, K+1)
 	p[0] = phi[0] // P(X <= 0)
@@ -176,15 +231,47 @@ type refGaussPair struct {
 	restA, restB       float64
 }
 
+// refGaussCache shares refGaussPairs' references between the tests that
+// ask for the same parameters (TestGaussCountEntriesExact and
+// TestCountPairsEnumeratedWholeSpace share their corners).
+var refGaussCache struct {
+	sync.Mutex
+	m map[countParams]*refGaussEntry
+}
+
+// refGaussEntry is one cached reference, computed once.
+type refGaussEntry struct {
+	once                  sync.Once
+	dialing, conversation *refGaussPair
+}
+
+// refGaussPairsCached returns refGaussPairs(c.mu, c.scale), computed once
+// per parameters; the pairs returned are shared and must not be modified.
+func refGaussPairsCached(c countParams) (dialing, conversation *refGaussPair) {
+	refGaussCache.Lock()
+	if refGaussCache.m == nil {
+		refGaussCache.m = map[countParams]*refGaussEntry{}
+	}
+	e := refGaussCache.m[c]
+	if e == nil {
+		e = &refGaussEntry{}
+		refGaussCache.m[c] = e
+	}
+	refGaussCache.Unlock()
+	e.once.Do(func() { e.dialing, e.conversation = refGaussPairs(c.mu, c.scale) })
+	return e.dialing, e.conversation
+}
+
 // refGaussPairs returns the dialing pair (C(mu) against C(mu + 2)) and
 // the conversation pair (C(mu, s) + C(mu/2, s/2) against C(mu + 2, s) +
 // C(mu/2 + 1, s/2)), which share the singles' counts.
 func refGaussPairs(mu, s float64) (dialing, conversation *refGaussPair) {
 	K := gaussCountRange(mu, s)
-	xa, txa := refGaussCount(mu, s, K)
-	xb, txb := refGaussCount(mu+2, s, K)
-	ya, tya := refGaussCount(mu/2, s/2, K)
-	yb, tyb := refGaussCount(mu/2+1, s/2, K)
+	memo := refPhiMemo{}
+	xa, txa := refGaussCount(memo, mu, s, K)
+	xb, txb := refGaussCount(memo, mu+2, s, K)
+	ya, tya := refGaussCount(memo, mu/2, s/2, K)
+	yb, tyb := refGaussCount(memo, mu/2+1, s/2, K)
 	dialing = refGaussFrom(xa, xb, txa, txb, 2*refPhiAbs)
 	// Sums beyond K need a count beyond K: at most the two tails.
 	ta := new(big.Float).Add(txa, tya)

@@ -123,6 +123,12 @@ func checkAgainstRef(m Mechanism, rs []int, refs []*countRef, opt Options, tight
 	if err != nil {
 		return []string{err.Error()}, 0
 	}
+	return checkResultsAgainstRef(m, res, rs, refs, tightFrom, within, false, logf)
+}
+
+// checkResultsAgainstRef is checkAgainstRef on results composed for the
+// counts rs; with upperOnly the tightness check is on the upper end only.
+func checkResultsAgainstRef(m Mechanism, res []*Result, rs []int, refs []*countRef, tightFrom, within float64, upperOnly bool, logf func(string, ...any)) (fails []string, smallest float64) {
 	smallest = 1
 	for ri, r := range rs {
 		ref := refs[ri]
@@ -145,7 +151,14 @@ func checkAgainstRef(m Mechanism, rs []int, refs []*countRef, opt Options, tight
 					fails = append(fails, "misses the exact: "+where)
 					continue
 				}
-				if within > 0 && s.ex >= tightFrom && e < tightBelow(ref, r) && (s.up > within*s.eh || s.lo*within < s.ex) {
+				if within <= 0 || e >= tightBelow(ref, r) {
+					continue
+				}
+				if upperOnly {
+					if s.eh >= tightFrom && s.up > within*s.eh {
+						fails = append(fails, fmt.Sprintf("upper end not within %vx: %s r=%d eps=%.6g %s: %.4g, exact at most %.4g", within, m, r, e, s.dir, s.up, s.eh))
+					}
+				} else if s.ex >= tightFrom && (s.up > within*s.eh || s.lo*within < s.ex) {
 					fails = append(fails, fmt.Sprintf("not within %vx: %s", within, where))
 				}
 			}
@@ -164,6 +177,7 @@ func checkAgainstRef(m Mechanism, rs []int, refs []*countRef, opt Options, tight
 // below the grid's points). At 4,000 buckets the loss range's last 1e-5
 // is up to 40x loose.
 func TestDialingLaplaceEnumerated(t *testing.T) {
+	t.Parallel()
 	rs := []int{1, 2, 3, 4, 5, 6}
 	for _, c := range []struct {
 		mu, b   float64
@@ -185,11 +199,14 @@ func TestDialingLaplaceEnumerated(t *testing.T) {
 		if c.buckets != 0 {
 			within = 0
 		}
-		fails, smallest := checkAgainstRef(m, rs, refs, opt, 1e-12, within, nil)
+		var fails []string
+		var smallest float64
 		if c.lists == ListsGrid {
 			// the grid's lower pair loses the atoms' mass at squarings:
 			// its lower bounds are only checked for soundness
 			fails, smallest = checkAgainstRefUpper(m, rs, refs, opt, 1e-12, 10)
+		} else {
+			fails, smallest = checkAgainstRef(m, rs, refs, opt, 1e-12, within, nil)
 		}
 		for _, f := range fails {
 			t.Error(f)
@@ -203,16 +220,23 @@ func TestDialingLaplaceEnumerated(t *testing.T) {
 // r = 1..6, at eps out to where delta is about 1e-300 (the loss reaches
 // the end of its range only in the counts' far tails): sound everywhere.
 // Events below drop are left out of the reference (counted in full by its
-// upper end), so the larger r check less of the far tail.
+// upper end), so the larger r check less of the far tail: by default
+// events below 1e-30 at r = 3, 4 and 1e-11 at r = 5, 6 (1.3e7 multisets),
+// with PB_LONG below 1e-40 and 1e-13 (3e7 multisets).
 func TestConversationLaplaceEnumerated(t *testing.T) {
+	t.Parallel()
+	drop34, drop56 := 1e-30, 1e-11
+	if longTests() {
+		drop34, drop56 = 1e-40, 1e-13
+	}
 	for _, c := range []struct {
 		mu, b float64
 		rs    []int
 		drop  float64
 	}{
 		{4, 1.2, []int{1, 2}, 1e-300},
-		{4, 1.2, []int{3, 4}, 1e-40},
-		{4, 1.2, []int{5, 6}, 1e-13},
+		{4, 1.2, []int{3, 4}, drop34},
+		{4, 1.2, []int{5, 6}, drop56},
 		{5.5, 0.6, []int{1, 2}, 1e-300},
 		{5.5, 0.6, []int{3}, 1e-60},
 		// means below 1, small scales: the atom of loss 4/b holds about
@@ -240,28 +264,11 @@ func TestConversationLaplaceEnumerated(t *testing.T) {
 // checkAgainstRefUpper is checkAgainstRef with the tightness check on the
 // upper end only (the lower end still checked for soundness).
 func checkAgainstRefUpper(m Mechanism, rs []int, refs []*countRef, opt Options, tightFrom, within float64) ([]string, float64) {
-	all, smallest := checkAgainstRef(m, rs, refs, opt, 0, 0, nil)
 	res, err := ComposeMany(context.Background(), m, rs, opt)
 	if err != nil {
 		return []string{err.Error()}, 0
 	}
-	for ri, r := range rs {
-		ref := refs[ri]
-		eps := deltaQueries(ref, r)
-		_, abHi, _, baHi := multisetDelta(ref.aLo, ref.aHi, ref.bLo, ref.bHi, ref.restA, ref.restB, r, eps)
-		for i, e := range eps {
-			d := res[ri].Delta(e)
-			for _, s := range []struct {
-				dir    string
-				up, eh float64
-			}{{"A||B", d.UpperAB, abHi[i]}, {"B||A", d.UpperBA, baHi[i]}} {
-				if s.eh >= tightFrom && e < tightBelow(ref, r) && s.up > within*s.eh {
-					all = append(all, fmt.Sprintf("upper end not within %vx: %s r=%d eps=%.6g %s: %.4g, exact at most %.4g", within, m, r, e, s.dir, s.up, s.eh))
-				}
-			}
-		}
-	}
-	return all, smallest
+	return checkResultsAgainstRef(m, res, rs, refs, tightFrom, within, true, nil)
 }
 
 // TestConversationLeafRounding: the leaf of a Laplace conversation pair
@@ -270,6 +277,7 @@ func checkAgainstRefUpper(m Mechanism, rs []int, refs []*countRef, opt Options, 
 // compensation (countgroup.go). Summed one by one, the bucket with the most
 // events (about 1e5 at the ends of the range) set 1.2e-10 for all.
 func TestConversationLeafRounding(t *testing.T) {
+	t.Parallel()
 	m, err := VuvuzelaConversation(NoiseLaplace, 37500, 2300)
 	if err != nil {
 		t.Fatal(err)

@@ -85,6 +85,7 @@ func TestLaplaceSumClosedForm(t *testing.T) {
 // enclosures intersect the tilted FFT's (countsum.go) at every entry, and
 // are narrower.
 func TestLaplaceSumMatchesFFT(t *testing.T) {
+	t.Parallel()
 	mu, scale := 20000.0, 1200.0
 	xa := newCountDist(NoiseLaplace, mu, scale, convTail)
 	xb := newCountDist(NoiseLaplace, mu+2, scale, convTail)
@@ -110,6 +111,7 @@ func TestLaplaceSumMatchesFFT(t *testing.T) {
 // 20 has its masses known to 1e-12 relative (the FFT sum resolved them to
 // sumTarget = 3e-9 only, which at r = 2^19 left the claim undecided).
 func TestConversationLaplaceResolved(t *testing.T) {
+	t.Parallel()
 	m, err := VuvuzelaConversation(NoiseLaplace, 112500, 6900)
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +132,7 @@ func TestConversationLaplaceResolved(t *testing.T) {
 // delta 1e-4 (Figure 20's claim): delta_up(ln 2) < 1e-4. With the FFT sum's
 // 3e-9 relative error per mass the bracket was [7.1e-5, 1.32e-4].
 func TestFigure20Decided(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("r = 2^19 composition (about 6 s)")
 	}
@@ -155,6 +158,7 @@ func TestFigure20Decided(t *testing.T) {
 // e^eps 1.6 on), within 10x of the upper bounds down to about 1e-19, and
 // never above them.
 func TestFarTailLaplaceConversationLower(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("r = 2^16 composition (about 5 s)")
 	}

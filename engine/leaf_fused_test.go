@@ -62,6 +62,7 @@ func TestFusedPairFunctions(t *testing.T) {
 // it with the separate functions only (embedWorkers shares each cut's loss
 // bounds between its two pieces either way).
 func TestFusedEmbedIdentical(t *testing.T) {
+	t.Parallel()
 	for _, p := range fusedPairs() {
 		for _, g := range []struct {
 			lam float64

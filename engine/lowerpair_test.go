@@ -77,6 +77,7 @@ func pairStatusCases(t *testing.T) []struct {
 // note) where no lower pair is known. Each query that reports a lower
 // bound is compared: Delta (and its directions), Eps, Renyi.
 func TestPairStatus(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	opt := Options{Buckets: 4000}
 	epsList := []float64{0, 0.01, 0.05, 0.1, 0.3, 1}
@@ -306,6 +307,7 @@ func TestLowerPairProgress(t *testing.T) {
 // scale 4.542 and r = 1000 (the reference: 5.77e-6, so calibrate's
 // "insufficient" was false).
 func TestLowerBoundsNotBorrowed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const q = 0.05
 	ref := func(scale float64, r int) *realRef {

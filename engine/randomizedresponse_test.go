@@ -9,6 +9,7 @@ import (
 
 // TestRandomizedResponseExact checks the bounds against the binomial sum.
 func TestRandomizedResponseExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(2, 4))
 	type tc struct {
 		p float64

@@ -25,6 +25,7 @@ import (
 // The figures' cases and the rows must not compose a swapped grid list
 // (gridswap.go).
 func TestEpsUpperBelowRDP(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("composes at the default 100,000 buckets")
 	}

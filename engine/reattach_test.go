@@ -12,6 +12,7 @@ import (
 // the wire keeps only the moment bound's grid), and that Reattach refuses
 // a mechanism or count the Result did not compose.
 func TestReattachRestoresFarTail(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a paper-scale conversation pair")
 	}

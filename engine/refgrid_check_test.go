@@ -26,6 +26,7 @@ func bracketHolds(lo, hi, ex, unc float64) bool {
 // (a bracket that says nothing would pass the containment checks): ln(hi/lo)
 // at most 0.05 where delta >= 1e-6, 0.25 down to 1e-12.
 func TestGridBracketExact(t *testing.T) {
+	t.Parallel()
 	type tc struct {
 		name  string
 		mb    *multiBracket
@@ -146,6 +147,7 @@ func TestGridBracketExact(t *testing.T) {
 // Gaussian and Laplace remove pairs against mpmath quadrature
 // (testdata/pair_refs.txt, kinds remove2 and lapremove2), per direction.
 func TestGridBracketAgainstMpmath(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for _, r := range loadPairRefs(t) {
 		if r.steps != 2 {
@@ -181,6 +183,7 @@ func newMultiBracketDir(rp rpPair, r, n int, ba bool) *multiBracket {
 // bracket of r = 2..6 steps, and be exact (a point) at eps = +Inf and
 // beyond r Lmax.
 func TestTruncBracket(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for _, gauss := range []bool{true, false} {
 		for _, mu := range []float64{0.05, 0.7, 3} {

@@ -14,6 +14,7 @@ import (
 // = 2..16 on both sides (linLower <= the bracket's upper end, rdpUpper >=
 // its lower end), the subsampled Laplace pairs' Renyi bound too.
 func TestLargeRBoundsExact(t *testing.T) {
+	t.Parallel()
 	// Renyi integrals
 	type rc struct {
 		name string

@@ -60,6 +60,7 @@ func TestRenyiWithCornerMass(t *testing.T) {
 // exact D_alpha of randomized response p = 0.501 at 200,000 buckets and
 // order 1.01 (found by the rdp work) before rounding allowances were added.
 func TestRenyiUpperFineBuckets(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		p       float64
 		r       int

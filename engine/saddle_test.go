@@ -55,6 +55,7 @@ func sgdLossMoments(sigma, q, tau, maxL float64) (d1, d2 float64) {
 // mean of the r-fold loss reaches its mean plus 3.5 standard deviations,
 // against the moments of the loss computed by quadrature.
 func TestSaddleTilt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		sigma float64
@@ -130,6 +131,7 @@ func TestSaddleTilt(t *testing.T) {
 // 100) at 100,000 buckets; the saddle-point tilt makes them as narrow as
 // at delta 1e-5.
 func TestSmallDeltaSGD(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		sigma, q float64
 		r        int
@@ -165,6 +167,7 @@ func TestSmallDeltaSGD(t *testing.T) {
 // DP-SGD sigma 1.1, q 0.01, r = 1,000 in a chain to
 // 100,000 gave [2.596, 2.6617] at delta 1e-10 (alone [2.62565, 2.62569]).
 func TestSmallDeltaSGDChain(t *testing.T) {
+	t.Parallel()
 	m, err := SGD(1.1, 0.01)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ import (
 //     resolutions as its error, and the Neyman-Pearson tests' TPR (both
 //     directions threshold the sum S of the X_i = e^(m y_i - m^2/2)) by
 //     bisection on the threshold, bracketed by the thresholds on both sides
-//     of the fpr;
+//     of the fpr (at t = 3 with PB_LONG only);
 //   - k: k > 1 participations (allocation_k.go), t from 2 to 40, up to 5
 //     epochs: at k = t the Gaussian closed form (delta, eps, TPR), else
 //     plain Monte Carlo of the exact k-out-of-t pair (allocKMC) with the
@@ -292,9 +292,17 @@ func (q sumQuad) dirs(t int, eps float64) (ab, ba float64) {
 func (q sumQuad) roc(t int, c float64, ab bool) (fpr, tpr float64) {
 	tf := float64(t)
 	if ab {
-		return q.e(sqTailP, t, c), q.e(sqTailS, t, c) / tf
+		return q.fpr(t, c, ab), q.e(sqTailS, t, c) / tf
 	}
-	return q.e(sqHeadS, t, c) / tf, q.e(sqHeadP, t, c)
+	return q.fpr(t, c, ab), q.e(sqHeadP, t, c)
+}
+
+// fpr is roc's false-positive rate alone (the bisection's only need).
+func (q sumQuad) fpr(t int, c float64, ab bool) float64 {
+	if ab {
+		return q.e(sqTailP, t, c)
+	}
+	return q.e(sqHeadS, t, c) / float64(t)
 }
 
 // allocQuadTPR brackets the largest TPR at fpr alpha of the one-epoch
@@ -307,8 +315,7 @@ func allocQuadTPR(m float64, t int, alpha float64, ab bool) (lo, hi float64) {
 	a, b := math.Log(float64(t))-60, math.Log(float64(t))+60
 	for i := 0; i < 44; i++ {
 		mid := (a + b) / 2
-		f, _ := q.roc(t, math.Exp(mid), ab)
-		if (f > alpha) == ab {
+		if f := q.fpr(t, math.Exp(mid), ab); (f > alpha) == ab {
 			a = mid
 		} else {
 			b = mid
@@ -548,9 +555,15 @@ func runAllocCase(c allocPropCase, st *propStats) []string {
 			return a, b, x, y
 		}
 		fails := checkBracketResult(res, br, dirs, c.eps, c.deltas, c.ecOn, c.desc, st)
+		// at t = 3 each TPR costs a bisection of double integrals (60%
+		// of such a case): one fpr with PB_LONG, none by default (t = 2
+		// checks the TPR against the quadrature in every run)
 		fprs := c.fprs
 		if c.steps == 3 {
-			fprs = fprs[:1]
+			fprs = fprs[:0]
+			if longTests() {
+				fprs = c.fprs[:1]
+			}
 		}
 		for _, a := range fprs {
 			abLo, abHi := allocQuadTPR(c.m, c.steps, a, true)
@@ -698,6 +711,7 @@ func checkAllocK(res *Result, c allocPropCase, st *propStats) []string {
 // TestSoundnessAllocation runs the random-allocation cases (see
 // allocPropCases).
 func TestSoundnessAllocation(t *testing.T) {
+	t.Parallel()
 	n := *allocPropCases
 	if n == 0 {
 		n = 16
@@ -709,21 +723,42 @@ func TestSoundnessAllocation(t *testing.T) {
 	st := newPropStats()
 	failed := 0
 	start := time.Now()
-	for i := 0; i < n; i++ {
-		c := genAllocCase(rng, i)
+	// the cases in order from the generator, then run concurrently
+	cases := make([]allocPropCase, n)
+	for i := range cases {
+		cases[i] = genAllocCase(rng, i)
+	}
+	type outcome struct {
+		run   bool
+		fails []string
+		st    propStats
+		dt    time.Duration
+	}
+	out := make([]outcome, n)
+	runConcurrently(n, func(i int) {
 		if *allocPropOnly >= 0 && i != *allocPropOnly {
+			return
+		}
+		o := outcome{run: true, st: newPropStats()}
+		t0 := time.Now()
+		o.fails = runAllocCase(cases[i], &o.st)
+		o.dt = time.Since(t0)
+		out[i] = o
+	})
+	for i, o := range out {
+		if !o.run {
 			continue
 		}
+		c := cases[i]
 		st.kinds[c.kind]++
-		t0 := time.Now()
-		fails := runAllocCase(c, &st)
-		if dt := time.Since(t0); dt > 10*time.Second {
-			t.Logf("case %d took %v: %s", i, dt, c.desc)
+		st.merge(o.st)
+		if o.dt > 10*time.Second {
+			t.Logf("case %d took %v: %s", i, o.dt, c.desc)
 		}
-		if len(fails) > 0 {
+		if len(o.fails) > 0 {
 			failed++
 			if failed <= 10 {
-				t.Errorf("case %d (%s):\n  %s", i, c.desc, strings.Join(fails, "\n  "))
+				t.Errorf("case %d (%s):\n  %s", i, c.desc, strings.Join(o.fails, "\n  "))
 			}
 		}
 	}

@@ -493,6 +493,7 @@ func checkRefResult(res *Result, ref refFn, dirs dirsFn, epsList, deltas []float
 
 // TestSoundnessProperty runs the random cases (see soundCases).
 func TestSoundnessProperty(t *testing.T) {
+	t.Parallel()
 	n := *soundCases
 	if n == 0 {
 		n = 300
@@ -506,27 +507,47 @@ func TestSoundnessProperty(t *testing.T) {
 	start := time.Now()
 	failed := 0
 	failedKinds := map[string]int{}
-	for i := 0; i < n; i++ {
-		var c propCase
+	// the cases in order from the generators, then run concurrently
+	cases := make([]propCase, n)
+	for i := range cases {
 		if i%4 == 3 || *soundPairs {
-			c = genPairCase(rngPairs, *soundCases > 0)
+			cases[i] = genPairCase(rngPairs, *soundCases > 0)
 		} else {
-			c = genPropCase(rng, *soundCases > 0)
+			cases[i] = genPropCase(rng, *soundCases > 0)
 		}
+	}
+	type outcome struct {
+		run   bool
+		fails []string
+		st    propStats
+		dt    time.Duration
+	}
+	out := make([]outcome, n)
+	runConcurrently(n, func(i int) {
 		if *soundOnly >= 0 && i != *soundOnly {
+			return
+		}
+		o := outcome{run: true, st: newPropStats()}
+		t0 := time.Now()
+		o.fails = checkPropCase(t, cases[i], &o.st)
+		o.dt = time.Since(t0)
+		out[i] = o
+	})
+	for i, o := range out {
+		if !o.run {
 			continue
 		}
+		c := cases[i]
 		st.kinds[strings.Fields(c.desc)[0]]++
-		t0 := time.Now()
-		fails := checkPropCase(t, c, &st)
-		if dt := time.Since(t0); dt > 5*time.Second {
-			t.Logf("case %d took %v: %s", i, dt, c.desc)
+		st.merge(o.st)
+		if o.dt > 5*time.Second {
+			t.Logf("case %d took %v: %s", i, o.dt, c.desc)
 		}
-		if len(fails) > 0 {
+		if len(o.fails) > 0 {
 			failed++
 			failedKinds[strings.Fields(c.desc)[0]]++
 			if failed <= *soundMaxFail {
-				t.Errorf("case %d (%s):\n  %s", i, c.desc, strings.Join(fails, "\n  "))
+				t.Errorf("case %d (%s):\n  %s", i, c.desc, strings.Join(o.fails, "\n  "))
 			} else if failed == *soundMaxFail+1 {
 				t.Errorf("more failing cases not shown (-sound.maxfail %d)", *soundMaxFail)
 			}

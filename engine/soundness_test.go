@@ -254,6 +254,7 @@ func lambdaOf(p *plan) float64 { return p.lambda }
 // part (atoms) and the tilted FFT (the rest) both contribute, and checks
 // the bounds against enumeration of the product (r = 2 and 3).
 func TestAtomsAndFFTSound(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(33, 8))
 	for trial := 0; trial < 30; trial++ {
 		k := maxAtoms + 10 + rng.IntN(60)

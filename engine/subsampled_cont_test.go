@@ -315,6 +315,7 @@ func refPairOf(noise Noise, rc recipe) refPair {
 // random parameters against the numeric reference, r = 1 and 2:
 // delta_low <= reference <= delta_up.
 func TestSubsampledContinuousReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 15))
 	cases := 16
 	if testing.Short() {
@@ -481,6 +482,7 @@ func hockeyMix1D(q, a, b, alpha float64) float64 {
 // composition), H_alpha((1-q) N(0) + q N(a) || (1-q) N(0) + q N(b)) <=
 // H_alpha(P(q, m)).
 func TestReplaceOneAntipodal(t *testing.T) {
+	t.Parallel()
 	for _, q := range []float64{0.01, 0.1, 0.5, 0.9} {
 		for _, m := range []float64{0.3, 1, 3} {
 			var alphas []float64

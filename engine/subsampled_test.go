@@ -132,6 +132,7 @@ func TestFixedSizeRate(t *testing.T) {
 // inside the symmetrised fixed-size replace-one pair (the latter dominates
 // every replace-one step, TestSubsampledPairsEnumeration, so it is larger).
 func TestSubsampledSpecialCases(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	o := Options{Buckets: 20000}
 	for _, c := range []struct {

@@ -26,6 +26,7 @@ const tiltValueCap = 335
 // when the grid's cap is dropped, or when farTiltCap exceeds
 // tiltValueCap.
 func TestTiltsWithinFloat64(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 660))
 	cases := 400
 	if testing.Short() {
@@ -125,6 +126,7 @@ func TestGridTiltsUncappedBelowSwapRange(t *testing.T) {
 // directions of the bounds against enumeration in log space at eps up to
 // 1,500 and +Inf.
 func TestTiltCapBruteForce(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 2028))
 	trials := 1500
 	if testing.Short() {

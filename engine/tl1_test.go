@@ -17,6 +17,7 @@ var tl1Eps = []float64{0, 1e-3, 0.01, 0.1, 0.3, 0.7, 1, 2, 5, 10, 20, 50, 100, 3
 // leaves, compositions, squarings and re-tilts, for the grid list, the
 // swapped grid list and the grouped list, both directions, eps up to 800.
 func TestTL1BruteForce(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(6, 2026))
 	trials := 400
 	if testing.Short() {
@@ -243,6 +244,7 @@ func ddOf(v []float64) []dd {
 // 2,048 buckets, composed with themselves and with others, exact inputs
 // (their bounds are the leaves' pointwise ones, tl1Pointwise).
 func TestTL1Reference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(43, 44))
 	worst := 0.0
 	trials := 16

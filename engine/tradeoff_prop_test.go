@@ -50,6 +50,7 @@ func sgdStepTPR(q, m, alpha float64, ab bool) float64 {
 // (enumeration). Few buckets, so the brackets are not tight; soundness is
 // what is checked (and that the bracket is a bracket in [fpr, 1]).
 func TestTPRProperty(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(2026, 1127))
 	ctx := context.Background()
 	for c := 0; c < *tprPropCases; c++ {

@@ -93,6 +93,7 @@ func checkTPR(t *testing.T, name string, b TPRBound, exact float64) {
 // mechanisms against mu-GDP's exact trade-off curve over seeded random
 // sigma, r and FPR (down to 1e-9), and that it is tight.
 func TestTPRGaussClosedForm(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 22))
 	cases := 12
 	if testing.Short() {
@@ -229,6 +230,7 @@ func productPMF(a, b []float64, r int) (pa, pb []float64) {
 // times, enumerated as product distributions (atoms at arbitrary losses,
 // kinks of delta at every one of them).
 func TestTPRHistogramEnumeration(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(20, 22))
 	cases := 30
 	if testing.Short() {
@@ -286,6 +288,7 @@ func BenchmarkTPR(b *testing.B) {
 // steep secants through refined grid points carried rounding allowances
 // that sank the per-segment bound below the plain staircase.
 func TestTPRLowerNotTrivial(t *testing.T) {
+	t.Parallel()
 	m, err := RandomAllocationGauss(1.1, 1, 100, 1, AddRemove)
 	if err != nil {
 		t.Fatal(err)

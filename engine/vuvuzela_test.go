@@ -192,6 +192,7 @@ func directSum2(a, b []float64) (a2, b2 []float64) {
 // parameters (including clamping at 0 and scales far below 1) against
 // enumeration of their exact PMFs at r = 1 and 2, and that no mass is lost.
 func TestVuvuzelaRandomParameters(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(99, 3))
 	for trial := 0; trial < 24; trial++ {
 		noise := Noise(rng.IntN(2))
@@ -243,6 +244,7 @@ func TestVuvuzelaRandomParameters(t *testing.T) {
 // unresolved by the tilted FFTs (kept in a corner) to be negligible. A bug
 // in the tilt schedule once left 0.4% unresolved for LP(39160.3, 2401.83).
 func TestConversationResolvesRandomPaperScale(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds several large pairs")
 	}
