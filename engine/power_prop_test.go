@@ -140,6 +140,7 @@ func genPowerCase(rng *rand.Rand, used *bool) propCase {
 
 // TestPowerSoundnessProperty runs the random cases of the power path.
 func TestPowerSoundnessProperty(t *testing.T) {
+	t.Parallel()
 	n := *powerCases
 	if n == 0 {
 		n = 40

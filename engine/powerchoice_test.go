@@ -282,6 +282,7 @@ func TestDefaultPathAtLeastAsTightAsChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("composes the DP-SGD sweep at up to 2^20 points and 100,000 buckets")
 	}
+	t.Parallel()
 	type call struct {
 		name string
 		m    func() (Mechanism, error)
