@@ -74,9 +74,11 @@ func multisetDeltaPart(aLo, aHi, bLo, bHi []float64, restA, restB float64, r int
 			}
 		}
 	}
+	terms := 0 // multisets summed: the sums' rounding grows with them
 	var rec func(k, left int, lw, sa0, sa1, sb0, sb1 float64)
 	rec = func(k, left int, lw, sa0, sa1, sb0, sb1 float64) {
 		if left == 0 {
+			terms++
 			w := lf(r) - lw
 			// rounding of the logarithms' sums: relative 1e-12 each way
 			term(abLo, w+sa0, w+sb1, 1-1e-12)
@@ -104,9 +106,14 @@ func multisetDeltaPart(aLo, aHi, bLo, bHi []float64, restA, restB float64, r int
 		counts[k] = 0
 	}
 	rec(0, r, 0, 0, 0, 0, 0)
+	// the recursive sums of non-negative terms: relative error at most
+	// gamma_(terms) (Higham, eq. (4.4)), outward
+	g := 1.01 * float64(terms+1) * 0x1p-53
 	for i := range eps {
-		abHi[i] += float64(r) * restA
-		baHi[i] += float64(r) * restB
+		abLo[i] *= 1 - g
+		baLo[i] *= 1 - g
+		abHi[i] = abHi[i]*(1+g) + float64(r)*restA
+		baHi[i] = baHi[i]*(1+g) + float64(r)*restB
 	}
 	return abLo, abHi, baLo, baHi
 }
