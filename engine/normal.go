@@ -102,7 +102,7 @@ func normMassShift(t1, t2, m float64) float64 {
 		h2, l2 = math.Inf(1), 0
 	}
 	w := t2 - t1
-	a := math.Max(math.Abs(h1), math.Abs(h2))
+	a := max(math.Abs(h1), math.Abs(h2))
 	if w*(a+w) <= 0.5 && !math.IsInf(w, 0) {
 		// Narrow: phi(s1) int_0^w exp(-s1 s - s^2/2) ds with s1 = h1 + l1
 		// and the exact width; the density changes by at most e^0.5.
