@@ -638,18 +638,21 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 			bLo = max(0, v)
 		}
 	}
-	fallback := spreadParts{lo: o1, hi: h1, w: max(shift0, shift1), x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
+	// (built only where a group needs it)
+	fallback := func() spreadParts {
+		return spreadParts{lo: o1, hi: h1, w: max(shift0, shift1), x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
+	}
 	relCap := 4*r + 16*u
 	if h1 <= o1 {
 		// hi exact (H = h1 >= a_hi*), lo absorbs p - H
 		rest := p - h1
 		if !(pLo-h1 > 0) || !(rest > 0) {
-			return fallback
+			return fallback()
 		}
 		w := (h1 - h0) * den / ((pLo - h1) * (1 - 2*u)) * (1 + 8*u)
 		rel := r*p*(1+2*u)/rest*(1+2*u) + 2*u
 		if !(w <= gridWindowCap) || !(rel <= relCap) {
-			return fallback
+			return fallback()
 		}
 		return spreadParts{lo: rest, hi: h1, relLo: rel, w: max(w+shift0, shift1) * (1 + 2*u), absorb: 1, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 	}
@@ -658,12 +661,12 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 	rest := p - o1
 	den2 := (pLo-o1)*(1-2*u) - (o1-o0)*em1*(1+4*u)
 	if !(den2 > 0) || !(rest > 0) {
-		return fallback
+		return fallback()
 	}
 	w := (o1 - o0) * em1 * (1 + 4*u) / den2 * (1 + 8*u)
 	rel := r*p*(1+2*u)/rest*(1+2*u) + 2*u
 	if !(w <= gridWindowCap) || !(rel <= relCap) {
-		return fallback
+		return fallback()
 	}
 	return spreadParts{lo: o1, hi: rest, relHi: rel, w: max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 }
