@@ -125,8 +125,16 @@ func narrowMassAt(h, l, w float64) float64 {
 	hw := w / 2
 	sum := glNormal(h, w, math.Abs(h)+w, hw)
 	// phi(h + l) = phi(h) exp(-h l - l^2/2); the l s term of the integrand
-	// is at most u |h| w <= u/2 relative and is dropped.
-	return phiAccurate(h) * math.Exp(-h*l) * sum * hw
+	// is at most u |h| w <= u/2 relative and is dropped. |h l| <= u h^2 is
+	// below 2^-30 wherever phi(h) is a normal float64 (h^2 < 1500), and
+	// there exp(-h l) = 1 - h l up to (h l)^2/2 < 2^-61 (one rounding of
+	// u/2, as good as Exp's).
+	x := h * l
+	el := 1 - x
+	if !(math.Abs(x) <= 0x1p-30) {
+		el = math.Exp(-x)
+	}
+	return phiAccurate(h) * el * sum * hw
 }
 
 // gl8 are the 8-point Gauss-Legendre nodes and weights on [-1, 1].
@@ -182,10 +190,20 @@ func few4(w, A float64) bool { return w*(A+3) <= 0.06 }
 var gl4x = [4]float64{-0.8611363115940526, -0.3399810435848563, 0.3399810435848563, 0.8611363115940526}
 var gl4w = [4]float64{0.3478548451374538, 0.6521451548625461, 0.6521451548625461, 0.3478548451374538}
 
-// phiAccurate returns exp(-t^2/2)/sqrt(2 pi) with t^2 split into an exact
-// high part and a small low part.
+// phiAccurate returns exp(-t^2/2)/sqrt(2 pi) without the roundoff of
+// t*t: t^2 = p + e exactly (p = fl(t*t), e from a fused multiply-add,
+// |e| <= u p), so e^(-t^2/2) = e^(-p/2) e^(-e/2), where p/2 is exact and
+// e^(-e/2) = 1 - e/2 up to (e/2)^2/2 <= (u p)^2/8, below 1e-26 wherever
+// the result is a normal float64 (p < 1500). One exponential, at most 1
+// ulp off, and three roundings of u/2: within the few units of roundoff
+// that normMass and normMassShift claim (TestDistributionAccuracy checks
+// them against 60-digit references; TestPhiAccurate this function).
 func phiAccurate(t float64) float64 {
-	th := math.Float64frombits(math.Float64bits(t) &^ (1<<27 - 1))
-	tl := t - th
-	return math.Exp(-th*th/2) * math.Exp(-(th*tl + tl*tl/2)) / math.Sqrt(2*math.Pi)
+	p := t * t
+	if !(p < 1500) {
+		// e^(-p/2) < 1e-325 rounds to 0 (NaN stays NaN)
+		return math.Exp(-p/2) / math.Sqrt(2*math.Pi)
+	}
+	e := math.FMA(t, t, -p)
+	return math.Exp(-p/2) * (1 - e/2) / math.Sqrt(2*math.Pi)
 }
