@@ -106,17 +106,17 @@ func TestPowerLeafFingerprint(t *testing.T) {
 		r, N int
 		want string
 	}{
-		{"sgd1/4096", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 12, "ac522683d2db3024"},
-		{"sgd4/4096", sgd(4, 0.01, Poisson, AddRemove), 65536, 1 << 12, "f2f39f6c82329b77"},
-		{"sgd1k/4096", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 12, "3de3cf83bdada090"},
-		{"antipodal/4096", sgd(1.1, 0.01, Poisson, ReplaceOne), 10000, 1 << 12, "80be18fbdf21885d"},
-		{"fixedremove/4096", sgd(1.1, 0.01, FixedSize, AddRemove), 10000, 1 << 12, "76d9c20f2e298b2d"},
-		{"symmetric/4096", sgd(1.1, 0.01, FixedSize, ReplaceOne), 10000, 1 << 12, "9331d72250e506a1"},
-		{"sgd1/131072", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 17, "cbed003999001670"},
-		{"sgd4/131072", sgd(4, 0.01, Poisson, AddRemove), 65536, 1 << 17, "5551c2558392fcaa"},
-		{"sgd1/262144", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 18, "67cfb05be9c238cf"},
-		{"sgd1k/262144", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 18, "ffc8cadcf61b7065"},
-		{"sgd1k/131072", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 17, "34b1ad1cbf2e1cb5"},
+		{"sgd1/4096", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 12, "784137bc937e759c"},
+		{"sgd4/4096", sgd(4, 0.01, Poisson, AddRemove), 65536, 1 << 12, "224c63dda8d3d68e"},
+		{"sgd1k/4096", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 12, "a4644a73b04ca5da"},
+		{"antipodal/4096", sgd(1.1, 0.01, Poisson, ReplaceOne), 10000, 1 << 12, "6571cab5b99dc7b7"},
+		{"fixedremove/4096", sgd(1.1, 0.01, FixedSize, AddRemove), 10000, 1 << 12, "531119a290379557"},
+		{"symmetric/4096", sgd(1.1, 0.01, FixedSize, ReplaceOne), 10000, 1 << 12, "6ed0e90351b432a3"},
+		{"sgd1/131072", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 17, "d7a28c09eabf183d"},
+		{"sgd4/131072", sgd(4, 0.01, Poisson, AddRemove), 65536, 1 << 17, "7825606588e3b5a8"},
+		{"sgd1/262144", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 18, "41738e38c70cc93f"},
+		{"sgd1k/262144", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 18, "3c058f28bbeabe8f"},
+		{"sgd1k/131072", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 17, "8ad5be14db8d2477"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

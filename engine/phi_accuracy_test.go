@@ -59,3 +59,52 @@ func TestPhiAccurate(t *testing.T) {
 		t.Errorf("phiAccurate(NaN) = %v, want NaN", got)
 	}
 }
+
+// glSumRef returns the 4-point Gauss-Legendre sum of glNormal, sum_k w_k
+// e^(-t s_k - s_k^2/2) with s_k = h (1 + x_k), in 256-bit arithmetic.
+func glSumRef(t, h float64) float64 {
+	sum := bigF(0)
+	for k := 0; k < 4; k++ {
+		s := new(big.Float).SetPrec(closedPrec).Mul(bigF(h), new(big.Float).SetPrec(closedPrec).Add(bigF(1), bigF(gl4x[k])))
+		x := new(big.Float).SetPrec(closedPrec).Mul(bigF(t), s)
+		s2 := new(big.Float).SetPrec(closedPrec).Mul(s, s)
+		s2.Quo(s2, bigF(2))
+		x.Add(x, s2)
+		x.Neg(x)
+		sum.Add(sum, new(big.Float).SetPrec(closedPrec).Mul(bigF(gl4w[k]), bigExp(x)))
+	}
+	f, _ := sum.Float64()
+	return f
+}
+
+// TestGLSumAccuracy checks gl4Sum, the 4-point rule of glNormal by pairs of
+// nodes, against a 256-bit evaluation of the same rule, within 8u relative
+// (its error analysis: at most 7u, plus the reference's rounding), on
+// intervals up to the threshold of few4, for starts of either sign.
+func TestGLSumAccuracy(t *testing.T) {
+	u := unitRoundoff
+	rng := rand.New(rand.NewPCG(7, 11))
+	worst, n := 0.0, 0
+	for i := 0; i < 4000; i++ {
+		tt := -40 + 80*rng.Float64()
+		A := math.Abs(tt)
+		// w (|t| + w + 3) = y, up to the threshold
+		y := 0.06 * math.Pow(rng.Float64(), 4)
+		w := (-(A + 3) + math.Sqrt((A+3)*(A+3)+4*y)) / 2
+		if !few4(w, A+w) || !(w > 0) {
+			continue
+		}
+		n++
+		got := gl4Sum(tt, w/2)
+		want := glSumRef(tt, w/2)
+		rel := math.Abs(got-want) / want
+		worst = max(worst, rel)
+		if !(rel <= 8*u) {
+			t.Errorf("t %v, w %v: %.17g, want %.17g (relative error %.2f u)", tt, w, got, want, rel/u)
+		}
+	}
+	if n < 3000 {
+		t.Errorf("only %d intervals under the threshold", n)
+	}
+	t.Logf("largest relative error %.2f u on %d intervals", worst/u, n)
+}
