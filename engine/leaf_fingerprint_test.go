@@ -106,17 +106,17 @@ func TestPowerLeafFingerprint(t *testing.T) {
 		r, N int
 		want string
 	}{
-		{"sgd1/4096", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 12, "784137bc937e759c"},
-		{"sgd4/4096", sgd(4, 0.01, Poisson, AddRemove), 65536, 1 << 12, "224c63dda8d3d68e"},
-		{"sgd1k/4096", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 12, "a4644a73b04ca5da"},
-		{"antipodal/4096", sgd(1.1, 0.01, Poisson, ReplaceOne), 10000, 1 << 12, "6571cab5b99dc7b7"},
-		{"fixedremove/4096", sgd(1.1, 0.01, FixedSize, AddRemove), 10000, 1 << 12, "531119a290379557"},
-		{"symmetric/4096", sgd(1.1, 0.01, FixedSize, ReplaceOne), 10000, 1 << 12, "6ed0e90351b432a3"},
-		{"sgd1/131072", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 17, "d7a28c09eabf183d"},
-		{"sgd4/131072", sgd(4, 0.01, Poisson, AddRemove), 65536, 1 << 17, "7825606588e3b5a8"},
-		{"sgd1/262144", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 18, "41738e38c70cc93f"},
-		{"sgd1k/262144", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 18, "3c058f28bbeabe8f"},
-		{"sgd1k/131072", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 17, "8ad5be14db8d2477"},
+		{"sgd1/4096", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 12, "e8d2b671cd12129d"},
+		{"sgd4/4096", sgd(4, 0.01, Poisson, AddRemove), 65536, 1 << 12, "ca86552631c20c38"},
+		{"sgd1k/4096", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 12, "5460f98eda9b93c7"},
+		{"antipodal/4096", sgd(1.1, 0.01, Poisson, ReplaceOne), 10000, 1 << 12, "80be18fbdf21885d"},
+		{"fixedremove/4096", sgd(1.1, 0.01, FixedSize, AddRemove), 10000, 1 << 12, "3f3e987e9e736534"},
+		{"symmetric/4096", sgd(1.1, 0.01, FixedSize, ReplaceOne), 10000, 1 << 12, "07f65c347b646d01"},
+		{"sgd1/131072", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 17, "567d493b64aa7d2b"},
+		{"sgd4/131072", sgd(4, 0.01, Poisson, AddRemove), 65536, 1 << 17, "0573e81ab9eebea2"},
+		{"sgd1/262144", sgd(1.1, 0.01, Poisson, AddRemove), 10000, 1 << 18, "9154a393f79976f6"},
+		{"sgd1k/262144", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 18, "571fac5bf4255ac8"},
+		{"sgd1k/131072", sgd(1, 0.001, Poisson, AddRemove), 250000, 1 << 17, "7feb687a0f943334"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
