@@ -168,8 +168,9 @@ var gl8w = [8]float64{0.1012285362903763, 0.2223810344533745, 0.3137066458778873
 // narrowMass returns the integral of the standard normal density over
 // [t, t+w] for t >= 0 and w small enough that the density changes by at most
 // a factor of about 2 over it: phi(t) * int_0^w exp(-t s - s^2/2) ds by
-// 8-point Gauss-Legendre (its error is far below roundoff for such smooth
-// integrands), with phi(t) computed without the roundoff of t*t.
+// 4- or 8-point Gauss-Legendre (glNormal; its error is far below roundoff
+// for such smooth integrands), with phi(t) computed without the roundoff
+// of t*t.
 //
 // Where few4 takes the 4-point rule, the density at the start times the
 // rule's sum for f(s) = phi(t+s)/phi(t) is the density at the midpoint
