@@ -193,7 +193,7 @@ func addAt(vals []float64, adds []int32, maxRel *float64, o int, v, rel float64)
 	}
 	vals[o] += v
 	adds[o]++
-	*maxRel = math.Max(*maxRel, rel)
+	*maxRel = max(*maxRel, rel)
 }
 
 // finishGrid returns the grid leaf of the groups recorded by add (see
@@ -253,7 +253,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		}
 		fj := float64(-n - 1)
 		if e.lossLo > -float64(n+2)*lam {
-			fj = math.Max(fj, gridFloor(e.lossLo, lam))
+			fj = max(fj, gridFloor(e.lossLo, lam))
 		}
 		if fi > float64(n) {
 			// the upper atom would leave the range (a swapped leaf's
@@ -283,10 +283,10 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		// an atom within a tiny window of a grid point stays there
 		if k, w, ok := nearGrid(e.lossLo, e.lossHi, lam); ok && k > -n && k <= n {
 			g.addUp(k, e.pa, r)
-			g.wUp = math.Max(g.wUp, w)
+			g.wUp = max(g.wUp, w)
 			if !lowSep {
 				g.addLow(k, e.pa, r)
-				g.wLo = math.Max(g.wLo, w)
+				g.wLo = max(g.wLo, w)
 			}
 			continue
 		}
@@ -298,14 +298,14 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 			// super-measure; the corner counts in full, its A-mass below
 			// the allowance tinyMass)
 			g.addUp(i, s.hiBound, 0)
-			g.wUp = math.Max(g.wUp, s.wHi)
+			g.wUp = max(g.wUp, s.wHi)
 			g.loA += math.Exp(ln(s.bLo) + s.x0 + 4*unitRoundoff*(math.Abs(s.x0)+math.Abs(ln(s.bLo))+4))
 			g.loC += s.bLo
 			tinyErr += tinyMass
 		} else {
 			g.addUp(j, s.lo, s.relLo)
 			g.addUp(i, s.hi, s.relHi)
-			g.wUp = math.Max(g.wUp, s.w)
+			g.wUp = max(g.wUp, s.w)
 		}
 		if lowSep {
 			continue
@@ -317,7 +317,7 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 		mean := lnp - lnq
 		k := i
 		if i-j > 1 {
-			k = int(math.Max(float64(j+1), math.Min(float64(i), math.Ceil(mean/lam))))
+			k = int(max(float64(j+1), min(float64(i), math.Ceil(mean/lam))))
 		}
 		h := 2*(k+n-1) + 1
 		if b.halfCuts && mean <= (float64(k)-0.5)*lam {
@@ -403,7 +403,16 @@ func (b *leafBuilder) finishGrid(rel float64, name string) *list {
 
 // nearGrid reports whether [lossLo, lossHi] lies within gridWindowCap of a
 // grid point k*lambda (and within lambda/4 of it), with the window.
+//
+// An interval wider than 4 gridWindowCap is refused at once: a window w <=
+// gridWindowCap puts both ends within w (1 + u) of k lambda (w rounds up
+// max(d1, d2), each d the distance rounded once), so the width is at most
+// 2 gridWindowCap (1 + u)^3 as computed; the answer is the same (NaN and
+// infinite ends fail either test).
 func nearGrid(lossLo, lossHi, lam float64) (k int, w float64, ok bool) {
+	if !(lossHi-lossLo <= 4*gridWindowCap) {
+		return 0, 0, false
+	}
 	kf := math.Round((lossLo + lossHi) / 2 / lam)
 	if math.IsNaN(kf) || math.Abs(kf) > 1<<40 {
 		return 0, 0, false
@@ -411,7 +420,7 @@ func nearGrid(lossLo, lossHi, lam float64) (k int, w float64, ok bool) {
 	// exact differences to the grid point (one rounding each)
 	d1 := math.Abs(math.FMA(-kf, lam, lossLo))
 	d2 := math.Abs(math.FMA(-kf, lam, lossHi))
-	w = math.Max(d1, d2) * (1 + 2*unitRoundoff)
+	w = max(d1, d2) * (1 + 2*unitRoundoff)
 	if w > gridWindowCap || w > lam/4 {
 		return 0, 0, false
 	}
@@ -472,22 +481,35 @@ func spreadUpper(p, q, r float64, j, i int, lam, lossLo, lossHi float64, loGrid,
 }
 
 // spreadCache holds 1 - e^-W and e^W - 1 for the last width W that
-// spreadCache.spread met (the groups of a leaf mostly span one cell, so
-// their spreads share W); the values are those computed for W, so a
-// spread is bit for bit spreadUpper's.
+// spreadCache.spread met, in two slots: widths between two grid points,
+// W = (i-j) lambda, and widths with an end off the grid (a group whose
+// loss bound lies a rounding error beyond a grid point). The groups of a
+// leaf cut at half cells alternate between the two (one whole cell, then
+// one cell plus a rounding error), so one slot would miss at every group;
+// the grid slot then always hits. The values are those computed for W, so
+// a spread is bit for bit spreadUpper's.
 type spreadCache struct {
-	w, den, em1 float64
-	set         bool
+	grid, off widthExps
 	// full computes every enclosure of spread (tests compare the two)
 	full bool
 }
 
-// widths returns -expm1(-W) and expm1(W).
-func (c *spreadCache) widths(W float64) (den, em1 float64) {
-	if !c.set || math.Float64bits(W) != math.Float64bits(c.w) {
-		c.w, c.den, c.em1, c.set = W, -math.Expm1(-W), math.Expm1(W), true
+// widthExps is one slot of spreadCache: -expm1(-w) and expm1(w).
+type widthExps struct {
+	w, den, em1 float64
+	set         bool
+}
+
+// widths returns -expm1(-W) and expm1(W); onGrid says which slot W uses.
+func (c *spreadCache) widths(W float64, onGrid bool) (den, em1 float64) {
+	s := &c.off
+	if onGrid {
+		s = &c.grid
 	}
-	return c.den, c.em1
+	if !s.set || math.Float64bits(W) != math.Float64bits(s.w) {
+		s.w, s.den, s.em1, s.set = W, -math.Expm1(-W), math.Expm1(W), true
+	}
+	return s.den, s.em1
 }
 
 // spread is spreadUpper with lnq = ln(q) given (finishGrid needs it too)
@@ -498,15 +520,15 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 	var W, x0, x1, shift0, shift1 float64
 	s := func(l float64) float64 { // l - x0 >= 0
 		if loGrid {
-			return math.Max(0, math.FMA(-jf, lam, l))
+			return max(0, math.FMA(-jf, lam, l))
 		}
-		return math.Max(0, l-lossLo)
+		return max(0, l-lossLo)
 	}
 	t := func(l float64) float64 { // x1 - l >= 0
 		if hiGrid {
-			return math.Max(0, math.FMA(ifl, lam, -l))
+			return max(0, math.FMA(ifl, lam, -l))
 		}
-		return math.Max(0, lossHi-l)
+		return max(0, lossHi-l)
 	}
 	switch {
 	case loGrid && hiGrid:
@@ -529,7 +551,7 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 	}
 	sLo, sHi := s(lossLo), s(lossHi)
 	tLo, tHi := t(lossHi), t(lossLo)
-	den, em1 := c.widths(W) // 1 - e^-W (relative error <= 2u), e^W - 1
+	den, em1 := c.widths(W, loGrid && hiGrid) // 1 - e^-W (relative error <= 2u), e^W - 1
 	pLo := p * (1 - r) * (1 - 2*u)
 	pHi := p * (1 + r) * (1 + 2*u)
 
@@ -548,14 +570,14 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 			hM0 = num * (1 - 2*u) / den * (1 - 4*u)
 		}
 		num := pHi - qj*(1-e)*(1-2*u)
-		hM1 = math.Max(0, num*(1+2*u)/den*(1+4*u))
+		hM1 = max(0, num*(1+2*u)/den*(1+4*u))
 	}
 	if qi, e := scaled(x1); !math.IsInf(qi, 0) && !math.IsNaN(qi) && e < 0.5 {
 		if num := qi*(1-e)*(1-2*u) - pHi; num > 0 {
 			oM0 = num * (1 - 2*u) / em1 * (1 - 4*u)
 		}
 		num := qi*(1+e)*(1+2*u) - pLo
-		oM1 = math.Max(0, num*(1+2*u)/em1*(1+4*u))
+		oM1 = max(0, num*(1+2*u)/em1*(1+4*u))
 	}
 
 	// Enclosures from the losses: a_hi* = E_P[G(l)], G increasing;
@@ -572,34 +594,34 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 	h0 := hM0
 	if ub := pLo * (negExpm1Upper(sLo) / den) * (1 - 8*u); c.full || !(ub <= hM0) {
 		hL0 := pLo * (-math.Expm1(-sLo) / den) * (1 - 8*u)
-		h0 = math.Max(hL0, hM0)
+		h0 = max(hL0, hM0)
 	}
 	h1 := hM1
-	if lb := pHi * math.Min(1, negExpm1Lower(sHi)/den*(1+8*u)) * (1 + 2*u); c.full || !(lb >= hM1) {
-		hL1 := pHi * math.Min(1, -math.Expm1(-sHi)/den*(1+8*u)) * (1 + 2*u)
-		h1 = math.Min(hL1, hM1)
+	if lb := pHi * min(1, negExpm1Lower(sHi)/den*(1+8*u)) * (1 + 2*u); c.full || !(lb >= hM1) {
+		hL1 := pHi * min(1, -math.Expm1(-sHi)/den*(1+8*u)) * (1 + 2*u)
+		h1 = min(hL1, hM1)
 	}
 	o0 := oM0
 	// e^-sHi <= 1 (+4u: exp's rounding) is inside negExpm1Upper's margin
 	if ub := pLo * (negExpm1Upper(tLo) / den) * (1 - 12*u); c.full || !(ub <= oM0) {
 		oL0 := pLo * (math.Exp(-sHi) * -math.Expm1(-tLo) / den) * (1 - 12*u)
-		o0 = math.Max(oL0, oM0)
+		o0 = max(oL0, oM0)
 	}
 	o1 := oM1
 	// e^-sLo >= 1 - sLo (-4u: exp's rounding, inside negExpm1Lower's margin)
-	if lb := pHi * math.Min(1, (1-sLo)*negExpm1Lower(tHi)/den*(1+12*u)) * (1 + 2*u); c.full || !(lb >= oM1) {
-		oL1 := pHi * math.Min(1, math.Exp(-sLo)*-math.Expm1(-tHi)/den*(1+12*u)) * (1 + 2*u)
-		o1 = math.Min(oL1, oM1)
+	if lb := pHi * min(1, (1-sLo)*negExpm1Lower(tHi)/den*(1+12*u)) * (1 + 2*u); c.full || !(lb >= oM1) {
+		oL1 := pHi * min(1, math.Exp(-sLo)*-math.Expm1(-tHi)/den*(1+12*u)) * (1 + 2*u)
+		o1 = min(oL1, oM1)
 	}
-	h0 = math.Max(0, h0)
-	h1 = math.Min(pHi, h1)
-	o0 = math.Max(0, o0)
-	o1 = math.Min(pHi, o1)
+	h0 = max(0, h0)
+	h1 = min(pHi, h1)
+	o0 = max(0, o0)
+	o1 = min(pHi, o1)
 	// a_hi* + a_lo* = p
-	h0 = math.Max(h0, (pLo-o1)*(1-2*u))
-	h1 = math.Min(h1, (pHi-o0)*(1+2*u))
-	o0 = math.Max(o0, (pLo-h1)*(1-2*u))
-	o1 = math.Min(o1, (pHi-h0)*(1+2*u))
+	h0 = max(h0, (pLo-o1)*(1-2*u))
+	h1 = min(h1, (pHi-o0)*(1+2*u))
+	o0 = max(o0, (pLo-h1)*(1-2*u))
+	o1 = min(o1, (pHi-h0)*(1+2*u))
 	if !(h0 <= h1 && o0 <= o1) { // only through a bug or NaN: the trivial enclosure
 		h0, h1, o0, o1 = 0, pHi, 0, pHi
 	}
@@ -613,37 +635,40 @@ func (c *spreadCache) spread(p, q, lnq, r float64, j, i int, lam, lossLo, lossHi
 		lp := ln(pLo)
 		pe := math.Exp(lp-x1-4*u*(math.Abs(lp)+math.Abs(x1)+4)) * (1 - 2*u)
 		if v := (bLo - pe) * (1 + 2*u) / den * (1 + 4*u); v < bLo {
-			bLo = math.Max(0, v)
+			bLo = max(0, v)
 		}
 	}
-	fallback := spreadParts{lo: o1, hi: h1, w: math.Max(shift0, shift1), x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
+	// (built only where a group needs it)
+	fallback := func() spreadParts {
+		return spreadParts{lo: o1, hi: h1, w: max(shift0, shift1), x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
+	}
 	relCap := 4*r + 16*u
 	if h1 <= o1 {
 		// hi exact (H = h1 >= a_hi*), lo absorbs p - H
 		rest := p - h1
 		if !(pLo-h1 > 0) || !(rest > 0) {
-			return fallback
+			return fallback()
 		}
 		w := (h1 - h0) * den / ((pLo - h1) * (1 - 2*u)) * (1 + 8*u)
 		rel := r*p*(1+2*u)/rest*(1+2*u) + 2*u
 		if !(w <= gridWindowCap) || !(rel <= relCap) {
-			return fallback
+			return fallback()
 		}
-		return spreadParts{lo: rest, hi: h1, relLo: rel, w: math.Max(w+shift0, shift1) * (1 + 2*u), absorb: 1, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
+		return spreadParts{lo: rest, hi: h1, relLo: rel, w: max(w+shift0, shift1) * (1 + 2*u), absorb: 1, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 	}
 	// lo exact (Lm = o1 >= a_lo*), hi absorbs p - Lm; its B-mass
 	// q - Lm e^-x0 must stay positive
 	rest := p - o1
 	den2 := (pLo-o1)*(1-2*u) - (o1-o0)*em1*(1+4*u)
 	if !(den2 > 0) || !(rest > 0) {
-		return fallback
+		return fallback()
 	}
 	w := (o1 - o0) * em1 * (1 + 4*u) / den2 * (1 + 8*u)
 	rel := r*p*(1+2*u)/rest*(1+2*u) + 2*u
 	if !(w <= gridWindowCap) || !(rel <= relCap) {
-		return fallback
+		return fallback()
 	}
-	return spreadParts{lo: o1, hi: rest, relHi: rel, w: math.Max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
+	return spreadParts{lo: o1, hi: rest, relHi: rel, w: max(shift0, w+shift1) * (1 + 2*u), absorb: 2, x0: x0, x1: x1, hiBound: h1, wHi: shift1, bLo: bLo}
 }
 
 // negExpm1Upper returns a number at least the computed -expm1(-s) for
@@ -807,7 +832,7 @@ type lowAtom struct {
 func (s *lowerSweep) apply() {
 	for _, at := range s.atoms {
 		s.g.addLow(at.k, at.a, at.rel)
-		s.g.wLo = math.Max(s.g.wLo, at.w)
+		s.g.wLo = max(s.g.wLo, at.w)
 	}
 }
 
@@ -866,17 +891,17 @@ func (s *lowerSweep) push(pN, qN, lpN, lqN, rN float64, k int) {
 	s.lnOK = false
 	if rhoN <= 0 {
 		// the next half cell is not above the target: merge it whole
-		s.P, s.Q, s.rc = s.P+pN, s.Q+qN, math.Max(s.rc, rN)+2*u
+		s.P, s.Q, s.rc = s.P+pN, s.Q+qN, max(s.rc, rN)+2*u
 		return
 	}
 	dC := s.P * -math.Expm1(-rhoC) // < 0
 	dN := pN * -math.Expm1(-rhoN)  // > 0
 	beta := -dC / dN * (1 + s.g.overshoot)
 	if !(beta < 1) {
-		s.P, s.Q, s.rc = s.P+pN, s.Q+qN, math.Max(s.rc, rN)+2*u
+		s.P, s.Q, s.rc = s.P+pN, s.Q+qN, max(s.rc, rN)+2*u
 		return
 	}
-	s.emit(s.tgt, s.P+beta*pN, s.Q+beta*qN, math.Max(s.rc, rN)+4*u)
+	s.emit(s.tgt, s.P+beta*pN, s.Q+beta*qN, max(s.rc, rN)+4*u)
 	// the rest carries on: a fraction at most 1 - beta (rounded down, so
 	// that the fractions used never exceed 1)
 	f := (1 - beta) * (1 - 2*u)

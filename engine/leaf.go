@@ -191,7 +191,7 @@ func (b *leafBuilder) addUnknown(aLo, aHi, cLo, cHi float64) {
 		return
 	}
 	b.events++
-	aLo, cLo = math.Max(aLo, 0), math.Max(cLo, 0)
+	aLo, cLo = max(aLo, 0), max(cLo, 0)
 	b.hiA += (aLo + aHi) / 2
 	b.hiC += (cLo + cHi) / 2
 	b.hiAErr += (aHi - aLo) / 2 * (1 + 4*unitRoundoff)

@@ -58,6 +58,25 @@ func normQ(t float64) float64 {
 	return 0.5 * (math.Erfc(y) - twoOverSqrtPi*math.Exp(-y*y)*yl)
 }
 
+// phiAt returns phi(m + l) for a double-double m + l (l a few u |m| + u
+// at most: a midpoint from twoSum plus a start's low part), as phiAccurate
+// does for m: (m + l)^2 = p + e + 2 m l + l^2 with p = fl(m m) and e exact
+// (fused multiply-add); c = e/2 + m l is about 3u p < 1e-12 where the
+// result is a normal float64 (p < 1500), and wherever |c| <= 2^-30, e^-c
+// = 1 - c up to c^2/2 < 2^-61 (else Exp); l^2/2 < 1e-28 is dropped.
+func phiAt(m, l float64) float64 {
+	p := m * m
+	if !(p < 1500) {
+		return math.Exp(-p/2) / math.Sqrt(2*math.Pi)
+	}
+	c := math.FMA(m, m, -p)/2 + m*l
+	ec := 1 - c
+	if !(math.Abs(c) <= 0x1p-30) {
+		ec = math.Exp(-c)
+	}
+	return math.Exp(-p/2) * ec / math.Sqrt(2*math.Pi)
+}
+
 // invSqrt2Hi + invSqrt2Lo = 1/sqrt(2) to about 2^-106.
 const (
 	invSqrt2Hi    = 0.7071067811865476
@@ -102,7 +121,7 @@ func normMassShift(t1, t2, m float64) float64 {
 		h2, l2 = math.Inf(1), 0
 	}
 	w := t2 - t1
-	a := math.Max(math.Abs(h1), math.Abs(h2))
+	a := max(math.Abs(h1), math.Abs(h2))
 	if w*(a+w) <= 0.5 && !math.IsInf(w, 0) {
 		// Narrow: phi(s1) int_0^w exp(-s1 s - s^2/2) ds with s1 = h1 + l1
 		// and the exact width; the density changes by at most e^0.5.
@@ -123,10 +142,23 @@ func normMassShift(t1, t2, m float64) float64 {
 // narrowMassAt is narrowMass for a start h + l (|l| <= u|h|) of any sign.
 func narrowMassAt(h, l, w float64) float64 {
 	hw := w / 2
+	if few4(w, math.Abs(h)+w) {
+		// the midpoint h + l + w/2 in double-double (see narrowMass)
+		mh, ml := twoSum(h, hw)
+		return phiAt(mh, ml+l) * gl4Pairs(mh, hw) * hw
+	}
 	sum := glNormal(h, w, math.Abs(h)+w, hw)
 	// phi(h + l) = phi(h) exp(-h l - l^2/2); the l s term of the integrand
-	// is at most u |h| w <= u/2 relative and is dropped.
-	return phiAccurate(h) * math.Exp(-h*l) * sum * hw
+	// is at most u |h| w <= u/2 relative and is dropped. |h l| <= u h^2 is
+	// below 2^-30 wherever phi(h) is a normal float64 (h^2 < 1500), and
+	// there exp(-h l) = 1 - h l up to (h l)^2/2 < 2^-61 (one rounding of
+	// u/2, as good as Exp's).
+	x := h * l
+	el := 1 - x
+	if !(math.Abs(x) <= 0x1p-30) {
+		el = math.Exp(-x)
+	}
+	return phiAccurate(h) * el * sum * hw
 }
 
 // gl8 are the 8-point Gauss-Legendre nodes and weights on [-1, 1].
@@ -136,10 +168,23 @@ var gl8w = [8]float64{0.1012285362903763, 0.2223810344533745, 0.3137066458778873
 // narrowMass returns the integral of the standard normal density over
 // [t, t+w] for t >= 0 and w small enough that the density changes by at most
 // a factor of about 2 over it: phi(t) * int_0^w exp(-t s - s^2/2) ds by
-// 8-point Gauss-Legendre (its error is far below roundoff for such smooth
-// integrands), with phi(t) computed without the roundoff of t*t.
+// 4- or 8-point Gauss-Legendre (glNormal; its error is far below roundoff
+// for such smooth integrands), with phi(t) computed without the roundoff
+// of t*t.
+//
+// Where few4 takes the 4-point rule, the density at the start times the
+// rule's sum for f(s) = phi(t+s)/phi(t) is the density at the midpoint
+// t + h times gl4Pairs (phi(t) f(h) = phi(t + h)): one exponential, with
+// the midpoint in double-double (phiAt) so that its rounding does not
+// move phi by a relative u (t+h)^2. Relative error: phiAt's 3.5u,
+// gl4Pairs' 4u and two roundings, at most 9u (TestNarrowMassAccuracy
+// checks both narrow masses against 256-bit evaluations of the rule).
 func narrowMass(t, w float64) float64 {
 	h := w / 2
+	if few4(w, t+w) {
+		mh, ml := twoSum(t, h)
+		return phiAt(mh, ml) * gl4Pairs(mh, h) * h
+	}
 	return phiAccurate(t) * glNormal(t, w, t+w, h) * h
 }
 
@@ -153,25 +198,55 @@ func narrowMass(t, w float64) float64 {
 // <= (|y| + sqrt 8)^8 (its coefficients are C(8, 2k) (2k-1)!! <= C(8, 2k)
 // 8^k), and f varies by at most e^(A w) over the interval: relative to the
 // integral the rule errs by at most 5.7e-10 (w (A + 3))^8 e^(A w), below
-// 1.1e-19 (u/1000) where w (A + 3) <= 0.06. The 4-point sum has half the
-// roundings of the 8-point one, so the mass keeps its error bound (a few
-// units of roundoff, inside the pairs' declared relative error); the rule
-// is chosen per interval, and TestGaussLegendreFew checks it against 8
-// points up to the threshold and beyond.
+// 1.1e-19 (u/1000) where w (A + 3) <= 0.06. The rule is chosen per
+// interval; TestGaussLegendreFew checks it against 8 points up to the
+// threshold and beyond.
+//
+// The 4-point sum takes one exponential (gl4Sum): its nodes lie in pairs
+// h -+ d around the midpoint h, where f(h -+ d) = f(h) e^(-d^2/2) e^(-+z)
+// with z = (t + h) d, so a pair sums to 2 f(h) e^(-d^2/2) cosh z, with
+// |z| <= A w/2 <= 0.03 and d^2/2 <= w^2/8 <= 5e-5 under few4 (w <= 0.02):
+// both factors by their Taylor polynomials (cosh to z^8, remainder below
+// 2e-22; e^-y to y^3, remainder below 3e-19), sums of positive terms or
+// near 1. Relative error: the exponential's 1 ulp, about 1u for each
+// polynomial and 3u for the products and the sum, at most 7u against the
+// four exponentials' 4u; inside the few units of roundoff the masses claim
+// (TestGLSumAccuracy checks it against a 256-bit evaluation of the rule).
 func glNormal(t, w, A, h float64) float64 {
-	sum := 0.0
 	if few4(w, A) {
-		for k := 0; k < 4; k++ {
-			s := h * (1 + gl4x[k])
-			sum += gl4w[k] * math.Exp(-t*s-s*s/2)
-		}
-		return sum
+		return gl4Sum(t, h)
 	}
+	sum := 0.0
 	for k := 0; k < 8; k++ {
 		s := h * (1 + gl8x[k])
 		sum += gl8w[k] * math.Exp(-t*s-s*s/2)
 	}
 	return sum
+}
+
+// gl4Sum is the 4-point Gauss-Legendre sum of glNormal on [0, 2h] (without
+// the factor h), by pairs of nodes around the midpoint (see glNormal; its
+// bounds need few4).
+func gl4Sum(t, h float64) float64 {
+	return math.Exp(-h*(t+h/2)) * gl4Pairs(t+h, h) // f(h) = e^(-t h - h^2/2)
+}
+
+// gl4Pairs returns sum_k w_k e^(-d_k^2/2) 2 cosh(c d_k) over the two
+// pairs of 4-point nodes h -+ d_k (d_k = h x_k), c the midpoint of the
+// interval in the variable of the density (t + h): the 4-point sum of
+// phi over [t, t + 2h], divided by phi(c) and h. Needs few4 (glNormal
+// gives the bounds on c d_k and d_k).
+func gl4Pairs(c, h float64) float64 {
+	pair := func(x, wt float64) float64 {
+		d := h * x
+		y := d * d / 2
+		m := 1 - y*(1-y*(0.5-y/6)) // e^-y
+		z := c * d
+		z2 := z * z
+		ch := 1 + z2*(1.0/2+z2*(1.0/24+z2*(1.0/720+z2*(1.0/40320)))) // cosh z
+		return wt * (m * ch)
+	}
+	return 2 * (pair(gl4x[3], gl4w[3]) + pair(gl4x[2], gl4w[2]))
 }
 
 // few4 reports whether the 4-point rule suffices for an interval of width
@@ -182,10 +257,20 @@ func few4(w, A float64) bool { return w*(A+3) <= 0.06 }
 var gl4x = [4]float64{-0.8611363115940526, -0.3399810435848563, 0.3399810435848563, 0.8611363115940526}
 var gl4w = [4]float64{0.3478548451374538, 0.6521451548625461, 0.6521451548625461, 0.3478548451374538}
 
-// phiAccurate returns exp(-t^2/2)/sqrt(2 pi) with t^2 split into an exact
-// high part and a small low part.
+// phiAccurate returns exp(-t^2/2)/sqrt(2 pi) without the roundoff of
+// t*t: t^2 = p + e exactly (p = fl(t*t), e from a fused multiply-add,
+// |e| <= u p), so e^(-t^2/2) = e^(-p/2) e^(-e/2), where p/2 is exact and
+// e^(-e/2) = 1 - e/2 up to (e/2)^2/2 <= (u p)^2/8, below 1e-26 wherever
+// the result is a normal float64 (p < 1500). One exponential, at most 1
+// ulp off, and three roundings of u/2: within the few units of roundoff
+// that normMass and normMassShift claim (TestDistributionAccuracy checks
+// them against 60-digit references; TestPhiAccurate this function).
 func phiAccurate(t float64) float64 {
-	th := math.Float64frombits(math.Float64bits(t) &^ (1<<27 - 1))
-	tl := t - th
-	return math.Exp(-th*th/2) * math.Exp(-(th*tl + tl*tl/2)) / math.Sqrt(2*math.Pi)
+	p := t * t
+	if !(p < 1500) {
+		// e^(-p/2) < 1e-325 rounds to 0 (NaN stays NaN)
+		return math.Exp(-p/2) / math.Sqrt(2*math.Pi)
+	}
+	e := math.FMA(t, t, -p)
+	return math.Exp(-p/2) * (1 - e/2) / math.Sqrt(2*math.Pi)
 }
