@@ -77,9 +77,9 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 	// until that holds, up to lambda/4 (beyond which the piece simply goes
 	// one bucket up, which is sound). Cuts never go back past the previous
 	// one, so the pieces partition the line.
-	kLo := max(-n, int(math.Floor(math.Max(lLo, -float64(n+1)*lam)/lam)))
-	kHi := min(n, int(math.Ceil(math.Min(lHi, float64(n+1)*lam)/lam)))
-	clamp := func(t float64) float64 { return math.Max(mp.tMin, math.Min(mp.tMax, t)) }
+	kLo := max(-n, int(math.Floor(max(lLo, -float64(n+1)*lam)/lam)))
+	kHi := min(n, int(math.Ceil(min(lHi, float64(n+1)*lam)/lam)))
+	clamp := func(t float64) float64 { return max(mp.tMin, min(mp.tMax, t)) }
 	// border returns the cut at loss level k*lambda moved down (side = -1:
 	// the loss interval at the cut ends at or below k*lambda) or up (side =
 	// +1: it starts at or above k*lambda), by a margin grown until that
@@ -139,15 +139,15 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 			}
 			return clamp(t)
 		}
-		margin := 1e-13 * math.Max(lam, math.Abs(L))
+		margin := 1e-13 * max(lam, math.Abs(L))
 		t := at(L + side*margin)
 		for it := 0; it < 8 && !math.IsNaN(t) && !ok(t) && margin < lam/4; it++ {
 			b := bounds(t)
-			miss := math.Max(b.hi-L, L-b.lo)
+			miss := max(b.hi-L, L-b.lo)
 			if math.IsNaN(miss) {
 				break
 			}
-			margin = math.Min(2*margin+2*miss, lam/4)
+			margin = min(2*margin+2*miss, lam/4)
 			if t2 := at(L + side*margin); !math.IsNaN(t2) {
 				t = t2
 			} else {
@@ -202,9 +202,9 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 		}
 		c := t
 		if mp.increasing {
-			t = math.Max(t, prev)
+			t = max(t, prev)
 		} else {
-			t = math.Min(t, prev)
+			t = min(t, prev)
 		}
 		var lb lossInterval
 		switch math.Float64bits(t) {
@@ -249,7 +249,7 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 				pa, pb = mp.massA(t1, t2), mp.massB(t1, t2)
 			}
 			pieces[i] = pieceMass{pa: pa, pb: pb,
-				lo: math.Min(l1.lo, l2.lo), hi: math.Max(l1.hi, l2.hi)}
+				lo: min(l1.lo, l2.lo), hi: max(l1.hi, l2.hi)}
 		}
 	})
 	for _, pc := range pieces {
