@@ -729,3 +729,30 @@ func TestFirstStepsAskWithTheFloor(t *testing.T) {
 		t.Errorf("first step %+v, want %+v", steps[0], want)
 	}
 }
+
+// TestClosedFormStart checks the first bucket count of a composition in
+// closed form per target, and that the Gauss pair's r 512 row (sigma 200
+// sqrt 2, delta at e^eps 1.01 and 1.5) meets a target of 1.9e-3 in one
+// round from it.
+func TestClosedFormStart(t *testing.T) {
+	for _, c := range []struct {
+		target float64
+		want   int
+	}{{1e-5, 4096}, {1e-4, 4096}, {9.9e-4, 4096}, {1e-3, 2048}, {1.9e-3, 2048}, {0.5, 2048}} {
+		if got := closedFormStart(c.target); got != c.want {
+			t.Errorf("closedFormStart(%g) = %d, want %d", c.target, got, c.want)
+		}
+	}
+	spec := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 200 * math.Sqrt2, "sensitivity": 1},
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1.9e-3}}
+	job := Job{Instance: &manifest.Instance{Label: "g", Spec: spec}, Compositions: []int{512}, Eps: []float64{math.Log(1.01), math.Log(1.5)}}
+	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+	outs, err := bm.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outs[0]
+	if a := o.Accuracy; a == nil || !a.Met || a.Rounds != 1 || o.Buckets != 2048 {
+		t.Errorf("outcome at %d buckets, accuracy %+v; want met in one round at 2048", o.Buckets, a)
+	}
+}
