@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -116,60 +117,23 @@ func TestGridSumsClosedFormsEnclose(t *testing.T) {
 		k := (l.firstAboveLoss(eps+math.Max(l.wUp, l.wLo)+2*lam) + guideBlock - 1) / guideBlock * guideBlock
 		if k < 2*n {
 			up, upv, low, lowv := gs.closedAB(k, eps, l.wUp, l.wLo, tab.trel)
-			sums := [4]*big.Float{}
-			for i := range sums {
-				sums[i] = new(big.Float).SetPrec(prec)
-			}
-			for o := k; o < 2*n; o++ {
-				eml := bigExpNeg(lossOf(o), prec)
-				fU := new(big.Float).SetPrec(prec).Sub(big.NewFloat(1), new(big.Float).SetPrec(prec).Mul(eU, eml))
-				fL := new(big.Float).SetPrec(prec).Sub(big.NewFloat(1), new(big.Float).SetPrec(prec).Mul(eL, eml))
-				for i, v := range []struct {
-					m float64
-					f *big.Float
-				}{{tab.up[o], fU}, {l.a[o], fU}, {tab.low[o], fL}, {l.c[o], fL}} {
-					sums[i].Add(sums[i], new(big.Float).SetPrec(prec).Mul(big.NewFloat(v.m).SetPrec(prec), v.f))
-				}
-			}
-			for i, q := range []struct {
-				v     float64
-				upper bool
-			}{{up, true}, {upv, true}, {low, false}, {lowv, false}} {
-				ex, _ := sums[i].Float64()
-				if c := big.NewFloat(q.v).Cmp(sums[i]); q.upper && c < 0 || !q.upper && c > 0 {
-					t.Errorf("trial %d A||B sum %d from offset %d: bound %v, exact %v", trial, i, k, q.v, ex)
-				}
-			}
+			checkClosedSums(t, fmt.Sprintf("trial %d A||B from offset %d", trial, k), l, tab, k, 2*n, [4]float64{up, upv, low, lowv},
+				func(eml *big.Float) (fU, fL *big.Float) {
+					// 1 - e^(eps - w) e^-L and 1 - e^(eps + w) e^-L
+					return new(big.Float).SetPrec(prec).Sub(big.NewFloat(1), new(big.Float).SetPrec(prec).Mul(eU, eml)),
+						new(big.Float).SetPrec(prec).Sub(big.NewFloat(1), new(big.Float).SetPrec(prec).Mul(eL, eml))
+				}, lossOf)
 		}
 		kb := l.firstAboveLoss(-eps-math.Max(l.wUp, l.wLo)-2*lam) / guideBlock * guideBlock
 		if kb > 0 {
 			up, upv, low, lowv := gs.closedBA(kb, eps, l.wUp, l.wLo, tab.trel)
 			ewU, ewL := exact(l.wUp), exact(-l.wLo)
-			sums := [4]*big.Float{}
-			for i := range sums {
-				sums[i] = new(big.Float).SetPrec(prec)
-			}
-			for o := 0; o < kb; o++ {
-				eml := bigExpNeg(lossOf(o), prec)
-				// e^w (e^-L - e^(eps - w)) and e^-w (e^-L - e^(eps + w))
-				fU := new(big.Float).SetPrec(prec).Mul(ewU, new(big.Float).SetPrec(prec).Sub(eml, eU))
-				fL := new(big.Float).SetPrec(prec).Mul(ewL, new(big.Float).SetPrec(prec).Sub(eml, eL))
-				for i, v := range []struct {
-					m float64
-					f *big.Float
-				}{{tab.up[o], fU}, {l.a[o], fU}, {tab.low[o], fL}, {l.c[o], fL}} {
-					sums[i].Add(sums[i], new(big.Float).SetPrec(prec).Mul(big.NewFloat(v.m).SetPrec(prec), v.f))
-				}
-			}
-			for i, q := range []struct {
-				v     float64
-				upper bool
-			}{{up, true}, {upv, true}, {low, false}, {lowv, false}} {
-				ex, _ := sums[i].Float64()
-				if c := big.NewFloat(q.v).Cmp(sums[i]); q.upper && c < 0 || !q.upper && c > 0 {
-					t.Errorf("trial %d B||A sum %d below offset %d: bound %v, exact %v", trial, i, kb, q.v, ex)
-				}
-			}
+			checkClosedSums(t, fmt.Sprintf("trial %d B||A below offset %d", trial, kb), l, tab, 0, kb, [4]float64{up, upv, low, lowv},
+				func(eml *big.Float) (fU, fL *big.Float) {
+					// e^w (e^-L - e^(eps - w)) and e^-w (e^-L - e^(eps + w))
+					return new(big.Float).SetPrec(prec).Mul(ewU, new(big.Float).SetPrec(prec).Sub(eml, eU)),
+						new(big.Float).SetPrec(prec).Mul(ewL, new(big.Float).SetPrec(prec).Sub(eml, eL))
+				}, lossOf)
 		}
 	}
 }
@@ -185,4 +149,104 @@ func bigSub(a, b float64, prec uint) *big.Float {
 
 func bigAdd(a, b float64, prec uint) *big.Float {
 	return new(big.Float).SetPrec(prec).Add(big.NewFloat(a).SetPrec(prec), big.NewFloat(b).SetPrec(prec))
+}
+
+// checkClosedSums sums exactly (closedPrec bits), over the offsets o in
+// [from, to), the upper pair's upper ends and values times fU and the
+// lower pair's lower ends and values times fL (factors of e^-L at o's
+// grid loss), and checks the closed forms' bounds (up, upv upper; low,
+// lowv lower) against them.
+func checkClosedSums(t *testing.T, name string, l *list, tab *gridTable, from, to int, bounds [4]float64,
+	factors func(eml *big.Float) (fU, fL *big.Float), lossOf func(o int) *big.Float) {
+	t.Helper()
+	const prec = closedPrec
+	sums := [4]*big.Float{}
+	for i := range sums {
+		sums[i] = new(big.Float).SetPrec(prec)
+	}
+	for o := from; o < to; o++ {
+		fU, fL := factors(bigExpNeg(lossOf(o), prec))
+		for i, v := range []struct {
+			m float64
+			f *big.Float
+		}{{tab.up[o], fU}, {l.a[o], fU}, {tab.low[o], fL}, {l.c[o], fL}} {
+			sums[i].Add(sums[i], new(big.Float).SetPrec(prec).Mul(big.NewFloat(v.m).SetPrec(prec), v.f))
+		}
+	}
+	for i, v := range bounds {
+		upper := i < 2
+		if c := big.NewFloat(v).Cmp(sums[i]); upper && c < 0 || !upper && c > 0 {
+			ex, _ := sums[i].Float64()
+			t.Errorf("%s: sum %d: bound %v, exact %v", name, i, v, ex)
+		}
+	}
+}
+
+// TestGridSumsEncloseStoredSums checks sumBounds on its own: at every block
+// boundary the bounds it derives from the stored prefix and suffix sums
+// enclose the exact sums (256 bits) of the masses and of the masses times
+// the exact e^-L, for masses over many orders of magnitude (whose
+// summation rounds visibly either way).
+func TestGridSumsEncloseStoredSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const prec = closedPrec
+	for trial := 0; trial < 40; trial++ {
+		n := 256 << rng.IntN(5)
+		lam := 0.001 + 0.02*rng.Float64()
+		l := newList(n, lam, nil)
+		l.grid = true
+		tab := &gridTable{up: make([]float64, 2*n), low: make([]float64, 2*n)}
+		for o := range l.a {
+			l.a[o] = math.Exp(-40*rng.Float64()) * (1 + rng.Float64())
+			l.c[o], tab.up[o], tab.low[o] = l.a[o], l.a[o], l.a[o]
+		}
+		tab.t, tab.trel = weights(n, lam, -1)
+		gs := newGridSums(l, tab)
+		if gs == nil {
+			t.Fatal("no sums")
+		}
+		nb := len(gs.a.tail) - 1
+		// exact sums of m and m e^-L over offsets < b guideBlock (heads)
+		// and >= it (tails), each accumulated from its own end (a tail as
+		// a total minus a head would cancel: e^-L spans e^(+-80))
+		mass := func(o int) (m, mt *big.Float) {
+			m = big.NewFloat(l.a[o]).SetPrec(prec)
+			loss := new(big.Float).SetPrec(prec).Mul(big.NewFloat(float64(o-n+1)).SetPrec(prec), big.NewFloat(lam).SetPrec(prec))
+			return m, new(big.Float).SetPrec(prec).Mul(m, bigExpNeg(loss, prec))
+		}
+		heads := make([][2]*big.Float, nb+1)
+		tails := make([][2]*big.Float, nb+1)
+		s0, s1 := new(big.Float).SetPrec(prec), new(big.Float).SetPrec(prec)
+		for b := 0; b <= nb; b++ {
+			heads[b] = [2]*big.Float{new(big.Float).Copy(s0), new(big.Float).Copy(s1)}
+			for o := b * guideBlock; o < min(2*n, (b+1)*guideBlock); o++ {
+				m, mt := mass(o)
+				s0.Add(s0, m)
+				s1.Add(s1, mt)
+			}
+		}
+		s0, s1 = new(big.Float).SetPrec(prec), new(big.Float).SetPrec(prec)
+		for b := nb; b >= 0; b-- {
+			for o := min(2*n, (b+1)*guideBlock) - 1; o >= b*guideBlock; o-- {
+				m, mt := mass(o)
+				s0.Add(s0, m)
+				s1.Add(s1, mt)
+			}
+			tails[b] = [2]*big.Float{new(big.Float).Copy(s0), new(big.Float).Copy(s1)}
+		}
+		in := func(what string, b int, lo, hi float64, ex *big.Float) {
+			if big.NewFloat(lo).Cmp(ex) > 0 || big.NewFloat(hi).Cmp(ex) < 0 {
+				e, _ := ex.Float64()
+				t.Errorf("trial %d %s at block %d: [%v, %v] does not hold %v", trial, what, b, lo, hi, e)
+			}
+		}
+		for b := 0; b <= nb; b++ {
+			lo0, hi0, lo1, hi1 := gs.sumBounds(gs.a.head[b], gs.a.headT[b], tab.trel)
+			in("head S_0", b, lo0, hi0, heads[b][0])
+			in("head S_1", b, lo1, hi1, heads[b][1])
+			lo0, hi0, lo1, hi1 = gs.sumBounds(gs.a.tail[b], gs.a.tailT[b], tab.trel)
+			in("tail S_0", b, lo0, hi0, tails[b][0])
+			in("tail S_1", b, lo1, hi1, tails[b][1])
+		}
+	}
 }
