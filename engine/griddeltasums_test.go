@@ -188,6 +188,7 @@ func checkClosedSums(t *testing.T, name string, l *list, tab *gridTable, from, t
 // the exact e^-L, for masses over many orders of magnitude (whose
 // summation rounds visibly either way).
 func TestGridSumsEncloseStoredSums(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	const prec = closedPrec
 	for trial := 0; trial < 40; trial++ {
@@ -209,11 +210,13 @@ func TestGridSumsEncloseStoredSums(t *testing.T) {
 		// exact sums of m and m e^-L over offsets < b guideBlock (heads)
 		// and >= it (tails), each accumulated from its own end (a tail as
 		// a total minus a head would cancel: e^-L spans e^(+-80))
-		mass := func(o int) (m, mt *big.Float) {
-			m = big.NewFloat(l.a[o]).SetPrec(prec)
+		ms, mts := make([]*big.Float, 2*n), make([]*big.Float, 2*n)
+		for o := range ms {
+			ms[o] = big.NewFloat(l.a[o]).SetPrec(prec)
 			loss := new(big.Float).SetPrec(prec).Mul(big.NewFloat(float64(o-n+1)).SetPrec(prec), big.NewFloat(lam).SetPrec(prec))
-			return m, new(big.Float).SetPrec(prec).Mul(m, bigExpNeg(loss, prec))
+			mts[o] = new(big.Float).SetPrec(prec).Mul(ms[o], bigExpNeg(loss, prec))
 		}
+		mass := func(o int) (m, mt *big.Float) { return ms[o], mts[o] }
 		heads := make([][2]*big.Float, nb+1)
 		tails := make([][2]*big.Float, nb+1)
 		s0, s1 := new(big.Float).SetPrec(prec), new(big.Float).SetPrec(prec)
