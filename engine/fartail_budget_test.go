@@ -134,7 +134,8 @@ func TestDeltaFloorFor(t *testing.T) {
 }
 
 // TestPowerTailBudget checks the power path's budget (powerTailBudget):
-// floorBudgetMargin below the floor within [default, maxFloorBudget] where
+// floorBudgetMargin below the floor (powerShortMargin up to powerShortN
+// points) within [default, maxFloorBudget] where
 // the caller left the tail budget and the factor to the engine, else the
 // budget as withTailBudget leaves it.
 func TestPowerTailBudget(t *testing.T) {
@@ -148,7 +149,9 @@ func TestPowerTailBudget(t *testing.T) {
 		want float64
 	}{
 		{"no floor", Options{}, 1e-22},
-		{"shallow floor", Options{DeltaFloor: 1e-5}, 1e-13},
+		{"shallow floor, default buckets (2^17 points)", Options{DeltaFloor: 1e-5}, 1e-12},
+		{"shallow floor, short transform", Options{DeltaFloor: 1e-5, Buckets: 1 << 17}, 1e-12},
+		{"shallow floor, long transform", Options{DeltaFloor: 1e-5, Buckets: 1<<17 + 4}, 1e-13},
 		{"floor near 1", Options{DeltaFloor: 0.5}, maxFloorBudget},
 		{"deep floor", Options{DeltaFloor: 1e-20}, 1e-22},
 		{"explicit tail budget", Options{DeltaFloor: 1e-5, TailBudget: 1e-24}, 1e-24},

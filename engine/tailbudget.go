@@ -120,15 +120,40 @@ func (o Options) withTailBudget(parts []Part) Options {
 	return o
 }
 
+// powerShortMargin is floorBudgetMargin of the power path's shorter
+// transforms (at most powerShortN points): there the grid's slack sets
+// brackets of at least about 2.5e-5 relative on the DP-SGD rows, beside
+// which the corners' share (about budget/floor on delta) stays small, and
+// the narrower range the shallower budget allows narrows them (the
+// bracket grows like the range squared). Relative eps widths with the
+// question's floor at 2^16 / 2^17 points, margins 1e-8 -> 1e-7: DP-SGD
+// 1.1/0.01/10^4 1.20e-4 -> 1.06e-4 / 3.04e-5 -> 2.78e-5; 4/0.01/65,536
+// 5.92e-4 -> 5.51e-4 / 1.48e-4 -> 1.38e-4; 1/0.001/250,000 3.31e-3 ->
+// 2.41e-3 / 9.87e-4 -> 6.08e-4. At 2^18 points and beyond the corners'
+// share shows (1/0.001/250,000 at 2^18: 1.63e-4 -> 1.93e-4; at 2^20 a
+// margin of 1e-6 widened all three rows 1.6-2.9 times), so longer
+// transforms keep floorBudgetMargin.
+const powerShortMargin = 1e-7
+
+// powerShortN is the longest transform of the power path that composes
+// on the range of powerShortMargin.
+const powerShortN = 1 << 17
+
 // powerTailBudget returns the tail budget of the power path's range
-// (power.go): floorBudget of Options.DeltaFloor where the caller left
-// TailBudget and Factor 0 and set a floor (never below the budget
-// withTailBudget chose), else TailBudget.
+// (power.go): where the caller left TailBudget and Factor 0 and set a
+// floor, floorBudget of Options.DeltaFloor, with powerShortMargin instead
+// of floorBudgetMargin for transforms of at most powerShortN points
+// (Options.Buckets), never below the budget withTailBudget chose; else
+// TailBudget.
 func (o Options) powerTailBudget() float64 {
 	if !o.autoTailBudget || o.Factor != 0 || !(o.DeltaFloor > 0) {
 		return o.TailBudget
 	}
-	return math.Max(o.TailBudget, floorBudget(o.DeltaFloor))
+	b := floorBudget(o.DeltaFloor)
+	if o.Buckets > 0 && nextPow2(o.Buckets) <= powerShortN {
+		b = math.Min(maxFloorBudget, math.Max(defaultTailBudget, o.DeltaFloor*powerShortMargin))
+	}
+	return math.Max(o.TailBudget, b)
 }
 
 // deepestCountBudget is the smallest tail budget a count pair is given:

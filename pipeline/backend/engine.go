@@ -55,7 +55,11 @@ func (Engine) PowerPath(ctx context.Context, m Mechanism, r int, opt manifest.En
 		return false, nil
 	}
 	o := opt.Engine()
-	o.Buckets = 0 // the length does not change the answer
+	// the length changes only the range's tail budget (shorter transforms
+	// compose on a narrower range, engine.Options.DeltaFloor): asked at
+	// the longest, whose range is the widest, a mechanism that qualifies
+	// qualifies at every length
+	o.Buckets = 1 << 22
 	return engine.PowerQualifies(ctx, em, r, o)
 }
 

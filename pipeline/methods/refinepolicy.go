@@ -33,7 +33,7 @@ const (
 	// powerRetryPoints is the length at which the power path is asked
 	// again after the chain composed a shorter round asked of it (the
 	// power path's lower pair may lose too much mass on a coarse grid,
-	// e.g. DP-SGD 0.6/0.004, r 10^5 at 2^14 points, and not on a finer
+	// e.g. DP-SGD 0.55/0.004, r 10^5 at 2^14 points, and not on a finer
 	// one): where it falls back again, its round is the chain's at about
 	// DefaultBuckets, the chain's own first count.
 	powerRetryPoints = 1 << 17
