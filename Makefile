@@ -144,7 +144,8 @@ bench:
 # the queries) beside dp_accounting's PLD (../shared/peers/inproc.py), CPU
 # medians of REPS (5) interleaved runs; fetching the peer, Debian's Python
 # packages and the builds are in scripts/bench/peers.sh's header (a few
-# minutes on 2 cores).
+# minutes on 2 cores). MATCHED=1 make bench-peers sets pbuckets' accuracy
+# targets to dp_accounting's errors at its intervals (matched accuracy).
 bench-peers:
 	scripts/bench/peers.sh
 
