@@ -313,12 +313,18 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 // given length (the grid's slack is paid r times at spacing 2R/N), so R
 // has no safety factor: a 5% larger R widened the brackets by 10%.
 func (p *plan) powerRange(m Mechanism, r int) float64 {
+	return p.powerRangeFor(m, r, p.opt.TailBudget)
+}
+
+// powerRangeFor is powerRange for the tail budget b (the first stage's
+// range, powerstage.go).
+func (p *plan) powerRangeFor(m Mechanism, r int, b float64) float64 {
 	// the grouped leaf's buckets at their mean loss ln(A/B) (within the
 	// bucket): the bucket's grid loss would shift the estimate by up to
 	// r lambda
 	l := p.leaves[m]
 	loss, mass := l.meanLosses()
-	c := -math.Log(p.opt.TailBudget / 4)
+	c := -math.Log(b / 4)
 	fr := float64(r)
 	sd := math.Sqrt(fr * p.leaves[m].variance)
 	if !(sd > 0) {
@@ -456,20 +462,10 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	if t := float64(p.n) * p.gridLambda; t < R {
 		nl = min(n, 2*int(math.Ceil(t/lambda/2))+2)
 	}
-	b := newLeafBuilder(nl, lambda, nil)
-	b.recordGroups = true
-	// (a continuous mechanism cut at every half cell gives about 2.0-2.3
-	// groups per point: room for them without growing)
-	b.groups = make([]leafGroup, 0, 2*nl+nl/4+64)
-	b.inexact = true
-	if em, ok := m.(exactMasses); ok && em.exactMasses() {
-		b.inexact = false
+	gl, leaf, err := powerGridLeaf(m, nl, lambda)
+	if err != nil {
+		return nil, "", err
 	}
-	if err := m.embed(b); err != nil {
-		return nil, "", fmt.Errorf("engine: embedding %s: %w", m, err)
-	}
-	gl := b.rel(m)
-	leaf := b.finishGrid(gl.relErrIn, m.String())
 	if leaf.distA.upper() > 0 || leaf.distB.upper() > 0 || leaf.lowDistA.upper() > 0 || leaf.lowDistB.upper() > 0 {
 		return nil, "distinguishing events", nil
 	}
@@ -486,6 +482,25 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	return &powerSetup{leaf: leaf, gl: gl, sd: sd, tau: tau, mg: mg, lw: lw}, "", nil
 }
 
+// powerGridLeaf returns m's grouped list and grid leaf on nl points per
+// side at the spacing lambda (nats).
+func powerGridLeaf(m Mechanism, nl int, lambda float64) (gl, leaf *list, err error) {
+	b := newLeafBuilder(nl, lambda, nil)
+	b.recordGroups = true
+	// (a continuous mechanism cut at every half cell gives about 2.0-2.3
+	// groups per point: room for them without growing)
+	b.groups = make([]leafGroup, 0, 2*nl+nl/4+64)
+	b.inexact = true
+	if em, ok := m.(exactMasses); ok && em.exactMasses() {
+		b.inexact = false
+	}
+	if err := m.embed(b); err != nil {
+		return nil, nil, fmt.Errorf("engine: embedding %s: %w", m, err)
+	}
+	gl = b.rel(m)
+	return gl, b.finishGrid(gl.relErrIn, m.String()), nil
+}
+
 // powerList returns the r-fold composition of m's grid list by the power
 // path, or nil and the reason when m does not qualify.
 func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) (*list, string, error) {
@@ -494,9 +509,18 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) 
 		return nil, why, err
 	}
 	leaf, gl, sd, tau := ps.leaf, ps.gl, ps.sd, ps.tau
-	z, err := p.powerCompose(ctx, fp, leaf, r, tau, sd, &ps.mg, ps.lw)
-	if err != nil {
-		return nil, "", err
+	var z *list
+	if st, ok := p.powerStagesFor(m, r, fp.Len(), leaf.lambda); ok {
+		// two stages (powerstage.go); nil where the first stage's bounds
+		// are unusable: one stage then
+		if z, err = p.powerTwoStage(ctx, m, r, fp, ps, st); err != nil {
+			return nil, "", err
+		}
+	}
+	if z == nil {
+		if z, err = p.powerCompose(ctx, fp, leaf, r, tau, sd, &ps.mg, ps.lw, nil); err != nil {
+			return nil, "", err
+		}
 	}
 	z.variance = float64(r) * gl.lossVariance()
 	// where the power's bounds are poor, the chain composes instead: a
@@ -714,7 +738,7 @@ type tiltPower struct {
 // mg holds the leaf's moment-generating function at points s that include
 // every tilt (nil: powerSGrid's for tau and sd), lw the leaf's tilt
 // weights (nil: computed here).
-func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights) (*list, error) {
+func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights, in *stageInput) (*list, error) {
 	if lw == nil {
 		lw = newLeafWeights(leaf)
 	}
@@ -733,6 +757,10 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	// relative error of the leaf's stored masses w.r.t. the true ones
 	relInA := leaf.relA / (1 - leaf.relA)
 	relInC := leaf.relC / (1 - leaf.relC)
+	if in != nil {
+		// a composed input: its whole error is in its tilted totals
+		relInA, relInC = 0, 0
+	}
 	for m, t := range tau {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -793,10 +821,16 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		alA, alC := alias(mg.lnA, siga), alias(mg.lnC, sigc)
 		// the leaf's absolute allowance: (m' + alpha)^r - m'^r
 		var abA, abC float64
-		if leaf.abs > 0 {
-			at := absTilted(leaf.abs, nl, lam, t) * (1 + rw) * (1 + 2*u)
-			abA = powDiffUp(ma/(1-rhoA), at*siga*(1+2*u), r)
-			abC = powDiffUp(mc/(1-rhoC), at*sigc*(1+2*u), r)
+		atA, atC := absTilted(leaf.abs, nl, lam, t), absTilted(leaf.abs, nl, lam, t)
+		if in != nil {
+			atA = (atA + in.tl1A[m]) * (1 + 2*u)
+			atC = (atC + in.tl1C[m]) * (1 + 2*u)
+		}
+		if atA > 0 || atC > 0 {
+			atA = atA * (1 + rw) * (1 + 2*u)
+			atC = atC * (1 + rw) * (1 + 2*u)
+			abA = powDiffUp(ma/(1-rhoA), atA*siga*(1+2*u), r)
+			abC = powDiffUp(mc/(1-rhoC), atC*sigc*(1+2*u), r)
 		}
 		ps := specPower(fp, ba, bc, r, ma, mc, s2)
 		tp.ta, tp.tc = ps.a, ps.c
@@ -840,7 +874,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	z.relA, z.relC = relA, relC
 	z.lo, z.hi = 0, 2*n-1
 	z.trim()
-	p.powerCorners(z, leaf, r, *mg)
+	p.powerCorners(z, leaf, r, *mg, in)
 	// the work arrays are free now: the result's error bounds and grid
 	// table take them (list.spare)
 	z.spare = append(z.spare, d)
@@ -1034,7 +1068,7 @@ func untiltedL1(tau, tl1 []float64, R float64) float64 {
 // powerCorners sets z's corners: the outcomes with a leaf corner among
 // their components, and the upper pair's regular mass beyond z's range
 // (Chernoff on the leaf's true masses).
-func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid) {
+func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid, in *stageInput) {
 	n := z.n
 	lam := z.lambda
 	u := unitRoundoff
@@ -1042,8 +1076,12 @@ func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid) {
 	lnT := make([]float64, len(mg.s))
 	var lnR0, lnR1 float64 = math.Inf(1), math.Inf(1)
 	for i, s := range mg.s {
-		v := expUp(mg.lnA[i])*(1+leaf.relA)*(1+2*u) + absTilted(leaf.abs, leaf.n, lam, s)
-		lnT[i] = lnUp0(v * (1 + 2*u))
+		if in != nil {
+			lnT[i] = in.lnT[i]
+		} else {
+			v := expUp(mg.lnA[i])*(1+leaf.relA)*(1+2*u) + absTilted(leaf.abs, leaf.n, lam, s)
+			lnT[i] = lnUp0(v * (1 + 2*u))
+		}
 		switch s {
 		case 0:
 			lnR0 = lnT[i]

@@ -197,7 +197,7 @@ func TestPowerComposeBruteForce(t *testing.T) {
 			tau[m] = math.Max(-200/(float64(n)*lam), math.Min(200/(float64(n)*lam), tau[m]))
 		}
 		p := &plan{}
-		z, err := p.powerCompose(context.Background(), fft.NewPlan(2*n), leaf, r, tau, sd, nil, nil)
+		z, err := p.powerCompose(context.Background(), fft.NewPlan(2*n), leaf, r, tau, sd, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,292 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
+)
+
+// This file is the power path's two-stage composition (power.go, "Two
+// stages"): m observations composed at the spacing lambda/k on a small
+// range, coarsened to the spacing lambda as the squaring chain coarsens
+// (gridSquare: the upper pair spread, the lower pair merged), and that
+// m-fold list raised to the power q = r/m on the N-point grid.
+
+// powerStageK is the first stage's refinement k: its spacing is lambda/k.
+// Each coarsening (a grid squaring) may amplify the lower pair's tilted
+// total error by its merges' coefficients (about 2 per squaring on the
+// DP-SGD rows), and that error enters the second stage q times, so k stays
+// small: on DP-SGD sigma 4, q 0.01, r 65,536 at 2^18 points k = 8 left a
+// bracket 1.4 times k = 4's.
+const powerStageK = 4
+
+// powerStageMinM and powerStageMinQ bound the first stage's count m and
+// the second stage's power q = r/m from below: the slack falls from r
+// lambda^2 c to about r lambda^2 c (1/k^2 + 1/m), so m below 16 gains
+// little, and q below 4 leaves the first stage nearly the whole work.
+const (
+	powerStageMinM = 16
+	powerStageMinQ = 4
+)
+
+// powerStageCostDiv bounds the first stage's transform length from above:
+// at most N/powerStageCostDiv, so that it costs at most about a quarter of
+// the second stage's transforms (a first stage on a heavy right tail, whose
+// leaf alone spans a third of the composed range, would cost more than the
+// second: DP-SGD sigma 1.1, q 0.01, r 10^4 at 2^17 points, first stage
+// 2^18 points, 3.4 times the CPU).
+const powerStageCostDiv = 4
+
+// powerStages is the plan of a two-stage composition: m observations at
+// the spacing lambda/k on n1 points per side (transform length 2 n1), then
+// the power q = r/m.
+type powerStages struct {
+	m, q, k int
+	n1      int
+	rm      float64 // the first stage's range (nats)
+}
+
+// powerStagesFor returns the two-stage plan for r observations of mech on
+// transforms of length N at the spacing lambda, or ok = false where one
+// stage composes: m is the largest divisor of r with m >= powerStageMinM,
+// r/m >= powerStageMinQ and a first-stage transform of at most
+// N/powerStageCostDiv points, the first stage's range R_m (powerRangeFor
+// for m observations with the tail budget b m/r: its corners enter the
+// second stage q times) over the spacing lambda/k, rounded up to a power of
+// two. R_m grows with m, so the divisors are searched by bisection. The
+// choice depends on the mechanism, r, N and the options only.
+func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerStages, bool) {
+	if p.leaves[mech] == nil || !(lambda > 0) {
+		return powerStages{}, false
+	}
+	var ds []int // divisors of r within the bounds, ascending
+	for d := 1; d*d <= r; d++ {
+		if r%d != 0 {
+			continue
+		}
+		for _, m := range []int{d, r / d} {
+			if m >= powerStageMinM && r/m >= powerStageMinQ {
+				ds = append(ds, m)
+			}
+		}
+	}
+	slices.Sort(ds)
+	ds = slices.Compact(ds)
+	k := powerStageK
+	lam1 := lambda / float64(k)
+	fit := func(m int) (powerStages, bool) {
+		b := p.opt.TailBudget * float64(m) / float64(r)
+		rm := p.powerRangeFor(mech, m, b)
+		if !(rm > 0) || rm > powerMaxRange {
+			return powerStages{}, false
+		}
+		x := math.Ceil(rm / lam1)
+		if !(x <= float64(N)) {
+			return powerStages{}, false
+		}
+		n1 := max(nextPow2(int(x)), powerMinN/2)
+		if 2*n1 > N/powerStageCostDiv {
+			return powerStages{}, false
+		}
+		return powerStages{m: m, q: r / m, k: k, n1: n1, rm: rm}, true
+	}
+	// the largest fitting divisor (bisection: fit is monotone in m up to
+	// the estimate's noise; any choice is sound)
+	lo, hi := 0, len(ds)-1
+	var best powerStages
+	found := false
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		if st, ok := fit(ds[mid]); ok {
+			best, found = st, true
+			lo = mid + 1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return best, found
+}
+
+// powerTwoStage returns the r-fold composition of mech by two stages (see
+// power.go, "Two stages") with the plan st and the one-stage setup ps (its
+// tilts, the second stage's; its grouped leaf), or nil where the first
+// stage has no usable bound (the caller composes in one stage).
+func (p *plan) powerTwoStage(ctx context.Context, mech Mechanism, r int, fp *fft.Plan, ps *powerSetup, st powerStages) (*list, error) {
+	N := fp.Len()
+	n := N / 2
+	lambda := ps.leaf.lambda
+	lam1 := lambda / float64(st.k)
+	n1 := st.n1
+	// the fine leaf over the chain's leaf range (as powerPrepare)
+	nl := n1
+	if t := float64(p.n) * p.gridLambda; t < st.rm {
+		nl = min(n1, 2*int(math.Ceil(t/lam1/2))+2)
+	}
+	_, leaf1, err := powerGridLeaf(mech, nl, lam1)
+	if err != nil {
+		return nil, err
+	}
+	if leaf1.distA.upper() > 0 || leaf1.distB.upper() > 0 || leaf1.lowDistA.upper() > 0 || leaf1.lowDistB.upper() > 0 {
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// the first stage composes with the second's tilts (their tilted
+	// total errors are the second stage's input errors) and a grid of s
+	// for its own range's Chernoff bounds
+	sd1 := math.Sqrt(float64(st.m) * ps.gl.lossVariance())
+	R1 := float64(n1+1) * lam1
+	sg := append(powerTiltGrid(ps.tau, sd1, R1), powerSGrid(nil, sd1, R1)...)
+	slices.Sort(sg)
+	sg = slices.Compact(sg)
+	mg1 := newMGFGrid(leaf1, sg)
+	z1, err := p.powerCompose(ctx, fft.Shared(2*n1), leaf1, st.m, ps.tau, sd1, &mg1, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	z1.variance = sd1 * sd1
+	for k := st.k; k > 1; k /= 2 {
+		z1 = z1.stageCoarsen()
+	}
+	in := &stageInput{}
+	in.tl1A, in.tl1C = z1.tl1Sum()
+	if len(in.tl1A) != len(ps.tau) || len(in.tl1C) != len(ps.tau) {
+		return nil, nil
+	}
+	for i := range ps.tau {
+		if !(in.tl1A[i] < math.Inf(1)) || !(in.tl1C[i] < math.Inf(1)) {
+			return nil, nil
+		}
+	}
+	if z1.distA.upper() > 0 || z1.distB.upper() > 0 {
+		return nil, nil
+	}
+	mg := newMGFGrid(z1, powerTiltGrid(ps.tau, ps.sd, float64(n+1)*lambda))
+	in.lnT = stageTrueMGF(leaf1, st.m, mg.s, lambda)
+	z, err := p.powerCompose(ctx, fp, z1, st.q, ps.tau, ps.sd, &mg, nil, in)
+	if err != nil {
+		return nil, err
+	}
+	z.compositions = r
+	return z, nil
+}
+
+// stageInput is what the second stage takes from the first beside the
+// coarsened list: its tilted total errors at the second stage's tilts
+// (the whole error of the list: tl1 includes the relative part and the
+// allowance) and upper bounds on ln M(s) of its true upper pair's A-masses
+// at the second stage's grid of s (stageTrueMGF).
+type stageInput struct {
+	tl1A, tl1C []float64
+	lnT        []float64
+}
+
+// stageTrueMGF returns upper bounds on ln M(s) = ln sum_g A_g e^(s g
+// lambda) of the coarsened first stage's true upper pair at the points s:
+// its true regular masses are the m-fold composition of the fine leaf's
+// true regular masses (at most M_1(s)^m, M_1 the fine leaf's stored masses
+// with its relative error and allowance) minus what went into the
+// corners, spread onto the coarse grid by squarings that move each atom by
+// at most (k-1) lambda/k < lambda (a factor e^(|s| lambda) at most).
+func stageTrueMGF(leaf1 *list, m int, s []float64, lambda float64) []float64 {
+	u := unitRoundoff
+	mgF := newMGFGrid(leaf1, s)
+	out := make([]float64, len(s))
+	for i, si := range s {
+		v := expUp(mgF.lnA[i])*(1+leaf1.relA)*(1+2*u) + absTilted(leaf1.abs, leaf1.n, leaf1.lambda, si)
+		l := lnUp0(v*(1+2*u))*float64(m) + math.Abs(si)*lambda
+		out[i] = l + 8*u*(math.Abs(l)+1)
+		if math.IsNaN(out[i]) {
+			out[i] = math.Inf(1)
+		}
+	}
+	return out
+}
+
+// stageCoarsen returns l squared (gridSquare: the spacing doubles, the
+// upper pair spread, the lower pair merged) with the lower pair's tilted
+// total errors bounded also by a split of the merges' amplification: an
+// input o whose errors reach the outputs with tilted coefficients summing
+// to T_o (the merges' k f e^(tau lambda d), mergeSquare) contributes
+// T_o e_o w_o (e_o its error, w_o = e^(tau L_o)); for any A,
+//
+//	sum_o T_o e_o w_o <= A sum_o e_o w_o + sum_o (T_o - A)^+ e_o w_o
+//	                 <= A tl1C + sum_o (T_o - A)^+ b_o w_o,
+//
+// b_o the input's pointwise bound (relC c_o + envelope + allowance). The
+// largest T_o (gridSquare's factor) often belongs to a few atoms deep in
+// the tails (merged with far partners), whose pointwise bounds are tiny; A
+// is the best of a few candidates. The smaller of both bounds is kept.
+func (l *list) stageCoarsen() *list {
+	var rec mergeLog
+	z := l.gridSquareRec(&rec)
+	ea, ec := l.tl1Sum()
+	if ea == nil || len(z.tl1C) != len(l.tau) || len(l.tl1ZC) == len(l.tau) {
+		return z
+	}
+	u := unitRoundoff
+	n, lam := l.n, l.lambda
+	// per input: its parts (tilt-independent coefficient k f and move d)
+	type part struct {
+		o   int
+		c   float64 // k f
+		d   float64 // move in old spacings
+		new int
+	}
+	var parts []part
+	add := func(o, ok int, c float64) {
+		if !(c > 0) {
+			return
+		}
+		parts = append(parts, part{o: o, c: c * (1 + 4*u), d: float64(2*(ok-n+1) - l.index(o))})
+	}
+	for _, pt := range rec.parts {
+		if pt.o2 < 0 {
+			add(pt.o1, pt.ok, pt.x/l.c[pt.o1])
+			continue
+		}
+		add(pt.o1, pt.ok, pt.k1*pt.x/l.c[pt.o1])
+		add(pt.o2, pt.ok, pt.k2*pt.y/l.c[pt.o2])
+	}
+	lnEnv := make([]float64, len(l.envC))
+	for m, v := range l.envC {
+		lnEnv[m] = ln(v)
+	}
+	// pointwise bounds of the inputs (untilted)
+	bo := make([]float64, 2*n)
+	for o := l.lo; o <= l.hi; o++ {
+		e, _ := envAbs(lnEnv, l.tau, l.loss(o))
+		bo[o] = (l.relC*l.c[o] + e + l.abs) * (1 + 4*u)
+	}
+	_, mc := tiltedSums(z.a, z.c, z.lo, z.hi, n, z.lambda, l.tau)
+	T := make([]float64, 2*n)
+	for m, tau := range l.tau {
+		clear(T)
+		for _, pt := range parts {
+			x := tau * lam * pt.d
+			T[pt.o] += pt.c * math.Exp(x) * (1 + 8*u*(math.Abs(x)+1))
+		}
+		// the tilted pointwise bounds b_o w_o
+		best := math.Inf(1)
+		for _, A := range []float64{1, 1.5, 2, 3, 4, 6, 8, 16} {
+			s := A * ec[m]
+			for o := l.lo; o <= l.hi; o++ {
+				if T[o] > A {
+					x := tau * l.loss(o)
+					s += (T[o] - A) * (1 + 2*u) * bo[o] * math.Exp(x) * (1 + 8*u*(math.Abs(x)+1))
+				}
+			}
+			best = math.Min(best, s*(1+float64(2*n+4)*2*u))
+		}
+		rc := (8*u + gamma(4)) * 2 * mc[m] * (1 + 16*u)
+		absT := absTilted(0x1p-1070, n, z.lambda, tau)
+		v := upInf((best+rc)*(1+4*u) + absT)
+		if v < z.tl1C[m] {
+			z.tl1C[m] = v
+		}
+	}
+	return z
+}
