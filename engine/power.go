@@ -504,13 +504,22 @@ func powerGridLeaf(m Mechanism, nl int, lambda float64) (gl, leaf *list, err err
 // powerList returns the r-fold composition of m's grid list by the power
 // path, or nil and the reason when m does not qualify.
 func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) (*list, string, error) {
+	return p.powerListWith(ctx, m, r, fp, nil)
+}
+
+// powerListWith is powerList with the stages chosen by choose (nil:
+// powerStagesFor; tests force plans of their own).
+func (p *plan) powerListWith(ctx context.Context, m Mechanism, r int, fp *fft.Plan, choose func(lambda float64) (powerStages, bool)) (*list, string, error) {
 	ps, why, err := p.powerPrepare(ctx, m, r, fp)
 	if ps == nil {
 		return nil, why, err
 	}
 	leaf, gl, sd, tau := ps.leaf, ps.gl, ps.sd, ps.tau
+	if choose == nil {
+		choose = func(lambda float64) (powerStages, bool) { return p.powerStagesFor(m, r, fp.Len(), lambda) }
+	}
 	var z *list
-	if st, ok := p.powerStagesFor(m, r, fp.Len(), leaf.lambda); ok {
+	if st, ok := choose(leaf.lambda); ok {
 		// two stages (powerstage.go); nil where the first stage's bounds
 		// are unusable: one stage then
 		if z, err = p.powerTwoStage(ctx, m, r, fp, ps, st); err != nil {

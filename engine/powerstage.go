@@ -74,23 +74,8 @@ func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerSt
 	}
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
-	k := powerStageK
-	lam1 := lambda / float64(k)
 	fit := func(m int) (powerStages, bool) {
-		b := p.opt.TailBudget * float64(m) / float64(r)
-		rm := p.powerRangeFor(mech, m, b)
-		if !(rm > 0) || rm > powerMaxRange {
-			return powerStages{}, false
-		}
-		x := math.Ceil(rm / lam1)
-		if !(x <= float64(N)) {
-			return powerStages{}, false
-		}
-		n1 := max(nextPow2(int(x)), powerMinN/2)
-		if 2*n1 > N/powerStageCostDiv {
-			return powerStages{}, false
-		}
-		return powerStages{m: m, q: r / m, k: k, n1: n1, rm: rm}, true
+		return p.stageFit(mech, r, N, lambda, m, powerStageK, powerStageCostDiv)
 	}
 	// the largest fitting divisor (bisection: fit is monotone in m up to
 	// the estimate's noise; any choice is sound)
@@ -109,15 +94,37 @@ func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerSt
 	return best, found
 }
 
+// stageFit returns the two-stage plan with m first-stage observations at
+// the spacing lambda/k (r observations in all on transforms of length N at
+// the spacing lambda), or ok = false where m does not divide r or the
+// first stage's transform would be longer than N/costDiv.
+func (p *plan) stageFit(mech Mechanism, r, N int, lambda float64, m, k, costDiv int) (powerStages, bool) {
+	if m < 2 || r%m != 0 || r/m < 2 || k < 2 || k&(k-1) != 0 {
+		return powerStages{}, false
+	}
+	lam1 := lambda / float64(k)
+	b := p.opt.TailBudget * float64(m) / float64(r)
+	rm := p.powerRangeFor(mech, m, b)
+	if !(rm > 0) || rm > powerMaxRange {
+		return powerStages{}, false
+	}
+	x := math.Ceil(rm / lam1)
+	if !(x <= float64(N)) {
+		return powerStages{}, false
+	}
+	n1 := max(nextPow2(int(x)), powerMinN/2)
+	if 2*n1 > N/costDiv {
+		return powerStages{}, false
+	}
+	return powerStages{m: m, q: r / m, k: k, n1: n1, rm: rm}, true
+}
+
 // powerTwoStage returns the r-fold composition of mech by two stages (see
 // power.go, "Two stages") with the plan st and the one-stage setup ps (its
 // tilts, the second stage's; its grouped leaf), or nil where the first
 // stage has no usable bound (the caller composes in one stage).
 func (p *plan) powerTwoStage(ctx context.Context, mech Mechanism, r int, fp *fft.Plan, ps *powerSetup, st powerStages) (*list, error) {
-	N := fp.Len()
-	n := N / 2
-	lambda := ps.leaf.lambda
-	lam1 := lambda / float64(st.k)
+	lam1 := ps.leaf.lambda / float64(st.k)
 	n1 := st.n1
 	// the fine leaf over the chain's leaf range (as powerPrepare)
 	nl := n1
@@ -134,44 +141,72 @@ func (p *plan) powerTwoStage(ctx context.Context, mech Mechanism, r int, fp *fft
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	sd1 := math.Sqrt(float64(st.m) * ps.gl.lossVariance())
+	z, _, err := p.composeStages(ctx, leaf1, st, ps.tau, sd1, ps.sd, fp, nil)
+	return z, err
+}
+
+// composeStages returns the two-stage composition of the fine grid leaf
+// leaf1 (spacing lambda/k) with the plan st and the tilts tau on
+// transforms of fp's length (sd1 and sd: the loss's standard deviations
+// after m and r observations, for the grids of s), and the coarsened first
+// stage; nil where the first stage has no usable bound. trace, if not
+// nil, records the coarsenings (tests).
+func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, tau []float64, sd1, sd float64, fp *fft.Plan, trace *stageTrace) (z, z1 *list, err error) {
+	n := fp.Len() / 2
+	lam1 := leaf1.lambda
+	lambda := lam1 * float64(st.k)
+	n1 := st.n1
 	// the first stage composes with the second's tilts (their tilted
 	// total errors are the second stage's input errors) and a grid of s
 	// for its own range's Chernoff bounds
-	sd1 := math.Sqrt(float64(st.m) * ps.gl.lossVariance())
 	R1 := float64(n1+1) * lam1
-	sg := append(powerTiltGrid(ps.tau, sd1, R1), powerSGrid(nil, sd1, R1)...)
+	sg := append(powerTiltGrid(tau, sd1, R1), powerSGrid(nil, sd1, R1)...)
 	slices.Sort(sg)
 	sg = slices.Compact(sg)
 	mg1 := newMGFGrid(leaf1, sg)
-	z1, err := p.powerCompose(ctx, fft.Shared(2*n1), leaf1, st.m, ps.tau, sd1, &mg1, nil, nil)
+	z1, err = p.powerCompose(ctx, fft.Shared(2*n1), leaf1, st.m, tau, sd1, &mg1, nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	z1.variance = sd1 * sd1
 	for k := st.k; k > 1; k /= 2 {
-		z1 = z1.stageCoarsen()
+		var rec *mergeLog
+		if trace != nil {
+			rec = new(mergeLog)
+			trace.inputs = append(trace.inputs, z1)
+			trace.logs = append(trace.logs, rec)
+		}
+		z1 = z1.stageCoarsen(rec)
 	}
 	in := &stageInput{}
 	in.tl1A, in.tl1C = z1.tl1Sum()
-	if len(in.tl1A) != len(ps.tau) || len(in.tl1C) != len(ps.tau) {
-		return nil, nil
+	if len(in.tl1A) != len(tau) || len(in.tl1C) != len(tau) {
+		return nil, z1, nil
 	}
-	for i := range ps.tau {
+	for i := range tau {
 		if !(in.tl1A[i] < math.Inf(1)) || !(in.tl1C[i] < math.Inf(1)) {
-			return nil, nil
+			return nil, z1, nil
 		}
 	}
-	if z1.distA.upper() > 0 || z1.distB.upper() > 0 {
-		return nil, nil
+	if z1.distA.upper() > 0 || z1.distB.upper() > 0 || z1.n > n {
+		return nil, z1, nil
 	}
-	mg := newMGFGrid(z1, powerTiltGrid(ps.tau, ps.sd, float64(n+1)*lambda))
+	mg := newMGFGrid(z1, powerTiltGrid(tau, sd, float64(n+1)*lambda))
 	in.lnT = stageTrueMGF(leaf1, st.m, mg.s, lambda)
-	z, err := p.powerCompose(ctx, fp, z1, st.q, ps.tau, ps.sd, &mg, nil, in)
+	z, err = p.powerCompose(ctx, fp, z1, st.q, tau, sd, &mg, nil, in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	z.compositions = r
-	return z, nil
+	z.compositions = st.m * st.q
+	return z, z1, nil
+}
+
+// stageTrace records the coarsenings of a two-stage composition (tests):
+// each one's input list and merges.
+type stageTrace struct {
+	inputs []*list
+	logs   []*mergeLog
 }
 
 // stageInput is what the second stage takes from the first beside the
@@ -219,10 +254,14 @@ func stageTrueMGF(leaf1 *list, m int, s []float64, lambda float64) []float64 {
 // b_o the input's pointwise bound (relC c_o + envelope + allowance). The
 // largest T_o (gridSquare's factor) often belongs to a few atoms deep in
 // the tails (merged with far partners), whose pointwise bounds are tiny; A
-// is the best of a few candidates. The smaller of both bounds is kept.
-func (l *list) stageCoarsen() *list {
+// is the best of a few candidates from 2 up. The smaller of both bounds is kept.
+// log, if not nil, receives the merges (tests).
+func (l *list) stageCoarsen(log *mergeLog) *list {
 	var rec mergeLog
 	z := l.gridSquareRec(&rec)
+	if log != nil {
+		*log = rec
+	}
 	ea, ec := l.tl1Sum()
 	if ea == nil || len(z.tl1C) != len(l.tau) || len(l.tl1ZC) == len(l.tau) {
 		return z
@@ -255,28 +294,49 @@ func (l *list) stageCoarsen() *list {
 	for m, v := range l.envC {
 		lnEnv[m] = ln(v)
 	}
-	// pointwise bounds of the inputs (untilted)
-	bo := make([]float64, 2*n)
-	for o := l.lo; o <= l.hi; o++ {
-		e, _ := envAbs(lnEnv, l.tau, l.loss(o))
-		bo[o] = (l.relC*l.c[o] + e + l.abs) * (1 + 4*u)
-	}
 	_, mc := tiltedSums(z.a, z.c, z.lo, z.hi, n, z.lambda, l.tau)
 	T := make([]float64, 2*n)
+	var big []int    // inputs with T_o > 2 (every candidate A is at least 2)
+	var bw []float64 // their tilted pointwise bounds b_o w_o
+	bo := make([]float64, 2*n)
+	for o := range bo {
+		bo[o] = -1 // not yet computed
+	}
 	for m, tau := range l.tau {
 		clear(T)
+		var exps [129]float64 // e^(tau lambda d) for |d| <= 64 (0: not yet)
 		for _, pt := range parts {
-			x := tau * lam * pt.d
-			T[pt.o] += pt.c * math.Exp(x) * (1 + 8*u*(math.Abs(x)+1))
+			var e float64
+			if i := int(pt.d) + 64; i >= 0 && i <= 128 && exps[i] != 0 {
+				e = exps[i]
+			} else {
+				x := tau * lam * pt.d
+				e = math.Exp(x) * (1 + 8*u*(math.Abs(x)+1))
+				if i >= 0 && i <= 128 {
+					exps[i] = e
+				}
+			}
+			T[pt.o] += pt.c * e * (1 + 2*u)
 		}
-		// the tilted pointwise bounds b_o w_o
+		big, bw = big[:0], bw[:0]
+		for o := l.lo; o <= l.hi; o++ {
+			if !(T[o] > 2) {
+				continue
+			}
+			if bo[o] < 0 {
+				e, _ := envAbs(lnEnv, l.tau, l.loss(o))
+				bo[o] = (l.relC*l.c[o] + e + l.abs) * (1 + 4*u)
+			}
+			x := tau * l.loss(o)
+			big = append(big, o)
+			bw = append(bw, bo[o]*math.Exp(x)*(1+8*u*(math.Abs(x)+1)))
+		}
 		best := math.Inf(1)
-		for _, A := range []float64{1, 1.5, 2, 3, 4, 6, 8, 16} {
+		for _, A := range []float64{2, 3, 4, 6, 8, 16} {
 			s := A * ec[m]
-			for o := l.lo; o <= l.hi; o++ {
+			for i, o := range big {
 				if T[o] > A {
-					x := tau * l.loss(o)
-					s += (T[o] - A) * (1 + 2*u) * bo[o] * math.Exp(x) * (1 + 8*u*(math.Abs(x)+1))
+					s += (T[o] - A) * (1 + 2*u) * bw[i]
 				}
 			}
 			best = math.Min(best, s*(1+float64(2*n+4)*2*u))

@@ -1,0 +1,325 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pbuckets/pbuckets/engine/internal/fft"
+)
+
+// bigVec is a sequence of 200-bit floats on grid indices g0, g0+1, ...
+type bigVec struct {
+	g0 int
+	v  []*big.Float
+}
+
+func newBig(x float64) *big.Float { return new(big.Float).SetPrec(200).SetFloat64(x) }
+
+// at returns the entry at grid index g (0 outside).
+func (b bigVec) at(g int) *big.Float {
+	if i := g - b.g0; i >= 0 && i < len(b.v) {
+		return b.v[i]
+	}
+	return newBig(0)
+}
+
+// bigPowerVec is bigPower on a bigVec (the exact r-fold convolution power).
+func bigPowerVec(b bigVec, r int) bigVec {
+	f := make([]float64, len(b.v))
+	exact := true
+	for i, x := range b.v {
+		f[i], _ = x.Float64()
+		if new(big.Float).SetPrec(200).SetFloat64(f[i]).Cmp(x) != 0 {
+			exact = false
+		}
+	}
+	if exact {
+		return bigVec{g0: r * b.g0, v: bigPower(f, r)}
+	}
+	conv := func(x, y []*big.Float) []*big.Float {
+		out := make([]*big.Float, len(x)+len(y)-1)
+		for i := range out {
+			out[i] = newBig(0)
+		}
+		t := new(big.Float).SetPrec(200)
+		for i, xi := range x {
+			if xi.Sign() == 0 {
+				continue
+			}
+			for j, yj := range y {
+				out[i+j].Add(out[i+j], t.Mul(xi, yj))
+			}
+		}
+		return out
+	}
+	base := b.v
+	var acc []*big.Float
+	for k := r; k > 0; k >>= 1 {
+		if k&1 == 1 {
+			if acc == nil {
+				acc = base
+			} else {
+				acc = conv(acc, base)
+			}
+		}
+		if k > 1 {
+			base = conv(base, base)
+		}
+	}
+	return bigVec{g0: r * b.g0, v: acc}
+}
+
+// cut returns the entries of b on grid indices -n+1..n (a list of n
+// points per side).
+func (b bigVec) cut(n int) bigVec {
+	out := bigVec{g0: -n + 1, v: make([]*big.Float, 2*n)}
+	for i := range out.v {
+		out.v[i] = b.at(out.g0 + i)
+	}
+	return out
+}
+
+// spread returns b spread onto the grid of twice the spacing as
+// spreadSquare spreads (b at the spacing lam).
+func (b bigVec) spread(lam float64) bigVec {
+	t := math.Exp(-lam)
+	cUp := 1 / (1 + t)
+	cDn := t * cUp
+	lo, _ := halfIndex(b.g0)
+	_, hi := halfIndex(b.g0 + len(b.v) - 1)
+	out := bigVec{g0: lo, v: make([]*big.Float, hi-lo+1)}
+	for i := range out.v {
+		out.v[i] = newBig(0)
+	}
+	tmp := new(big.Float).SetPrec(200)
+	for i, x := range b.v {
+		dn, up := halfIndex(b.g0 + i)
+		if dn == up {
+			out.v[dn-lo].Add(out.v[dn-lo], x)
+			continue
+		}
+		out.v[up-lo].Add(out.v[up-lo], tmp.Mul(x, newBig(cUp)))
+		out.v[dn-lo].Add(out.v[dn-lo], tmp.Mul(x, newBig(cDn)))
+	}
+	return out
+}
+
+// mergeDefined returns the lower pair that the merges log define from the
+// true masses T of the input list in (on its offsets): an even atom kept
+// takes the fraction x/c of its true mass; a merge of x of o1 and y of o2
+// keeps min(x/c1 T1 k1, y/c2 T2 k2) (mergeSquare).
+func mergeDefined(in *list, log *mergeLog, T bigVec) bigVec {
+	n := in.n
+	out := bigVec{g0: -n + 1, v: make([]*big.Float, 2*n)}
+	for i := range out.v {
+		out.v[i] = newBig(0)
+	}
+	share := func(o int, x, k float64) *big.Float {
+		v := new(big.Float).SetPrec(200).Quo(newBig(x), newBig(in.c[o]))
+		v.Mul(v, T.at(o-n+1))
+		return v.Mul(v, newBig(k))
+	}
+	for _, pt := range log.parts {
+		g := pt.ok - n + 1
+		i := g - out.g0
+		if pt.o2 < 0 {
+			out.v[i].Add(out.v[i], share(pt.o1, pt.x, 1))
+			continue
+		}
+		a, b := share(pt.o1, pt.x, pt.k1), share(pt.o2, pt.y, pt.k2)
+		if a.Cmp(b) > 0 {
+			a = b
+		}
+		out.v[i].Add(out.v[i], a)
+	}
+	return out
+}
+
+// stageLeaf returns a random grid leaf of a proper pair with atoms exactly
+// at the grid losses g lam, |g| < nl (a mixture of binary pairs with the
+// losses +-g lam and the atom 0), its lower pair equal to its upper pair.
+func stageLeaf(rng *rand.Rand, nl int, lam float64) *list {
+	leaf := newList(nl, lam, nil)
+	leaf.grid = true
+	leaf.names = []nameCount{{"leaf", 1}}
+	v := make([]float64, nl)
+	var sum float64
+	for g := range v {
+		if g > 0 && rng.IntN(3) == 0 {
+			continue
+		}
+		v[g] = math.Exp(-30 * rng.Float64() * rng.Float64())
+		sum += v[g]
+	}
+	for g, x := range v {
+		x /= sum
+		if g == 0 {
+			leaf.a[nl-1] = x
+			continue
+		}
+		p := 1 / (1 + math.Exp(-float64(g)*lam))
+		leaf.a[g+nl-1] = x * p
+		leaf.a[-g+nl-1] = x * (1 - p)
+	}
+	copy(leaf.c, leaf.a)
+	leaf.relA, leaf.relC = 4*unitRoundoff, 4*unitRoundoff
+	leaf.lo, leaf.hi = 0, 2*nl-1
+	leaf.trim()
+	return leaf
+}
+
+// TestPowerTwoStageBruteForce checks the two-stage power path
+// (composeStages) against exact compositions (200-bit floats) of small
+// random grid leaves of proper pairs, with ranges that cut the composed
+// mass in both stages: every entry of both pairs within its pointwise
+// bound and the tilted and untilted total errors within tl1 and l1, the
+// upper pair against the exact q-fold power of the spread m-fold power of
+// the leaf (the part within the first stage's range), the lower pair
+// against the q-fold power of the lower pair the merges define from the
+// exact m-fold power; the A- and B-mass of every outcome outside the
+// regular entries within the corners; and delta_up (delta_low) of the
+// result at or above (at or below) the exact delta of the r-fold
+// composition of the leaf.
+func TestPowerTwoStageBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 77))
+	trials := 300
+	if testing.Short() {
+		trials = 60
+	}
+	worst, used := 0.0, 0
+	for trial := 0; trial < trials; trial++ {
+		nl := 3 + rng.IntN(5)
+		lam1 := math.Exp(-4 * rng.Float64())
+		leaf := stageLeaf(rng, nl, lam1)
+		k := []int{2, 4}[rng.IntN(2)]
+		m := 2 + rng.IntN(5)
+		q := 2 + rng.IntN(5)
+		r := m * q
+		lam := lam1 * float64(k)
+		n1 := nextPow2(max(nl, 1+rng.IntN(m*nl)))
+		n := nextPow2(max(n1, 1+rng.IntN(q*m*nl/k+2)))
+		v := leaf.lossVariance()
+		sd1, sd := math.Sqrt(float64(m)*v), math.Sqrt(float64(r)*v)
+		tau := [][]float64{{0}, {0, 3.5 / sd}, {0, 3.5 / sd, -(3.5/sd + 1)}, {3.5 / sd, -(3.5/sd + 1)}}[rng.IntN(4)]
+		tau = append([]float64(nil), tau...)
+		for i := range tau {
+			tau[i] = math.Max(-150/(float64(n)*lam), math.Min(150/(float64(n)*lam), tau[i]))
+		}
+		st := powerStages{m: m, q: q, k: k, n1: n1, rm: float64(n1) * lam1}
+		var tr stageTrace
+		p := &plan{}
+		z, z1, err := p.composeStages(context.Background(), leaf, st, tau, sd1, sd, fft.NewPlan(2*n), &tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc := fmt.Sprintf("trial %d: nl=%d lambda1=%.3g k=%d m=%d q=%d n1=%d n=%d tau=%v", trial, nl, lam1, k, m, q, n1, n, tau)
+		if z == nil {
+			t.Logf("%s: one stage (first stage unusable)", desc)
+			continue
+		}
+		used++
+		if z1.n != n1 || z1.lambda != lam || z.compositions != r {
+			t.Fatalf("%s: coarse list n=%d lambda=%v, composed %d", desc, z1.n, z1.lambda, z.compositions)
+		}
+		b := z.bounds()
+		leafA := bigVec{g0: leaf.lo - nl + 1}
+		leafC := bigVec{g0: leaf.lo - nl + 1}
+		for o := leaf.lo; o <= leaf.hi; o++ {
+			leafA.v = append(leafA.v, newBig(leaf.a[o]))
+			leafC.v = append(leafC.v, newBig(leaf.c[o]))
+		}
+		// the upper pair: the whole m-fold power spread (for the corners)
+		// and its part within the first stage's range
+		E1 := bigPowerVec(leafA, m)
+		full, cut := E1, E1.cut(n1)
+		for c, l := k, lam1; c > 1; c, l = c/2, 2*l {
+			full, cut = full.spread(l), cut.spread(l)
+		}
+		cut = cut.cut(n1)
+		exA, exFull := bigPowerVec(cut, q), bigPowerVec(full, q)
+		// the lower pair: the merges' pair from the exact m-fold power
+		// within the first stage's range
+		T := bigPowerVec(leafC, m).cut(n1)
+		for i := range tr.logs {
+			T = mergeDefined(tr.inputs[i], tr.logs[i], T)
+		}
+		exC := bigPowerVec(T, q)
+		for side := 0; side < 2; side++ {
+			ex, vals, eb, tl1, l1 := exA, z.a, b.ea, z.tl1A, z.l1A
+			if side == 1 {
+				ex, vals, eb, tl1, l1 = exC, z.c, b.ec, z.tl1C, z.l1C
+			}
+			tilted := make([]float64, len(tau))
+			var untilted float64
+			for o := 0; o < 2*n; o++ {
+				g := o - n + 1
+				e, _ := ex.at(g).Float64()
+				d := math.Abs(vals[o] - e)
+				if d > eb[o] {
+					t.Fatalf("%s side %d: offset %d value %.17g exact %.17g: error %.3g above its bound %.3g", desc, side, o, vals[o], e, d, eb[o])
+				}
+				if eb[o] > 0 {
+					worst = math.Max(worst, d/eb[o])
+				}
+				untilted += d
+				for i, tm := range tau {
+					tilted[i] += d * math.Exp(tm*z.loss(o))
+				}
+			}
+			if untilted > l1*(1+1e-12) {
+				t.Fatalf("%s side %d: untilted total error %.3g above l1 %.3g", desc, side, untilted, l1)
+			}
+			for i := range tau {
+				if tilted[i] > tl1[i]*(1+1e-12) {
+					t.Fatalf("%s side %d: tilted total error %.3g above tl1 %.3g (tilt %v)", desc, side, tilted[i], tl1[i], tau[i])
+				}
+			}
+		}
+		// the corners: every outcome of the full composition outside the
+		// regular entries' exact values
+		outA, outB := newBig(0), newBig(0)
+		tmp := new(big.Float).SetPrec(200)
+		for i, x := range exFull.v {
+			g := exFull.g0 + i
+			d := new(big.Float).SetPrec(200).Set(x)
+			if g > -n && g <= n {
+				d.Sub(d, exA.at(g))
+			}
+			outA.Add(outA, d)
+			outB.Add(outB, tmp.Mul(d, newBig(math.Exp(-float64(g)*lam))))
+		}
+		oa, _ := outA.Float64()
+		ob, _ := outB.Float64()
+		if oa > (z.hiA.upper()+z.loA.upper())*(1+1e-9) {
+			t.Fatalf("%s: A-mass outside the regular entries %.3g above the corners %.3g", desc, oa, z.hiA.upper()+z.loA.upper())
+		}
+		if ob > (z.hiC.upper()+z.loC.upper())*(1+1e-9) {
+			t.Fatalf("%s: B-mass outside the regular entries %.3g above the corners %.3g", desc, ob, z.hiC.upper()+z.loC.upper())
+		}
+		// delta against the exact r-fold composition of the leaf
+		res := newGridResult(z, len(z.tau), z.lambda)
+		E := bigPowerVec(leafA, r)
+		for _, eps := range []float64{0, 0.5 * sd, sd, 2 * sd, 3 * sd} {
+			ex := newBig(0)
+			for i, x := range E.v {
+				L := float64(E.g0+i) * lam1
+				if L > eps {
+					ex.Add(ex, tmp.Mul(x, newBig(-math.Expm1(eps-L))))
+				}
+			}
+			e, _ := ex.Float64()
+			d := res.Delta(eps)
+			if d.Upper < e*(1-1e-12) || d.Lower > e*(1+1e-12) {
+				t.Fatalf("%s: eps %.4g: [%.17g, %.17g] does not contain the exact delta %.17g", desc, eps, d.Lower, d.Upper, e)
+			}
+		}
+	}
+	if used < trials/2 {
+		t.Errorf("two stages composed only %d of %d trials", used, trials)
+	}
+	t.Logf("two stages in %d of %d trials; largest error / bound: %.3g", used, trials, worst)
+}
