@@ -323,3 +323,194 @@ func TestPowerTwoStageBruteForce(t *testing.T) {
 	}
 	t.Logf("two stages in %d of %d trials; largest error / bound: %.3g", used, trials, worst)
 }
+
+// stagedResult composes r observations of mech on the power path at N
+// points with the two-stage plan of m first-stage observations at the
+// spacing lambda/k forced (stageFit without the cost bound); planned
+// reports whether the plan was legal (otherwise one stage composed).
+func stagedResult(t *testing.T, mech Mechanism, r, N, m, k int, o Options) (res *Result, planned bool) {
+	t.Helper()
+	p, o := stagedPlan(t, mech, r, N, o)
+	fp := fft.Shared(p.powerN)
+	choose := func(lambda float64) (powerStages, bool) {
+		st, ok := p.stageFit(mech, r, fp.Len(), lambda, m, k, 1)
+		planned = ok
+		return st, ok
+	}
+	g, why, err := p.powerListWith(context.Background(), mech, r, fp, choose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g == nil {
+		t.Fatalf("%s r=%d: not composed by the power path: %s", mech, r, why)
+	}
+	if g.compositions != r || g.squarings != 0 {
+		t.Fatalf("%s r=%d: composed %d, %d squarings", mech, r, g.compositions, g.squarings)
+	}
+	return newGridResult(g, len(g.tau), g.lambda), planned
+}
+
+// stagedPlan returns the power path's plan for r observations of mech at N
+// points with the options o completed as Compose completes them; nil when
+// the mechanism does not qualify or its range exceeds powerMaxRange.
+func stagedPlan(t *testing.T, mech Mechanism, r, N int, o Options) (*plan, Options) {
+	t.Helper()
+	o.Buckets = N
+	o, err := o.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prepare(context.Background(), mech); err != nil {
+		t.Fatal(err)
+	}
+	o = o.withTailBudget([]Part{{Mechanism: mech, Count: r}})
+	p, err := newPowerPlan(mech, r, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p == nil {
+		return nil, o
+	}
+	if R := p.powerRange(mech, r); !(R <= powerMaxRange) {
+		return nil, o
+	}
+	return p, o
+}
+
+// legalStages returns the divisors m of r (2 <= m <= r/2) for which the
+// plan of m first-stage observations at the spacing lambda/k is legal at N
+// points (stageFit without the cost bound, lambda as powerPrepare sets it).
+func legalStages(t *testing.T, mech Mechanism, r, N, k int) []int {
+	p, _ := stagedPlan(t, mech, r, N, Options{})
+	if p == nil {
+		return nil
+	}
+	lambda := p.powerRange(mech, r) / float64(p.powerN/2)
+	var ms []int
+	for _, m := range divisorsIn(r, 2, r/2) {
+		if _, ok := p.stageFit(mech, r, p.powerN, lambda, m, k, 1); ok {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// divisorsIn returns the divisors d of r with lo <= d <= hi.
+func divisorsIn(r, lo, hi int) []int {
+	var ds []int
+	for d := max(lo, 1); d <= hi; d++ {
+		if r%d == 0 {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+// TestPowerTwoStageGaussClosedForm checks two-stage power paths with
+// random plans (m a random divisor of r, k in 2, 4, 8; random bucket
+// counts and tilt counts) on random Gauss pairs against the closed form of
+// delta at eps from 0 to beyond the bulk.
+func TestPowerTwoStageGaussClosedForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 13))
+	cases := 24
+	if testing.Short() {
+		cases = 8
+	}
+	planned := 0
+	for c := 0; c < cases; c++ {
+		sigma := math.Exp(0.5 + 5*rng.Float64())
+		r := []int{64, 100, 512, 1000, 4096, 10000, 65536}[rng.IntN(7)]
+		k := []int{2, 4, 8}[rng.IntN(3)]
+		N := 1 << (12 + rng.IntN(4))
+		o := Options{}
+		if rng.IntN(2) == 0 {
+			o.Tilts = 1 + rng.IntN(5)
+		}
+		mech, err := Gauss(sigma, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := stagedPlan(t, mech, r, N, o); p == nil {
+			t.Logf("sigma=%.4g r=%d: not on the power path", sigma, r)
+			continue
+		}
+		ms := legalStages(t, mech, r, N, k)
+		if len(ms) == 0 {
+			t.Logf("sigma=%.4g r=%d k=%d N=%d: no legal two-stage plan", sigma, r, k, N)
+			continue
+		}
+		m := ms[rng.IntN(len(ms))]
+		res, ok := stagedResult(t, mech, r, N, m, k, o)
+		if ok {
+			planned++
+		}
+		mu := math.Sqrt(float64(r)) / sigma
+		desc := fmt.Sprintf("sigma=%.4g r=%d m=%d k=%d N=%d tilts=%d (two stages: %v)", sigma, r, m, k, N, o.Tilts, ok)
+		for _, eps := range []float64{0, 0.001, 0.01, 0.1, mu / 2, mu, mu * mu / 2, 2 * mu, mu*mu/2 + 3*mu} {
+			ex := exactGauss(mu, eps)
+			d := res.Delta(eps)
+			if d.Upper < ex*(1-1e-13) || d.Lower > ex*(1+1e-13) {
+				t.Errorf("%s eps=%.4g: [%.12g, %.12g] does not contain exact %.12g", desc, eps, d.Lower, d.Upper, ex)
+			}
+		}
+	}
+	if planned < cases/2 {
+		t.Errorf("two stages planned in only %d of %d cases", planned, cases)
+	}
+	t.Logf("two stages planned in %d of %d cases", planned, cases)
+}
+
+// TestPowerTwoStageSGDChain checks two-stage power paths with random plans
+// on subsampled Gaussian pairs against the squaring chain: both brackets
+// are sound, so they must overlap (delta at several eps, eps at delta
+// 1e-5); a two-stage bracket beside the chain's is unsound.
+func TestPowerTwoStageSGDChain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 21))
+	cases := []struct {
+		sigma, q float64
+		r        int
+	}{{4, 0.01, 4096}, {3, 0.02, 10000}, {5, 0.05, 2048}, {8, 0.1, 1000}, {2, 0.01, 2000}}
+	if testing.Short() {
+		cases = cases[:2]
+	}
+	ctx := context.Background()
+	planned := 0
+	for _, c := range cases {
+		mech, err := SGD(c.sigma, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chain, err := Compose(ctx, mech, c.r, Options{Buckets: 1 << 14, power: powerOff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := []int{2, 4}[rng.IntN(2)]
+		ms := legalStages(t, mech, c.r, 1<<15, k)
+		if len(ms) == 0 {
+			t.Logf("SGD(%v, %v) r=%d k=%d: no legal two-stage plan", c.sigma, c.q, c.r, k)
+			continue
+		}
+		planned++
+		m := ms[rng.IntN(len(ms))]
+		res, ok := stagedResult(t, mech, c.r, 1<<15, m, k, Options{})
+		if !ok {
+			t.Fatalf("SGD(%v, %v) r=%d m=%d k=%d: plan not legal", c.sigma, c.q, c.r, m, k)
+		}
+		desc := fmt.Sprintf("SGD(%v, %v) r=%d m=%d k=%d (two stages: %v)", c.sigma, c.q, c.r, m, k, ok)
+		ce := chain.Eps(1e-5)
+		for _, eps := range []float64{0, ce.Lower / 4, ce.Lower / 2, ce.Lower, 1.5 * ce.Upper} {
+			d, dc := res.Delta(eps), chain.Delta(eps)
+			if d.Upper < dc.Lower*(1-1e-12) || d.Lower > dc.Upper*(1+1e-12) {
+				t.Errorf("%s eps=%.4g: [%.10g, %.10g] beside the chain's [%.10g, %.10g]", desc, eps, d.Lower, d.Upper, dc.Lower, dc.Upper)
+			}
+		}
+		e := res.Eps(1e-5)
+		if e.Upper < ce.Lower*(1-1e-12) || e.Lower > ce.Upper*(1+1e-12) {
+			t.Errorf("%s eps(1e-5): [%.10g, %.10g] beside the chain's [%.10g, %.10g]", desc, e.Lower, e.Upper, ce.Lower, ce.Upper)
+		}
+		t.Logf("%s: eps(1e-5) [%.8g, %.8g], chain [%.8g, %.8g]", desc, e.Lower, e.Upper, ce.Lower, ce.Upper)
+	}
+	if planned < len(cases)/2 {
+		t.Errorf("two stages in only %d of %d cases", planned, len(cases))
+	}
+}
