@@ -58,6 +58,12 @@ type powerStages struct {
 // two. R_m grows with m, so the divisors are searched by bisection. The
 // choice depends on the mechanism, r, N and the options only.
 func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerStages, bool) {
+	return p.powerStagesMemo(mech, r, N, lambda, nil)
+}
+
+// powerStagesMemo is powerStagesFor with the first stage's ranges kept in
+// memo (by m; nil: none kept) for calls at other N (the path choice).
+func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo map[int]float64) (powerStages, bool) {
 	if p.leaves[mech] == nil || !(lambda > 0) {
 		return powerStages{}, false
 	}
@@ -75,7 +81,7 @@ func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerSt
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
 	fit := func(m int) (powerStages, bool) {
-		return p.stageFit(mech, r, N, lambda, m, powerStageK, powerStageCostDiv)
+		return p.stageFitMemo(mech, r, N, lambda, m, powerStageK, powerStageCostDiv, memo)
 	}
 	// the largest fitting divisor (bisection: fit is monotone in m up to
 	// the estimate's noise; any choice is sound)
@@ -99,12 +105,23 @@ func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerSt
 // the spacing lambda), or ok = false where m does not divide r or the
 // first stage's transform would be longer than N/costDiv.
 func (p *plan) stageFit(mech Mechanism, r, N int, lambda float64, m, k, costDiv int) (powerStages, bool) {
+	return p.stageFitMemo(mech, r, N, lambda, m, k, costDiv, nil)
+}
+
+// stageFitMemo is stageFit with the first stage's ranges kept in memo (nil:
+// none kept).
+func (p *plan) stageFitMemo(mech Mechanism, r, N int, lambda float64, m, k, costDiv int, memo map[int]float64) (powerStages, bool) {
 	if m < 2 || r%m != 0 || r/m < 2 || k < 2 || k&(k-1) != 0 {
 		return powerStages{}, false
 	}
 	lam1 := lambda / float64(k)
-	b := p.opt.TailBudget * float64(m) / float64(r)
-	rm := p.powerRangeFor(mech, m, b)
+	rm, ok := memo[m]
+	if !ok {
+		rm = p.powerRangeFor(mech, m, p.opt.TailBudget*float64(m)/float64(r))
+		if memo != nil {
+			memo[m] = rm
+		}
+	}
 	if !(rm > 0) || rm > powerMaxRange {
 		return powerStages{}, false
 	}
@@ -117,6 +134,19 @@ func (p *plan) stageFit(mech Mechanism, r, N int, lambda float64, m, k, costDiv 
 		return powerStages{}, false
 	}
 	return powerStages{m: m, q: r / m, k: k, n1: n1, rm: rm}, true
+}
+
+// gapFactor returns the predicted grid slack of the two stages over one
+// stage's at the same N (powerchoice.go): the fine leaf's 1/k^2 plus the
+// coarsening squarings' powerSquareWeight (2^j/k)^2 at the spacings 2^j
+// lambda/k, each paid q = r/m times (1/m of r).
+func (st powerStages) gapFactor() float64 {
+	k := float64(st.k)
+	g := 1 / (k * k)
+	for s := 1.0; s < k; s *= 2 {
+		g += powerSquareWeight * (s / k) * (s / k) / float64(st.m)
+	}
+	return g
 }
 
 // powerTwoStage returns the r-fold composition of mech by two stages (see
