@@ -136,6 +136,83 @@ import (
 // (where the B||A tail needs the swapped list) are left to the squaring
 // chain.
 //
+// # Two stages
+//
+// The grid's slack (the upper pair's spread, the lower pair's merge) is
+// paid r times at the spacing lambda = R/n. Where powerStagesFor finds a
+// plan (powerstage.go: m a divisor of r, m >= 16, q = r/m >= 4, the first
+// stage's transform at most N/4 points), r = m q observations compose in
+// two stages instead:
+//
+//  1. A grid leaf at the spacing lambda/k (k = 4) over the chain's leaf
+//     range, raised to the power m as above on n1 points per side, n1 the
+//     power of two at or above R_m k/lambda, R_m powerRange's estimate for
+//     m observations and the tail budget b m/r (the stage's corners enter
+//     the result about q times). Its tilts are the second stage's, so its
+//     tilted total errors at those tilts are known; its grid of s adds
+//     steps for its own standard deviation (its Chernoff bounds reach out
+//     to R_m).
+//  2. log2 k grid squarings (gridSquare) double the spacing to lambda: the
+//     upper pair's odd atoms spread onto their even neighbours (a
+//     mean-preserving spread of the loss keeping A- and B-mass: the spread
+//     pair dominates, an upper pair stays one), the lower pair's merged (a
+//     post-processing of part of the pair: a lower pair stays one). Their
+//     rounding is in the squared list's relative errors, envelopes and
+//     tilted totals (gridSquareTL1). The lower pair's tilted totals are
+//     also bounded by splitting the merges' amplification (stageCoarsen):
+//     with T_o the tilted coefficients through which input o's error
+//     reaches the outputs, sum_o T_o e_o w_o <= A tl1 + sum_o (T_o - A)^+
+//     b_o w_o for any A (b_o the input's pointwise bound), which leaves
+//     the few atoms deep in the tails that far merges amplify 8-16 times
+//     to their tiny pointwise bounds (on DP-SGD sigma 4, q 0.01, m 64 at 2^18:
+//     tl1 5.3e-9 by the largest T_o alone).
+//  3. The coarsened list L (n1 <= n points at the spacing lambda) raised to
+//     the power q on the N-point grid, as a leaf is, with these changes.
+//
+// Input errors. L's stored entries v and its true ones v* = v + e (the
+// pairs the first stage and the squarings define on the mechanism's
+// exact leaf) satisfy sum_o |e_o| e^(tau L_o) <= tl1(tau) at every tilt
+// (tl1Sum: the relative part, the envelopes and the allowance together),
+// so the leaf's relative error relA is not used (set to 0). Tilted and
+// normalised, b = fl(v e^(tau L)) sigma = v e^(tau L) sigma (1 + theta),
+// |theta| <= rho (the weights and products only), and b* = b/(1 + theta)
+// + d with d = e e^(tau L) sigma, ||d||_1 <= alpha = tl1(tau) sigma (with
+// the weights' rounding). All of b/(1 + theta) is non-negative and
+// ||x * y||_1 <= ||x||_1 ||y||_1 for every x, y, so
+//
+//	||(b/(1+theta) + d)^(*q) - (b/(1+theta))^(*q)||_1 <= (m' + alpha)^q - m'^q,
+//
+// m' = ||b||_1/(1 - rho) (expand the power: every term with j >= 1 factors
+// d has 1-norm at most m'^(q-j) alpha^j). That bounds the 1-norm of the
+// error, hence every entry: it joins the envelope and the 1-norm bound of
+// the tilt as the leaf's absolute allowance does (powDiffUp), and about q
+// alpha for small alpha (the first stage's relative tilted error grows q
+// times). (b/(1+theta))^(*q) against b^(*q): (1 - rho)^-q - 1 as above. A
+// tilt without a finite tl1 makes the whole composition one stage.
+//
+// Corners. An outcome of the q-fold composition of L either has all its
+// components among L's regular entries (beyond the range: Chernoff on L's
+// true masses) or one among L's corners (the first stage's: outcomes with
+// a leaf corner among the m components, the m-fold mass beyond R_m): at
+// most (R + C)^q - R^q, R L's true regular mass, C its corner mass, as for
+// a leaf. The Chernoff bounds need M(s) of L's true upper pair at the
+// second stage's points s: its true regular entries are part of the
+// m-fold composition of the fine leaf's true regular masses, so M(s) <=
+// M_1(s)^m (M_1 from the fine leaf's stored masses with its relative error
+// and allowance), spread by moves of at most (k-1) lambda/k < lambda, a
+// factor e^(|s| lambda) (stageTrueMGF). L's windows are m times the fine
+// leaf's (the spreads and merges keep windows), the result's r times.
+//
+// Slack. r (lambda/k)^2 c_leaf for the fine leaf plus, per squaring at the
+// spacing 2^j lambda/k, c_sq (2^j lambda/k)^2 paid q times: one stage's
+// r lambda^2 c_leaf times (1/k^2 + 3 sum_j (2^j/k)^2/m)
+// (powerStages.gapFactor; 0.070 at k = 4, m = 128), which the path choice
+// uses (powerchoice.go). Two stages are not used where r has no divisor
+// in [16, r/4] whose first stage fits into N/4 points (r prime; heavy
+// right tails whose leaf alone spans a third of the range: DP-SGD sigma
+// 1.1, q 0.01 and sigma 1, q 0.001 keep one stage), and the result is
+// bitwise that of one stage there.
+//
 // # Tests
 //
 // TestPowerGaussClosedForm (the Gauss pair's exact delta),
@@ -157,6 +234,22 @@ import (
 // +-98 on 8 points make the tilted leaf nearly a point mass, for which
 // Chernoff's bound is tight).
 //
+// Two stages: TestPowerTwoStageBruteForce (random small proper pairs on
+// the grid, both stages' ranges cutting the mass, k 2 or 4, against
+// 200-bit exact compositions: the upper pair against the exact q-fold
+// power of the spread exact m-fold power, the lower pair against the
+// q-fold power of the pair the merges define from the exact m-fold power,
+// every entry within its bound, tl1 and l1, the mass outside the regular
+// entries within the corners, delta_up and delta_low around the exact
+// delta of the leaf's r-fold composition), TestPowerTwoStageGaussClosedForm
+// (random forced plans on Gauss pairs), TestPowerTwoStageSGDChain (forced
+// plans on DP-SGD pairs overlap the chain's brackets). Mutations failing
+// the brute force: the first stage's tilted errors dropped (either pair)
+// or halved, its corners dropped, the spread's factor e^(|s| lambda)
+// dropped, the split's (T_o - A)^+ part dropped, the split with A below 1.
+// Not detected: Chernoff on L's stored masses with relA instead of
+// M_1(s)^m (the stored masses are within 1e-15 of the true ones there).
+//
 // # Cost
 //
 // Per tilt two transforms of length N and the powers of the coefficients
@@ -168,7 +261,7 @@ import (
 // the merging of the lower pair, about twice as wide) is paid r times at
 // that spacing, so the bracket narrows like (R/n)^2 and a bracket as
 // narrow as the chain's needs more points (the grid lower pair sets about
-// 2/3 of the bracket). Beside the transforms, per tilt: the tilted leaf
+// 2/3 of the bracket); two stages (above) pay most of it at lambda/4. Beside the transforms, per tilt: the tilted leaf
 // (its support only, with the tilt weights powerTilts predicted with:
 // leafWeights), one pass separating the two spectra, forming their powers
 // and recombining them, one summing the squares for the bound and one

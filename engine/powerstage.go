@@ -300,17 +300,15 @@ func (l *list) stageCoarsen(log *mergeLog) *list {
 	n, lam := l.n, l.lambda
 	// per input: its parts (tilt-independent coefficient k f and move d)
 	type part struct {
-		o   int
-		c   float64 // k f
-		d   float64 // move in old spacings
-		new int
+		o int
+		c float64 // k f
+		d float64 // move in old spacings
 	}
-	var parts []part
+	parts := make([]part, 0, 2*len(rec.parts))
 	add := func(o, ok int, c float64) {
-		if !(c > 0) {
-			return
+		if c > 0 {
+			parts = append(parts, part{o: o, c: c * (1 + 4*u), d: float64(2*ok - o - n + 1)})
 		}
-		parts = append(parts, part{o: o, c: c * (1 + 4*u), d: float64(2*(ok-n+1) - l.index(o))})
 	}
 	for _, pt := range rec.parts {
 		if pt.o2 < 0 {

@@ -514,3 +514,67 @@ func TestPowerTwoStageSGDChain(t *testing.T) {
 		t.Errorf("two stages in only %d of %d cases", planned, len(cases))
 	}
 }
+
+// TestStageCoarsenTilted checks stageCoarsen's tilted total errors of the
+// lower pair on lists whose errors sit at their declared bound: stored
+// masses c, true masses c (1 +- relC) with random signs (relC 1e-3, no
+// envelopes, tl1C the exact tilted sums of those errors), sparse tails
+// (far merges); the coarsened list against the pair the merges define from
+// the true masses, in every tilted measure.
+func TestStageCoarsenTilted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	worst := 0.0
+	for trial := 0; trial < 300; trial++ {
+		n := 8 << rng.IntN(3)
+		lam := math.Exp(-4 * rng.Float64())
+		tau := []float64{0, (1 + 3*rng.Float64()) / (float64(n) * lam) * 8, -(1 + 3*rng.Float64()) / (float64(n) * lam) * 8}
+		l := newList(n, lam, tau)
+		l.grid = true
+		l.relA, l.relC = 1e-3, 1e-3
+		T := bigVec{g0: -n + 1, v: make([]*big.Float, 2*n)}
+		for o := 0; o < 2*n; o++ {
+			T.v[o] = newBig(0)
+			// dense near the middle, sparse in the tails
+			if d := math.Abs(float64(o-n)) / float64(n); rng.Float64() < d*d {
+				continue
+			}
+			l.c[o] = math.Exp(-20 * rng.Float64())
+			l.a[o] = l.c[o]
+			s := 1.0
+			if rng.IntN(2) == 0 {
+				s = -1
+			}
+			T.v[o] = newBig(l.c[o] * (1 + s*l.relC))
+		}
+		l.lo, l.hi = 0, 2*n-1
+		l.trim()
+		if l.lo > l.hi {
+			continue
+		}
+		l.tl1A, l.tl1C = make([]float64, len(tau)), make([]float64, len(tau))
+		for m, tm := range tau {
+			for o := l.lo; o <= l.hi; o++ {
+				l.tl1C[m] += l.relC * l.c[o] * math.Exp(tm*l.loss(o)) * (1 + 1e-12)
+			}
+			l.tl1A[m] = l.tl1C[m]
+		}
+		l.l1A, l.l1C = l.tl1A[0], l.tl1C[0]
+		var rec mergeLog
+		z := l.stageCoarsen(&rec)
+		D := mergeDefined(l, &rec, T)
+		for m, tm := range tau {
+			var s float64
+			for o := 0; o < 2*n; o++ {
+				d, _ := D.at(o - n + 1).Float64()
+				s += math.Abs(d-z.c[o]) * math.Exp(tm*z.loss(o))
+			}
+			if s > z.tl1C[m]*(1+1e-12) {
+				t.Fatalf("trial %d: n=%d lambda=%.3g tilt %v: tilted error %.6g above tl1C %.6g", trial, n, lam, tm, s, z.tl1C[m])
+			}
+			if z.tl1C[m] > 0 {
+				worst = math.Max(worst, s/z.tl1C[m])
+			}
+		}
+	}
+	t.Logf("largest tilted error / tl1C: %.3g", worst)
+}
