@@ -415,8 +415,12 @@ func (p *plan) powerRangeFor(m Mechanism, r int, b float64) float64 {
 	// the grouped leaf's buckets at their mean loss ln(A/B) (within the
 	// bucket): the bucket's grid loss would shift the estimate by up to
 	// r lambda
-	l := p.leaves[m]
-	loss, mass := l.meanLosses()
+	loss, mass := p.leaves[m].meanLosses()
+	return p.powerRangeOf(m, loss, mass, r, b)
+}
+
+// powerRangeOf is powerRangeFor on the grouped leaf's meanLosses.
+func (p *plan) powerRangeOf(m Mechanism, loss, mass []float64, r int, b float64) float64 {
 	c := -math.Log(b / 4)
 	fr := float64(r)
 	sd := math.Sqrt(fr * p.leaves[m].variance)

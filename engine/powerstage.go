@@ -80,8 +80,27 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 	}
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
+	if len(ds) == 0 {
+		return powerStages{}, false
+	}
+	// the leaf's range bounds every R_m from below (powerRange): a first
+	// stage that cannot fit on it is rejected before any estimate
+	if x := math.Ceil(float64(p.n) * p.gridLambda / (lambda / powerStageK)); !(2*x <= float64(N/powerStageCostDiv)) {
+		return powerStages{}, false
+	}
+	if memo == nil {
+		memo = map[int]float64{}
+	}
+	loss, mass := p.leaves[mech].meanLosses()
 	fit := func(m int) (powerStages, bool) {
+		if _, ok := memo[m]; !ok {
+			memo[m] = p.powerRangeOf(mech, loss, mass, m, p.opt.TailBudget*float64(m)/float64(r))
+		}
 		return p.stageFitMemo(mech, r, N, lambda, m, powerStageK, powerStageCostDiv, memo)
+	}
+	// R_m grows with m: where the smallest divisor does not fit, none does
+	if _, ok := fit(ds[0]); !ok {
+		return powerStages{}, false
 	}
 	// the largest fitting divisor (bisection: fit is monotone in m up to
 	// the estimate's noise; any choice is sound)
