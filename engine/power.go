@@ -926,7 +926,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		}
 		alA, alC := alias(mg.lnA, siga), alias(mg.lnC, sigc)
 		// the leaf's absolute allowance: (m' + alpha)^r - m'^r
-		var abA, abC float64
+		var abA, abC, alphaA, alphaC float64
 		atA, atC := absTilted(leaf.abs, nl, lam, t), absTilted(leaf.abs, nl, lam, t)
 		if in != nil {
 			atA = (atA + in.tl1A[m]) * (1 + 2*u)
@@ -935,14 +935,22 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		if atA > 0 || atC > 0 {
 			atA = atA * (1 + rw) * (1 + 2*u)
 			atC = atC * (1 + rw) * (1 + 2*u)
-			abA = powDiffUp(ma/(1-rhoA), atA*siga*(1+2*u), r)
-			abC = powDiffUp(mc/(1-rhoC), atC*sigc*(1+2*u), r)
+			alphaA, alphaC = atA*siga*(1+2*u), atC*sigc*(1+2*u)
+			abA = powDiffUp(ma/(1-rhoA), alphaA, r)
+			abC = powDiffUp(mc/(1-rhoC), alphaC, r)
 		}
-		ps := specPower(fp, ba, bc, r, ma, mc, s2)
+		ps := specPowerSup(fp, ba, bc, r, ma, mc, s2, in != nil)
 		tp.ta, tp.tc = ps.a, ps.c
 		tp.sumA, tp.sumC = ps.posA, ps.posC
-		tp.ea = (ps.err2 + alA + abA) * (1 + rrA) * (1 + 4*u)
-		tp.ec = (ps.err2 + alC + abC) * (1 + rrC) * (1 + 4*u)
+		// pointwise, a composed input's error is the first-order term r
+		// sup(b'^(*(r-1))) alpha plus the rest (stageAbsPoint)
+		ptA, ptC := abA, abC
+		if in != nil {
+			ptA = math.Min(abA, stageAbsPoint(ps.supA, ma, rhoA, alphaA, r))
+			ptC = math.Min(abC, stageAbsPoint(ps.supC, mc, rhoC, alphaC, r))
+		}
+		tp.ea = (ps.err2 + alA + ptA) * (1 + rrA) * (1 + 4*u)
+		tp.ec = (ps.err2 + alC + ptC) * (1 + rrC) * (1 + 4*u)
 		sqN := math.Sqrt(float64(N)) * (1 + 2*u)
 		tp.la = (ps.err2*sqN + alA + abA) * (1 + rrA) * (1 + 4*u)
 		tp.lc = (ps.err2*sqN + alC + abC) * (1 + rrC) * (1 + 4*u)

@@ -397,3 +397,27 @@ func (l *list) stageCoarsen(log *mergeLog) *list {
 	}
 	return z
 }
+
+// stageAbsPoint bounds every entry of (b' + d)^(*r) - b'^(*r) for b' =
+// b/(1 + theta) >= 0 (|theta| <= rho, ||b||_1 <= m) and ||d||_1 <= alpha:
+// the terms with one factor d are r b'^(*(r-1)) * d, each entry at most r
+// ||b'^(*(r-1))||_inf alpha (Young's inequality), ||b'^(*(r-1))||_inf <=
+// sup (1 - rho)^-(r-1) with sup bounding ||b^(*(r-1))||_inf (specPowerSup);
+// the terms with j >= 2 factors d sum to at most r(r-1)/2 alpha^2 (m' +
+// alpha)^(r-2) in 1-norm (Taylor's remainder of x^r at m' = m/(1 - rho)).
+// +Inf where sup is not finite.
+func stageAbsPoint(sup, m, rho, alpha float64, r int) float64 {
+	if !(alpha > 0) {
+		return 0
+	}
+	if !(sup < math.Inf(1)) || r < 3 {
+		return math.Inf(1)
+	}
+	u := unitRoundoff
+	fr := float64(r)
+	g := expUp(-(fr - 1) * math.Log1p(-rho) * (1 + 1e-10))
+	first := fr * sup * g * alpha * (1 + 4*u)
+	mp := m / (1 - rho) * (1 + 2*u)
+	rest := expUp((fr-2)*math.Log(mp+alpha)*(1+1e-10)+1e-12) * fr * (fr - 1) / 2 * alpha * alpha * (1 + 4*u)
+	return (first + rest) * (1 + 2*u)
+}
