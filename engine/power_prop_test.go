@@ -27,15 +27,9 @@ var (
 )
 
 // genPowerCase draws one case; used reports whether the power path
-// composed it (set when it runs).
-func genPowerCase(rng *rand.Rand, used *bool) propCase {
-	return genPowerCaseStaged(rng, used, nil)
-}
-
-// genPowerCaseStaged is genPowerCase, reporting in staged (if not nil)
-// whether the power path composed the case in two stages (powerStagesFor
-// at the composed list's length).
-func genPowerCaseStaged(rng *rand.Rand, used, staged *bool) propCase {
+// composed it, staged (if not nil) whether in two stages (powerStagesFor
+// at the composed list's length; both set when it runs).
+func genPowerCase(rng *rand.Rand, used, staged *bool) propCase {
 	var o Options
 	o.Buckets = 1 << (10 + rng.IntN(7))
 	if rng.IntN(2) == 0 {
@@ -165,7 +159,7 @@ func TestPowerSoundnessProperty(t *testing.T) {
 	chosen := map[bool]int{} // the cases of the default path, by the path taken
 	for i := 0; i < n; i++ {
 		var u, s2 bool
-		c := genPowerCaseStaged(rng, &u, &s2)
+		c := genPowerCase(rng, &u, &s2)
 		fails := checkPropCase(t, c, &st)
 		if s2 {
 			staged++

@@ -330,7 +330,10 @@ func TestPowerTwoStageBruteForce(t *testing.T) {
 // reports whether the plan was legal (otherwise one stage composed).
 func stagedResult(t *testing.T, mech Mechanism, r, N, m, k int, o Options) (res *Result, planned bool) {
 	t.Helper()
-	p, o := stagedPlan(t, mech, r, N, o)
+	p := stagedPlan(t, mech, r, N, o)
+	if p == nil {
+		t.Fatalf("%s r=%d: not on the power path", mech, r)
+	}
 	fp := fft.Shared(p.powerN)
 	choose := func(lambda float64) (powerStages, bool) {
 		st, ok := p.stageFit(mech, r, fp.Len(), lambda, m, k, 1)
@@ -353,7 +356,7 @@ func stagedResult(t *testing.T, mech Mechanism, r, N, m, k int, o Options) (res 
 // stagedPlan returns the power path's plan for r observations of mech at N
 // points with the options o completed as Compose completes them; nil when
 // the mechanism does not qualify or its range exceeds powerMaxRange.
-func stagedPlan(t *testing.T, mech Mechanism, r, N int, o Options) (*plan, Options) {
+func stagedPlan(t *testing.T, mech Mechanism, r, N int, o Options) *plan {
 	t.Helper()
 	o.Buckets = N
 	o, err := o.withDefaults()
@@ -369,19 +372,19 @@ func stagedPlan(t *testing.T, mech Mechanism, r, N int, o Options) (*plan, Optio
 		t.Fatal(err)
 	}
 	if p == nil {
-		return nil, o
+		return nil
 	}
 	if R := p.powerRange(mech, r); !(R <= powerMaxRange) {
-		return nil, o
+		return nil
 	}
-	return p, o
+	return p
 }
 
 // legalStages returns the divisors m of r (2 <= m <= r/2) for which the
 // plan of m first-stage observations at the spacing lambda/k is legal at N
 // points (stageFit without the cost bound, lambda as powerPrepare sets it).
 func legalStages(t *testing.T, mech Mechanism, r, N, k int) []int {
-	p, _ := stagedPlan(t, mech, r, N, Options{})
+	p := stagedPlan(t, mech, r, N, Options{})
 	if p == nil {
 		return nil
 	}
@@ -430,7 +433,7 @@ func TestPowerTwoStageGaussClosedForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p, _ := stagedPlan(t, mech, r, N, o); p == nil {
+		if p := stagedPlan(t, mech, r, N, o); p == nil {
 			t.Logf("sigma=%.4g r=%d: not on the power path", sigma, r)
 			continue
 		}
