@@ -140,11 +140,11 @@ import (
 //
 // The grid's slack (the upper pair's spread, the lower pair's merge) is
 // paid r times at the spacing lambda = R/n. Where powerStagesFor finds a
-// plan (powerstage.go: k 4 or 8, m a divisor of r, m >= 16, q = r/m >= 4,
-// the first stage's transform at most N/4 points, the smallest predicted
-// slack), r = m q observations compose in two stages instead:
+// plan (powerstage.go: m a divisor of r, m >= 16, q = r/m >= 4, the first
+// stage's transform at most N/4 points), r = m q observations compose in
+// two stages instead:
 //
-//  1. A grid leaf at the spacing lambda/k over the chain's leaf
+//  1. A grid leaf at the spacing lambda/k (k = 4) over the chain's leaf
 //     range, raised to the power m as above on n1 points per side, n1 the
 //     power of two at or above R_m k/lambda, R_m powerRange's estimate for
 //     m observations and the tail budget b m/r (the stage's corners enter
@@ -215,8 +215,8 @@ import (
 // Slack. r (lambda/k)^2 c_leaf for the fine leaf plus, per squaring at the
 // spacing 2^j lambda/k, c_sq (2^j lambda/k)^2 paid q times: one stage's
 // r lambda^2 c_leaf times (1/k^2 + 3 sum_j (2^j/k)^2/m)
-// (powerStages.gapFactor; 0.070 at k = 4, m = 128, 0.046 at k = 8, m =
-// 32), which the path choice uses (powerchoice.go). Two stages are not used where r has no divisor
+// (powerStages.gapFactor; 0.070 at k = 4, m = 128), which the path choice
+// uses (powerchoice.go). Two stages are not used where r has no divisor
 // in [16, r/4] whose first stage fits into N/4 points (r prime; heavy
 // right tails whose leaf alone spans a third of the range: DP-SGD sigma
 // 1.1, q 0.01 and sigma 1, q 0.001 keep one stage), and the result is

@@ -14,13 +14,13 @@ import (
 // (gridSquare: the upper pair spread, the lower pair merged), and that
 // m-fold list raised to the power q = r/m on the N-point grid.
 
-// powerStageKs are the first stage's refinements k the rule tries (its
-// spacing lambda/k, log2 k squarings to lambda), each with its largest
-// fitting m; the plan with the smallest predicted slack (gapFactor) is
-// taken. On DP-SGD sigma 4, q 0.01, r 65,536 at 2^17 points (the first
-// stage on N/4 points): k = 4, m = 128 gave 1.12e-5, k = 8, m = 32 9.0e-6
-// (predicted 0.070 and 0.046 of one stage's slack; one stage 1.48e-4).
-var powerStageKs = [...]int{4, 8}
+// powerStageK is the first stage's refinement k: its spacing is lambda/k.
+// Each coarsening (a grid squaring) may amplify the lower pair's tilted
+// total error by its merges' coefficients (about 2 per squaring on the
+// DP-SGD rows), and that error enters the second stage q times, so k stays
+// small: on DP-SGD sigma 4, q 0.01, r 65,536 at 2^18 points k = 8 left a
+// bracket 1.4 times k = 4's.
+const powerStageK = 4
 
 // powerStageMinM and powerStageMinQ bound the first stage's count m and
 // the second stage's power q = r/m from below: the slack falls from r
@@ -50,14 +50,13 @@ type powerStages struct {
 
 // powerStagesFor returns the two-stage plan for r observations of mech on
 // transforms of length N at the spacing lambda, or ok = false where one
-// stage composes: per k of powerStageKs, m is the largest divisor of r with
-// m >= powerStageMinM, r/m >= powerStageMinQ and a first-stage transform of
-// at most N/powerStageCostDiv points, the first stage's range R_m
-// (powerRangeFor for m observations with the tail budget b m/r: its
-// corners enter the second stage q times) over the spacing lambda/k,
-// rounded up to a power of two; of those the plan with the smallest
-// gapFactor. R_m grows with m, so the divisors are searched by bisection.
-// The choice depends on the mechanism, r, N and the options only.
+// stage composes: m is the largest divisor of r with m >= powerStageMinM,
+// r/m >= powerStageMinQ and a first-stage transform of at most
+// N/powerStageCostDiv points, the first stage's range R_m (powerRangeFor
+// for m observations with the tail budget b m/r: its corners enter the
+// second stage q times) over the spacing lambda/k, rounded up to a power of
+// two. R_m grows with m, so the divisors are searched by bisection. The
+// choice depends on the mechanism, r, N and the options only.
 func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerStages, bool) {
 	return p.powerStagesMemo(mech, r, N, lambda, nil)
 }
@@ -66,10 +65,6 @@ func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerSt
 // memo (by m; nil: none kept) for calls at other N (the path choice).
 func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo map[int]float64) (powerStages, bool) {
 	if p.leaves[mech] == nil || !(lambda > 0) {
-		return powerStages{}, false
-	}
-	// the leaf's range at the coarsest first-stage spacing must fit
-	if x := math.Ceil(float64(p.n) * p.gridLambda / (lambda / float64(powerStageKs[0]))); !(2*x <= float64(N/powerStageCostDiv)) {
 		return powerStages{}, false
 	}
 	var ds []int // divisors of r within the bounds, ascending
@@ -88,39 +83,20 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 	if len(ds) == 0 {
 		return powerStages{}, false
 	}
+	// the leaf's range bounds every R_m from below (powerRange): a first
+	// stage that cannot fit on it is rejected before any estimate
+	if x := math.Ceil(float64(p.n) * p.gridLambda / (lambda / powerStageK)); !(2*x <= float64(N/powerStageCostDiv)) {
+		return powerStages{}, false
+	}
 	if memo == nil {
 		memo = map[int]float64{}
 	}
-	var loss, mass []float64
-	var best powerStages
-	found := false
-	for _, k := range powerStageKs {
-		st, ok := p.stagesForK(mech, r, N, lambda, k, ds, memo, &loss, &mass)
-		if ok && (!found || st.gapFactor() < best.gapFactor()) {
-			best, found = st, true
-		}
-	}
-	return best, found
-}
-
-// stagesForK returns the plan with the largest divisor m of ds (ascending)
-// whose first stage at the spacing lambda/k fits into N/powerStageCostDiv
-// points, or ok = false; the ranges R_m are kept in memo, the grouped
-// leaf's mean losses in loss, mass (computed on first use).
-func (p *plan) stagesForK(mech Mechanism, r, N int, lambda float64, k int, ds []int, memo map[int]float64, loss, mass *[]float64) (powerStages, bool) {
-	// the leaf's range bounds every R_m from below (powerRange): a first
-	// stage that cannot fit on it is rejected before any estimate
-	if x := math.Ceil(float64(p.n) * p.gridLambda / (lambda / float64(k))); !(2*x <= float64(N/powerStageCostDiv)) {
-		return powerStages{}, false
-	}
+	loss, mass := p.leaves[mech].meanLosses()
 	fit := func(m int) (powerStages, bool) {
 		if _, ok := memo[m]; !ok {
-			if *loss == nil {
-				*loss, *mass = p.leaves[mech].meanLosses()
-			}
-			memo[m] = p.powerRangeOf(mech, *loss, *mass, m, p.opt.TailBudget*float64(m)/float64(r))
+			memo[m] = p.powerRangeOf(mech, loss, mass, m, p.opt.TailBudget*float64(m)/float64(r))
 		}
-		return p.stageFitMemo(mech, r, N, lambda, m, k, powerStageCostDiv, memo)
+		return p.stageFitMemo(mech, r, N, lambda, m, powerStageK, powerStageCostDiv, memo)
 	}
 	// R_m grows with m: where the smallest divisor does not fit, none does
 	if _, ok := fit(ds[0]); !ok {
