@@ -175,12 +175,12 @@ func stageLeaf(rng *rand.Rand, nl int, lam float64) *list {
 // TestPowerTwoStageBruteForce checks the two-stage power path
 // (composeStages) against exact compositions (200-bit floats) of small
 // random grid leaves of proper pairs, with ranges that cut the composed
-// mass in both stages: every entry of both pairs within its pointwise
-// bound and the tilted and untilted total errors within tl1 and l1, the
-// upper pair against the exact q-fold power of the spread m-fold power of
-// the leaf (the part within the first stage's range), the lower pair
-// against the q-fold power of the lower pair the merges define from the
-// exact m-fold power; the A- and B-mass of every outcome outside the
+// mass in both stages (k 2, 4 or 8): every entry of both pairs within its
+// pointwise bound and the tilted and untilted total errors within tl1 and
+// l1, the upper pair against the exact q-fold power of the spread m-fold
+// power of the leaf (the part within the first stage's range), the lower
+// pair against the q-fold power of the lower pair the merges define from
+// the exact m-fold power; the A- and B-mass of every outcome outside the
 // regular entries within the corners; and delta_up (delta_low) of the
 // result at or above (at or below) the exact delta of the r-fold
 // composition of the leaf.
@@ -195,7 +195,7 @@ func TestPowerTwoStageBruteForce(t *testing.T) {
 		nl := 3 + rng.IntN(5)
 		lam1 := math.Exp(-4 * rng.Float64())
 		leaf := stageLeaf(rng, nl, lam1)
-		k := []int{2, 4}[rng.IntN(2)]
+		k := []int{2, 4, 8}[rng.IntN(3)]
 		m := 2 + rng.IntN(5)
 		q := 2 + rng.IntN(5)
 		r := m * q
@@ -321,7 +321,7 @@ func TestPowerTwoStageBruteForce(t *testing.T) {
 	if used < trials/2 {
 		t.Errorf("two stages composed only %d of %d trials", used, trials)
 	}
-	t.Logf("two stages in %d of %d trials; largest error / bound: %.3g", used, trials, worst)
+	t.Logf("two stages in %d of %d trials; largest error / bound: %.5g", used, trials, worst)
 }
 
 // stagedResult composes r observations of mech on the power path at N
