@@ -20,7 +20,7 @@ import (
 // DP-SGD rows), and that error enters the second stage q times, so k stays
 // small. k = 8 (with its largest m under the same cost bound) narrowed
 // DP-SGD sigma 4, q 0.01, r 65,536 by 15-20% at 2^16-2^18 points for
-// 1.3-1.4 times the CPU, and widened it at 2^20 (1.2e-6 against 8.2e-7).
+// 1.15-1.45 times the CPU, and widened it at 2^20 (1.2e-6 against 8.2e-7).
 const powerStageK = 4
 
 // powerStageMinM and powerStageMinQ bound the first stage's count m and
@@ -68,6 +68,11 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 	if p.leaves[mech] == nil || !(lambda > 0) {
 		return powerStages{}, false
 	}
+	// the leaf's range bounds every R_m from below (powerRange): a first
+	// stage that cannot fit on it is rejected before any estimate
+	if x := math.Ceil(float64(p.n) * p.gridLambda / (lambda / powerStageK)); !(2*x <= float64(N/powerStageCostDiv)) {
+		return powerStages{}, false
+	}
 	var ds []int // divisors of r within the bounds, ascending
 	for d := 1; d*d <= r; d++ {
 		if r%d != 0 {
@@ -82,11 +87,6 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
 	if len(ds) == 0 {
-		return powerStages{}, false
-	}
-	// the leaf's range bounds every R_m from below (powerRange): a first
-	// stage that cannot fit on it is rejected before any estimate
-	if x := math.Ceil(float64(p.n) * p.gridLambda / (lambda / powerStageK)); !(2*x <= float64(N/powerStageCostDiv)) {
 		return powerStages{}, false
 	}
 	if memo == nil {
