@@ -136,6 +136,92 @@ import (
 // (where the B||A tail needs the swapped list) are left to the squaring
 // chain.
 //
+// # Two stages
+//
+// The grid's slack (the upper pair's spread, the lower pair's merge) is
+// paid r times at the spacing lambda = R/n. Where powerStagesFor finds a
+// plan (powerstage.go: m a divisor of r, m >= 16, q = r/m >= 4, the first
+// stage's transform at most N/4 points), r = m q observations compose in
+// two stages instead:
+//
+//  1. A grid leaf at the spacing lambda/k (k = 4) over the chain's leaf
+//     range, raised to the power m as above on n1 points per side, n1 the
+//     power of two at or above R_m k/lambda, R_m powerRange's estimate for
+//     m observations and the tail budget b m/r (the stage's corners enter
+//     the result about q times). Its tilts are the second stage's, so its
+//     tilted total errors at those tilts are known; its grid of s adds
+//     steps for its own standard deviation (its Chernoff bounds reach out
+//     to R_m).
+//  2. log2 k grid squarings (gridSquare) double the spacing to lambda: the
+//     upper pair's odd atoms spread onto their even neighbours (a
+//     mean-preserving spread of the loss keeping A- and B-mass: the spread
+//     pair dominates, an upper pair stays one), the lower pair's merged (a
+//     post-processing of part of the pair: a lower pair stays one). Their
+//     rounding is in the squared list's relative errors, envelopes and
+//     tilted totals (gridSquareTL1). The lower pair's tilted totals are
+//     also bounded by splitting the merges' amplification (stageCoarsen):
+//     with T_o the tilted coefficients through which input o's error
+//     reaches the outputs, sum_o T_o e_o w_o <= A tl1 + sum_o (T_o - A)^+
+//     b_o w_o for any A (b_o the input's pointwise bound), which leaves
+//     the few atoms deep in the tails that far merges amplify 8-16 times
+//     to their tiny pointwise bounds (on DP-SGD sigma 4, q 0.01, m 64 at 2^18:
+//     tl1 5.3e-9 by the largest T_o alone).
+//  3. The coarsened list L (n1 <= n points at the spacing lambda) raised to
+//     the power q on the N-point grid, as a leaf is, with these changes.
+//
+// Input errors. L's stored entries v and its true ones v* = v + e (the
+// pairs the first stage and the squarings define on the mechanism's
+// exact leaf) satisfy sum_o |e_o| e^(tau L_o) <= tl1(tau) at every tilt
+// (tl1Sum: the relative part, the envelopes and the allowance together),
+// so the leaf's relative error relA is not used (set to 0). Tilted and
+// normalised, b = fl(v e^(tau L)) sigma = v e^(tau L) sigma (1 + theta),
+// |theta| <= rho (the weights and products only), and b* = b/(1 + theta)
+// + d with d = e e^(tau L) sigma, ||d||_1 <= alpha = tl1(tau) sigma (with
+// the weights' rounding). All of b/(1 + theta) is non-negative and
+// ||x * y||_1 <= ||x||_1 ||y||_1 for every x, y, so
+//
+//	||(b/(1+theta) + d)^(*q) - (b/(1+theta))^(*q)||_1 <= (m' + alpha)^q - m'^q,
+//
+// m' = ||b||_1/(1 - rho) (expand the power: every term with j >= 1 factors
+// d has 1-norm at most m'^(q-j) alpha^j). That bounds the 1-norm of the
+// error: it joins the 1-norm bound of the tilt as the leaf's absolute
+// allowance does (powDiffUp), about q alpha for small alpha (the first
+// stage's relative tilted error grows q times). Every entry gets less: the
+// terms with one factor d are q b'^(*(q-1)) * d, at most q
+// ||b'^(*(q-1))||_inf alpha per entry (Young), and ||b^(*(q-1))||_inf <=
+// (1/N) sum_k |B_k|^(q-1) <= (1/N) ((sum_k |B^_k|^(q-1))^(1/(q-1)) +
+// ||B^ - B||_2)^(q-1) (the inverse transform; Minkowski in l^(q-1)), each
+// |B^_k|^(q-1) from the computed power as |fl(B^_k^q)| / ((1 - rho_q)
+// |B^_k|) (specPowerSup); the terms with j >= 2 factors d add at most
+// q(q-1)/2 alpha^2 (m' + alpha)^(q-2) (stageAbsPoint). The envelope takes
+// the smaller of both (on Gauss sigma 200 sqrt2, r 2^20 at 2^14 points,
+// 1500 times smaller: the 1-norm alone left delta_up(0) of B||A at 1).
+// (b/(1+theta))^(*q) against b^(*q): (1 - rho)^-q - 1 as above. A tilt
+// without a finite tl1 makes the whole composition one stage.
+//
+// Corners. An outcome of the q-fold composition of L either has all its
+// components among L's regular entries (beyond the range: Chernoff on L's
+// true masses) or one among L's corners (the first stage's: outcomes with
+// a leaf corner among the m components, the m-fold mass beyond R_m): at
+// most (R + C)^q - R^q, R L's true regular mass, C its corner mass, as for
+// a leaf. The Chernoff bounds need M(s) of L's true upper pair at the
+// second stage's points s: its true regular entries are part of the
+// m-fold composition of the fine leaf's true regular masses, so M(s) <=
+// M_1(s)^m (M_1 from the fine leaf's stored masses with its relative error
+// and allowance), spread by moves of at most (k-1) lambda/k < lambda, a
+// factor e^(|s| lambda) (stageTrueMGF). L's windows are m times the fine
+// leaf's (the spreads and merges keep windows), the result's r times.
+//
+// Slack. r (lambda/k)^2 c_leaf for the fine leaf plus, per squaring at the
+// spacing 2^j lambda/k, c_sq (2^j lambda/k)^2 paid q times: one stage's
+// r lambda^2 c_leaf times (1/k^2 + 3 sum_j (2^j/k)^2/m)
+// (powerStages.gapFactor; 0.070 at k = 4, m = 128), which the path choice
+// uses (powerchoice.go). Two stages are not used where r has no divisor
+// in [16, r/4] whose first stage fits into N/4 points (r prime; heavy
+// right tails whose leaf alone spans a third of the range: DP-SGD sigma
+// 1.1, q 0.01 and sigma 1, q 0.001 keep one stage), and the result is
+// bitwise that of one stage there.
+//
 // # Tests
 //
 // TestPowerGaussClosedForm (the Gauss pair's exact delta),
@@ -157,6 +243,29 @@ import (
 // +-98 on 8 points make the tilted leaf nearly a point mass, for which
 // Chernoff's bound is tight).
 //
+// Two stages: TestPowerTwoStageBruteForce (random small proper pairs on
+// the grid, both stages' ranges cutting the mass, k 2 or 4, against
+// 200-bit exact compositions: the upper pair against the exact q-fold
+// power of the spread exact m-fold power, the lower pair against the
+// q-fold power of the pair the merges define from the exact m-fold power,
+// every entry within its bound, tl1 and l1, the mass outside the regular
+// entries within the corners, delta_up and delta_low around the exact
+// delta of the leaf's r-fold composition), TestPowerTwoStageGaussClosedForm
+// (random forced plans on Gauss pairs), TestPowerTwoStageSGDChain (forced
+// plans on DP-SGD pairs overlap the chain's brackets). Mutations failing
+// the brute force: the first stage's tilted errors dropped (either pair)
+// or halved, its corners dropped, the spread's factor e^(|s| lambda)
+// dropped, the split's (T_o - A)^+ part dropped, the split with A below 1,
+// the pointwise first-order term divided by 10 or its sup by another N.
+// Not detected: Chernoff on L's stored masses with relA instead of
+// M_1(s)^m (the stored masses are within 1e-15 of the true ones there);
+// the sup's Minkowski term ||B^ - B||_2 and the second-order rest dropped
+// (both below 1e-12 of the first-order term there); the split's move
+// factor e^(tau lambda d) dropped or reversed (merges pair atoms across a
+// grid point, so the heavier-tilted partner moves against the tilt and the
+// factor mostly loosens the bound; TestStageCoarsenTilted, lists at their
+// declared error, neither).
+//
 // # Cost
 //
 // Per tilt two transforms of length N and the powers of the coefficients
@@ -168,7 +277,7 @@ import (
 // the merging of the lower pair, about twice as wide) is paid r times at
 // that spacing, so the bracket narrows like (R/n)^2 and a bracket as
 // narrow as the chain's needs more points (the grid lower pair sets about
-// 2/3 of the bracket). Beside the transforms, per tilt: the tilted leaf
+// 2/3 of the bracket); two stages (above) pay most of it at lambda/4. Beside the transforms, per tilt: the tilted leaf
 // (its support only, with the tilt weights powerTilts predicted with:
 // leafWeights), one pass separating the two spectra, forming their powers
 // and recombining them, one summing the squares for the bound and one
@@ -313,12 +422,22 @@ func (p *plan) composePowerMany(ctx context.Context, m Mechanism, rs []int) (out
 // given length (the grid's slack is paid r times at spacing 2R/N), so R
 // has no safety factor: a 5% larger R widened the brackets by 10%.
 func (p *plan) powerRange(m Mechanism, r int) float64 {
+	return p.powerRangeFor(m, r, p.opt.TailBudget)
+}
+
+// powerRangeFor is powerRange for the tail budget b (the first stage's
+// range, powerstage.go).
+func (p *plan) powerRangeFor(m Mechanism, r int, b float64) float64 {
 	// the grouped leaf's buckets at their mean loss ln(A/B) (within the
 	// bucket): the bucket's grid loss would shift the estimate by up to
 	// r lambda
-	l := p.leaves[m]
-	loss, mass := l.meanLosses()
-	c := -math.Log(p.opt.TailBudget / 4)
+	loss, mass := p.leaves[m].meanLosses()
+	return p.powerRangeOf(m, loss, mass, r, b)
+}
+
+// powerRangeOf is powerRangeFor on the grouped leaf's meanLosses.
+func (p *plan) powerRangeOf(m Mechanism, loss, mass []float64, r int, b float64) float64 {
+	c := -math.Log(b / 4)
 	fr := float64(r)
 	sd := math.Sqrt(fr * p.leaves[m].variance)
 	if !(sd > 0) {
@@ -456,20 +575,10 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	if t := float64(p.n) * p.gridLambda; t < R {
 		nl = min(n, 2*int(math.Ceil(t/lambda/2))+2)
 	}
-	b := newLeafBuilder(nl, lambda, nil)
-	b.recordGroups = true
-	// (a continuous mechanism cut at every half cell gives about 2.0-2.3
-	// groups per point: room for them without growing)
-	b.groups = make([]leafGroup, 0, 2*nl+nl/4+64)
-	b.inexact = true
-	if em, ok := m.(exactMasses); ok && em.exactMasses() {
-		b.inexact = false
+	gl, leaf, err := powerGridLeaf(m, nl, lambda)
+	if err != nil {
+		return nil, "", err
 	}
-	if err := m.embed(b); err != nil {
-		return nil, "", fmt.Errorf("engine: embedding %s: %w", m, err)
-	}
-	gl := b.rel(m)
-	leaf := b.finishGrid(gl.relErrIn, m.String())
 	if leaf.distA.upper() > 0 || leaf.distB.upper() > 0 || leaf.lowDistA.upper() > 0 || leaf.lowDistB.upper() > 0 {
 		return nil, "distinguishing events", nil
 	}
@@ -486,17 +595,54 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 	return &powerSetup{leaf: leaf, gl: gl, sd: sd, tau: tau, mg: mg, lw: lw}, "", nil
 }
 
+// powerGridLeaf returns m's grouped list and grid leaf on nl points per
+// side at the spacing lambda (nats).
+func powerGridLeaf(m Mechanism, nl int, lambda float64) (gl, leaf *list, err error) {
+	b := newLeafBuilder(nl, lambda, nil)
+	b.recordGroups = true
+	// (a continuous mechanism cut at every half cell gives about 2.0-2.3
+	// groups per point: room for them without growing)
+	b.groups = make([]leafGroup, 0, 2*nl+nl/4+64)
+	b.inexact = true
+	if em, ok := m.(exactMasses); ok && em.exactMasses() {
+		b.inexact = false
+	}
+	if err := m.embed(b); err != nil {
+		return nil, nil, fmt.Errorf("engine: embedding %s: %w", m, err)
+	}
+	gl = b.rel(m)
+	return gl, b.finishGrid(gl.relErrIn, m.String()), nil
+}
+
 // powerList returns the r-fold composition of m's grid list by the power
 // path, or nil and the reason when m does not qualify.
 func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) (*list, string, error) {
+	return p.powerListWith(ctx, m, r, fp, nil)
+}
+
+// powerListWith is powerList with the stages chosen by choose (nil:
+// powerStagesFor; tests force plans of their own).
+func (p *plan) powerListWith(ctx context.Context, m Mechanism, r int, fp *fft.Plan, choose func(lambda float64) (powerStages, bool)) (*list, string, error) {
 	ps, why, err := p.powerPrepare(ctx, m, r, fp)
 	if ps == nil {
 		return nil, why, err
 	}
 	leaf, gl, sd, tau := ps.leaf, ps.gl, ps.sd, ps.tau
-	z, err := p.powerCompose(ctx, fp, leaf, r, tau, sd, &ps.mg, ps.lw)
-	if err != nil {
-		return nil, "", err
+	if choose == nil {
+		choose = func(lambda float64) (powerStages, bool) { return p.powerStagesFor(m, r, fp.Len(), lambda) }
+	}
+	var z *list
+	if st, ok := choose(leaf.lambda); ok {
+		// two stages (powerstage.go); nil where the first stage's bounds
+		// are unusable: one stage then
+		if z, err = p.powerTwoStage(ctx, m, r, fp, ps, st); err != nil {
+			return nil, "", err
+		}
+	}
+	if z == nil {
+		if z, err = p.powerCompose(ctx, fp, leaf, r, tau, sd, &ps.mg, ps.lw, nil); err != nil {
+			return nil, "", err
+		}
 	}
 	z.variance = float64(r) * gl.lossVariance()
 	// where the power's bounds are poor, the chain composes instead: a
@@ -714,7 +860,7 @@ type tiltPower struct {
 // mg holds the leaf's moment-generating function at points s that include
 // every tilt (nil: powerSGrid's for tau and sd), lw the leaf's tilt
 // weights (nil: computed here).
-func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights) (*list, error) {
+func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights, in *stageInput) (*list, error) {
 	if lw == nil {
 		lw = newLeafWeights(leaf)
 	}
@@ -733,6 +879,10 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	// relative error of the leaf's stored masses w.r.t. the true ones
 	relInA := leaf.relA / (1 - leaf.relA)
 	relInC := leaf.relC / (1 - leaf.relC)
+	if in != nil {
+		// a composed input: its whole error is in its tilted totals
+		relInA, relInC = 0, 0
+	}
 	for m, t := range tau {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -792,17 +942,31 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		}
 		alA, alC := alias(mg.lnA, siga), alias(mg.lnC, sigc)
 		// the leaf's absolute allowance: (m' + alpha)^r - m'^r
-		var abA, abC float64
-		if leaf.abs > 0 {
-			at := absTilted(leaf.abs, nl, lam, t) * (1 + rw) * (1 + 2*u)
-			abA = powDiffUp(ma/(1-rhoA), at*siga*(1+2*u), r)
-			abC = powDiffUp(mc/(1-rhoC), at*sigc*(1+2*u), r)
+		var abA, abC, alphaA, alphaC float64
+		atA, atC := absTilted(leaf.abs, nl, lam, t), absTilted(leaf.abs, nl, lam, t)
+		if in != nil {
+			atA = (atA + in.tl1A[m]) * (1 + 2*u)
+			atC = (atC + in.tl1C[m]) * (1 + 2*u)
 		}
-		ps := specPower(fp, ba, bc, r, ma, mc, s2)
+		if atA > 0 || atC > 0 {
+			atA = atA * (1 + rw) * (1 + 2*u)
+			atC = atC * (1 + rw) * (1 + 2*u)
+			alphaA, alphaC = atA*siga*(1+2*u), atC*sigc*(1+2*u)
+			abA = powDiffUp(ma/(1-rhoA), alphaA, r)
+			abC = powDiffUp(mc/(1-rhoC), alphaC, r)
+		}
+		ps := specPowerSup(fp, ba, bc, r, ma, mc, s2, in != nil)
 		tp.ta, tp.tc = ps.a, ps.c
 		tp.sumA, tp.sumC = ps.posA, ps.posC
-		tp.ea = (ps.err2 + alA + abA) * (1 + rrA) * (1 + 4*u)
-		tp.ec = (ps.err2 + alC + abC) * (1 + rrC) * (1 + 4*u)
+		// pointwise, a composed input's error is the first-order term r
+		// sup(b'^(*(r-1))) alpha plus the rest (stageAbsPoint)
+		ptA, ptC := abA, abC
+		if in != nil {
+			ptA = math.Min(abA, stageAbsPoint(ps.supA, ma, rhoA, alphaA, r))
+			ptC = math.Min(abC, stageAbsPoint(ps.supC, mc, rhoC, alphaC, r))
+		}
+		tp.ea = (ps.err2 + alA + ptA) * (1 + rrA) * (1 + 4*u)
+		tp.ec = (ps.err2 + alC + ptC) * (1 + rrC) * (1 + 4*u)
 		sqN := math.Sqrt(float64(N)) * (1 + 2*u)
 		tp.la = (ps.err2*sqN + alA + abA) * (1 + rrA) * (1 + 4*u)
 		tp.lc = (ps.err2*sqN + alC + abC) * (1 + rrC) * (1 + 4*u)
@@ -840,7 +1004,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	z.relA, z.relC = relA, relC
 	z.lo, z.hi = 0, 2*n-1
 	z.trim()
-	p.powerCorners(z, leaf, r, *mg)
+	p.powerCorners(z, leaf, r, *mg, in)
 	// the work arrays are free now: the result's error bounds and grid
 	// table take them (list.spare)
 	z.spare = append(z.spare, d)
@@ -1034,7 +1198,7 @@ func untiltedL1(tau, tl1 []float64, R float64) float64 {
 // powerCorners sets z's corners: the outcomes with a leaf corner among
 // their components, and the upper pair's regular mass beyond z's range
 // (Chernoff on the leaf's true masses).
-func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid) {
+func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid, in *stageInput) {
 	n := z.n
 	lam := z.lambda
 	u := unitRoundoff
@@ -1042,8 +1206,12 @@ func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid) {
 	lnT := make([]float64, len(mg.s))
 	var lnR0, lnR1 float64 = math.Inf(1), math.Inf(1)
 	for i, s := range mg.s {
-		v := expUp(mg.lnA[i])*(1+leaf.relA)*(1+2*u) + absTilted(leaf.abs, leaf.n, lam, s)
-		lnT[i] = lnUp0(v * (1 + 2*u))
+		if in != nil {
+			lnT[i] = in.lnT[i]
+		} else {
+			v := expUp(mg.lnA[i])*(1+leaf.relA)*(1+2*u) + absTilted(leaf.abs, leaf.n, lam, s)
+			lnT[i] = lnUp0(v * (1 + 2*u))
+		}
 		switch s {
 		case 0:
 			lnR0 = lnT[i]

@@ -27,8 +27,9 @@ var (
 )
 
 // genPowerCase draws one case; used reports whether the power path
-// composed it (set when it runs).
-func genPowerCase(rng *rand.Rand, used *bool) propCase {
+// composed it, staged (if not nil) whether in two stages (powerStagesFor
+// at the composed list's length; both set when it runs).
+func genPowerCase(rng *rand.Rand, used, staged *bool) propCase {
 	var o Options
 	o.Buckets = 1 << (10 + rng.IntN(7))
 	if rng.IntN(2) == 0 {
@@ -66,6 +67,9 @@ func genPowerCase(rng *rand.Rand, used *bool) propCase {
 			res, err := Compose(ctx, m, r, o)
 			if err == nil && res.l == nil && res.g != nil && res.g.squarings == 0 && res.g.compositions == r {
 				*used = true
+				if staged != nil {
+					*staged = ruleStages(m, r, 2*res.g.n, o)
+				}
 			}
 			return res, err
 		}
@@ -150,13 +154,16 @@ func TestPowerSoundnessProperty(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(*powerSeed, 0x9017))
 	st := newPropStats()
-	failed, used := 0, 0
+	failed, used, staged := 0, 0, 0
 	kinds := map[string]int{}
 	chosen := map[bool]int{} // the cases of the default path, by the path taken
 	for i := 0; i < n; i++ {
-		var u bool
-		c := genPowerCase(rng, &u)
+		var u, s2 bool
+		c := genPowerCase(rng, &u, &s2)
 		fails := checkPropCase(t, c, &st)
+		if s2 {
+			staged++
+		}
 		if u {
 			used++
 			kinds[strings.Fields(c.desc)[0]]++
@@ -171,7 +178,7 @@ func TestPowerSoundnessProperty(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases, %d composed by the power path (%v), %d checks (%d ill-conditioned), %d failed", n, used, kinds, st.checks, st.illConditioned, failed)
+	t.Logf("%d cases, %d composed by the power path (%v; %d in two stages), %d checks (%d ill-conditioned), %d failed", n, used, kinds, staged, st.checks, st.illConditioned, failed)
 	t.Logf("%d cases drew the engine's choice of path: %d took the power path, %d the chain", chosen[true]+chosen[false], chosen[true], chosen[false])
 	t.Logf("worst upper margin ln(upper/exact) = %.3g (%s)", st.worstUp, st.worstUpDesc)
 	t.Logf("worst lower margin ln(exact/lower) = %.3g (%s)", st.worstLo, st.worstLoDesc)
@@ -180,4 +187,21 @@ func TestPowerSoundnessProperty(t *testing.T) {
 	if n >= 40 && used < n/3 {
 		t.Errorf("only %d of %d cases took the power path: the test does not exercise it", used, n)
 	}
+}
+
+// ruleStages reports whether the power path's rule (powerStagesFor) takes
+// two stages for r observations of m at transform length N with the
+// options o (completed as Compose completes them).
+func ruleStages(m Mechanism, r, N int, o Options) bool {
+	o, err := o.withDefaults()
+	if err != nil || prepare(context.Background(), m) != nil {
+		return false
+	}
+	o = o.withTailBudget([]Part{{Mechanism: m, Count: r}})
+	p, err := newPowerPlan(m, r, o)
+	if err != nil || p == nil {
+		return false
+	}
+	_, ok := p.powerStagesFor(m, r, N, p.powerRange(m, r)/float64(N/2))
+	return ok
 }

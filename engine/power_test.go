@@ -12,12 +12,13 @@ import (
 )
 
 // TestPowerGaussClosedForm checks the power path's bounds on the Gauss
-// pair against the closed form of delta.
+// pair against the closed form of delta (the last two cases in two stages,
+// powerStagesFor).
 func TestPowerGaussClosedForm(t *testing.T) {
 	cases := []struct {
 		sigma float64
 		r     int
-	}{{200 * math.Sqrt2, 512}, {2, 100}, {10, 1000}, {1, 7}}
+	}{{200 * math.Sqrt2, 512}, {2, 100}, {10, 1000}, {1, 7}, {200 * math.Sqrt2, 1 << 20}, {50, 1 << 16}}
 	for _, c := range cases {
 		m, err := Gauss(c.sigma, 1, 0)
 		if err != nil {
@@ -29,6 +30,9 @@ func TestPowerGaussClosedForm(t *testing.T) {
 		}
 		if res.g == nil || res.g.compositions != c.r || res.g.squarings != 0 || res.l != nil {
 			t.Fatalf("sigma=%v r=%d: not composed by the power path", c.sigma, c.r)
+		}
+		if staged := ruleStages(m, c.r, 2*res.g.n, Options{Buckets: 1 << 14, power: powerOn}); staged != (c.r >= 1<<16) {
+			t.Errorf("sigma=%v r=%d: two stages %v", c.sigma, c.r, staged)
 		}
 		mu := math.Sqrt(float64(c.r)) / c.sigma
 		for _, eps := range []float64{0, 0.001, 0.01, 0.1, 0.3, 0.7, 1, 2, 4} {
@@ -197,7 +201,7 @@ func TestPowerComposeBruteForce(t *testing.T) {
 			tau[m] = math.Max(-200/(float64(n)*lam), math.Min(200/(float64(n)*lam), tau[m]))
 		}
 		p := &plan{}
-		z, err := p.powerCompose(context.Background(), fft.NewPlan(2*n), leaf, r, tau, sd, nil, nil)
+		z, err := p.powerCompose(context.Background(), fft.NewPlan(2*n), leaf, r, tau, sd, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

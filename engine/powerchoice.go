@@ -31,6 +31,12 @@ import (
 //   - The power path builds one leaf on the spacing lambda_p = R/(N/2) (R
 //     its composed range, powerRange; N the transform length) and raises it
 //     to the r-th power without coarsening: gap_p = r lambda_p^2 c_leaf.
+//     Where it composes in two stages (powerstage.go: m observations at
+//     lambda_p/k, coarsened by log2 k squarings, raised to r/m), the gap
+//     is gap_p times powerStages.gapFactor: 1/k^2 for the fine leaf, plus
+//     c_sq/c_leaf (1/m) sum_j (2^j/k)^2 for the squarings at the spacings
+//     2^j lambda_p/k (j < log2 k); its cost adds the first stage's
+//     transform length.
 //   - The chain builds its leaf on lambda_0 = t/n (t the leaf range for a
 //     tail of TailBudget/(2r), n = Buckets/2) and squares (doubling the
 //     spacing) whenever the 2^k-fold state's range would otherwise not cover
@@ -192,11 +198,20 @@ func predictPath(p *plan, m Mechanism, cr chainRange, r, maxR int, o Options) pa
 	}
 	gc := chainGap(cr, t/float64(n), n, r)
 	c := pathChoice{gapChain: gc, costChain: chainCost(n, maxR)}
+	// the spacing the power path will take (powerPrepare), for its choice
+	// of two stages (powerStagesFor; its ranges computed once)
+	Rp := p.powerRange(m, r)
+	memo := map[int]float64{}
 	for N := powerMinN; N <= powerMaxN; N *= 2 {
 		lp := R / float64(N/2)
 		gp := float64(r) * lp * lp
+		cost := powerCost(N)
+		if st, ok := p.powerStagesMemo(m, r, N, Rp/float64(N/2), memo); ok {
+			gp *= st.gapFactor()
+			cost += float64(2*st.n1) * 1.0e-6
+		}
 		if gp <= powerMargin*gc {
-			c.power, c.n, c.gapPower, c.costPower = true, N, gp, powerCost(N)
+			c.power, c.n, c.gapPower, c.costPower = true, N, gp, cost
 			if !(c.costPower < c.costChain) {
 				c.power = false
 				c.why = fmt.Sprintf("power path at %d points predicted to cost %.3g, the chain %.3g", N, c.costPower, c.costChain)

@@ -24,6 +24,10 @@ type powerSpec struct {
 	// posA, posC are upper bounds on the sums of the positive parts of a
 	// and c (the computed results, rounding of the sums included)
 	posA, posC float64
+	// supA, supC (when asked for, specPowerSup) are upper bounds on the
+	// largest entry of the exact circular (r-1)-fold powers of the
+	// computed inputs: (1/N) sum_k |A_k|^(r-1) >= max_j |(a^(*(r-1)))_j|
+	supA, supC float64
 }
 
 // cmulErr is the normwise relative error of one complex multiplication,
@@ -49,6 +53,18 @@ const powSkipLn = -699.0
 // registers); the sums of squares accumulate in the same order as in a
 // pass each, so the result is bitwise that of separate passes.
 func specPower(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64) powerSpec {
+	return specPowerSup(fp, a, c, r, ma, mc, s2, false)
+}
+
+// specPowerSup is specPower, with sup true also bounding the largest entry
+// of the (r-1)-fold powers (powerSpec.supA, supC; r >= 3): by the inverse
+// transform, every entry of the circular power is at most (1/N) sum_k
+// |A_k|^p, p = r-1, A the exact spectrum of the computed input, and by
+// Minkowski's inequality in l^p (p >= 2), (sum_k |A_k|^p)^(1/p) <= (sum_k
+// |A^_k|^p)^(1/p) + ||A^ - A||_2. Each |A^_k|^p is |fl(A^_k^r)| / |A^_k|
+// enlarged by the power's relative error (1 - rho)^-1, a coefficient not
+// raised (|A^_k|^r <= e^-699) at most e^(-699 p/r).
+func specPowerSup(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64, sup bool) powerSpec {
 	N := fp.Len()
 	u := unitRoundoff
 	fN := float64(N)
@@ -67,7 +83,8 @@ func specPower(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64) powerSpe
 	skipSq := math.Exp(2 * powSkipLn / fr) // |z|^2 below it: |z|^r <= e^-699
 	var sA, sC float64
 	var nSkip int
-	var pA, pC float64 // sums of squares of the computed powers
+	var pA, pC float64     // sums of squares of the computed powers
+	var supA, supC float64 // sums of |fl(z^r)| / |z| (specPowerSup)
 	for p := 0; p < N; p++ {
 		q := mirrorBR(p)
 		if q < p {
@@ -83,20 +100,26 @@ func specPower(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64) powerSpe
 		sA += m * (ar*ar + ai*ai)
 		sC += m * (cr*cr + ci*ci)
 		xr, xi := ar, ai
-		if xr*xr+xi*xi <= skipSq {
+		if sqA := xr*xr + xi*xi; sqA <= skipSq {
 			xr, xi = 0, 0
 			nSkip += int(m)
 		} else {
 			xr, xi = cpow(xr, xi, r)
 			pA += m * (xr*xr + xi*xi)
+			if sup {
+				supA += m * math.Sqrt((xr*xr+xi*xi)/sqA)
+			}
 		}
 		yr, yi := cr, ci
-		if yr*yr+yi*yi <= skipSq {
+		if sqC := yr*yr + yi*yi; sqC <= skipSq {
 			yr, yi = 0, 0
 			nSkip += int(m)
 		} else {
 			yr, yi = cpow(yr, yi, r)
 			pC += m * (yr*yr + yi*yi)
+			if sup {
+				supC += m * math.Sqrt((yr*yr+yi*yi)/sqC)
+			}
 		}
 		// Q = P_A + i P_C
 		a[p], c[p] = xr-yi, xi+yr
@@ -157,7 +180,27 @@ func specPower(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64) powerSpe
 	// ||t^ - t||_2 <= (kappa ||Q^||_2 + ||Q^ - Q||_2) / sqrt(N), and the
 	// scaling by 1/N (exact unless the result is subnormal: 2^-1075 each)
 	err2 := (fp.Kappa()*nQ+eQ)/sqN*(1+4*u) + sqN*0x1p-1074
-	return powerSpec{a: a, c: c, err2: err2, posA: posA * g, posC: posC * g}
+	ps := powerSpec{a: a, c: c, err2: err2, posA: posA * g, posC: posC * g}
+	if sup && r >= 3 {
+		// |z|^p = |z^r| / |z| <= |fl(z^r)| / ((1 - rho) |z|); each term's
+		// own rounding (the squares, quotient, root: 4u) and the sum's
+		fp1 := fr - 1
+		skipP := float64(nSkip) * math.Exp(powSkipLn*fp1/fr) * 1.001
+		bound := func(sum, e float64) float64 {
+			T := sum*(1+gamma(N+8))/(1-rho) + skipP
+			if !(T > 0) {
+				return math.Inf(1)
+			}
+			// ln( (T^(1/p) + e)^p / N ), rounded up
+			x := math.Log(T) / fp1
+			y := fp1*math.Log(math.Exp(x)*(1+4*u)+e) - math.Log(fN)
+			return expUp(y + 16*u*(math.Abs(y)+fp1*(math.Abs(x)+1)+math.Log(fN)))
+		}
+		ps.supA, ps.supC = bound(supA, eA), bound(supC, eC)
+	} else if sup {
+		ps.supA, ps.supC = math.Inf(1), math.Inf(1)
+	}
+	return ps
 }
 
 // mirrorBR returns the position of the mirror frequency N-k of the
