@@ -27,7 +27,8 @@ import (
 // (Options.powerTailBudget): TailBudget, or where the engine chooses the
 // budget and the caller names the smallest delta it will ask
 // (Options.DeltaFloor), 1e-8 of that floor within [1e-22, 1e-10]
-// (floorBudget), so that a shallow question gets a narrower range and a
+// (floorBudget; 1e-7 on transforms of at most 2^17 points,
+// powerShortMargin), so that a shallow question gets a narrower range and a
 // finer spacing at the same N. R is only an estimate: the composed list's
 // corners (below) are bounds, and delta_up counts them in full, so every
 // range gives sound bounds; the range decides only the spacing and how

@@ -507,9 +507,13 @@ func PowerQualifies(ctx context.Context, m Mechanism, r int, opt Options) (bool,
 // transform's twiddles (about 28 bytes), 128 bytes in all, plus the plan's
 // grouped leaf. Measured peak RSS of DP-SGD at GOGC=25, heap garbage
 // included: 78 MB at 2^19 points, 301 MB at 2^21 (about 142 bytes a
-// point). A composition that falls back to the chain after composing
-// (Options.Path) needs the chain's EstimateMemory at that count instead.
+// point). A composition in two stages (powerstage.go) also holds its
+// first stage, at most N/4 points of the same arrays (peak RSS of DP-SGD
+// 4/0.01/65,536 at 2^20 points: 144 MB in one stage, 177 MB in two), so
+// each point counts 160 bytes. A composition that falls back to the chain
+// after composing (Options.Path) needs the chain's EstimateMemory at that
+// count instead.
 func estimatePowerMemory(o Options) int64 {
 	N := int64(max(nextPow2(o.Buckets), powerMinN))
-	return 128*N + int64(powerPlanBuckets)*64 + 4<<20
+	return 160*N + int64(powerPlanBuckets)*64 + 4<<20
 }
