@@ -56,8 +56,12 @@ type powerStages struct {
 // N/powerStageCostDiv points, the first stage's range R_m (powerRangeFor
 // for m observations with the tail budget b m/r: its corners enter the
 // second stage q times) over the spacing lambda/k, rounded up to a power of
-// two. R_m grows with m, so the divisors are searched by bisection. The
-// choice depends on the mechanism, r, N and the options only.
+// two. R_m grows with m, so the search starts at the largest divisor the
+// grouped leaf's cumulants predict to fit (stageGuess) and walks to the
+// first fitting divisor whose successor does not fit (two Chernoff
+// estimates where the guess is right; the bisection's choice where the fit
+// is monotone in m, TestPowerStagesSearch). The choice depends on the
+// mechanism, r, N and the options only.
 func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerStages, bool) {
 	return p.powerStagesMemo(mech, r, N, lambda, nil)
 }
@@ -99,25 +103,58 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 		}
 		return p.stageFitMemo(mech, r, N, lambda, m, powerStageK, powerStageCostDiv, memo)
 	}
-	// R_m grows with m: where the smallest divisor does not fit, none does
-	if _, ok := fit(ds[0]); !ok {
+	// the largest fitting divisor: fit is monotone in m (R_m grows with m)
+	// up to the estimate's noise, and any choice is sound; the search starts
+	// at the cumulants' guess and walks to the first divisor whose successor
+	// does not fit (where the smallest does not fit, none does), which is
+	// the bisection's choice where fit is monotone, with two exact
+	// estimates where the guess is right instead of one per halving
+	i := stageGuess(ds, loss, mass, p.leaves[mech].variance, r, p.opt.TailBudget, lambda/powerStageK*float64(N/(2*powerStageCostDiv)))
+	st, ok := fit(ds[i])
+	if !ok {
+		for i > 0 {
+			i--
+			if st, ok = fit(ds[i]); ok {
+				return st, true
+			}
+		}
 		return powerStages{}, false
 	}
-	// the largest fitting divisor (bisection: fit is monotone in m up to
-	// the estimate's noise; any choice is sound)
-	lo, hi := 0, len(ds)-1
-	var best powerStages
-	found := false
-	for lo <= hi {
-		mid := (lo + hi) / 2
-		if st, ok := fit(ds[mid]); ok {
-			best, found = st, true
-			lo = mid + 1
-		} else {
-			hi = mid - 1
+	for i+1 < len(ds) {
+		next, ok := fit(ds[i+1])
+		if !ok {
+			break
+		}
+		st, i = next, i+1
+	}
+	return st, true
+}
+
+// stageGuess returns the index in ds (divisors of r, ascending) of the
+// largest m whose first-stage range R_m the Gaussian of the grouped leaf's
+// cumulants (mean of loss over mass, variance v) puts at most at rMax: m
+// mu + sqrt(2 c m v) with c = -ln(b m/(4 r)), powerRangeOf's tail for the
+// budget b m/r (0 where none). A guess only: powerStagesMemo verifies it
+// and its neighbours with the Chernoff estimates.
+func stageGuess(ds []int, loss, mass []float64, v float64, r int, b, rMax float64) int {
+	var sm, sl float64
+	for i, L := range loss {
+		sm += mass[i]
+		sl += mass[i] * L
+	}
+	mu := 0.0
+	if sm > 0 {
+		mu = sl / sm
+	}
+	best := 0
+	for i, m := range ds {
+		fm := float64(m)
+		c := -math.Log(b * fm / float64(r) / 4)
+		if fm*math.Abs(mu)+math.Sqrt(2*c*fm*v) <= rMax {
+			best = i
 		}
 	}
-	return best, found
+	return best
 }
 
 // stageFit returns the two-stage plan with m first-stage observations at

@@ -72,10 +72,14 @@ func newCGF(l *list) cgf {
 // derivs returns K1(tau) and K2(tau), the tilted mean and variance of the
 // loss, and false when c holds no mass.
 func (c cgf) derivs(tau float64) (k1, k2 float64, ok bool) {
-	mx := math.Inf(-1)
-	for _, L := range c.loss {
-		mx = math.Max(mx, tau*L)
-	}
+	lo, hi := lossExtremes(c.loss)
+	return c.derivsIn(tau, lo, hi)
+}
+
+// derivsIn is derivs with the loss's extremes lo and hi (lossExtremes)
+// given: one pass over the masses.
+func (c cgf) derivsIn(tau, lo, hi float64) (k1, k2 float64, ok bool) {
+	mx := maxProduct(tau, lo, hi, len(c.loss))
 	var s0, s1, s2 float64
 	for i, L := range c.loss {
 		w := c.mass[i] * math.Exp(tau*L-mx)
@@ -99,13 +103,25 @@ func saddleOf(cgfs map[string]cgf, names []nameCount, tMax float64) float64 {
 	if !(tMax > 0) || math.IsInf(tMax, 0) || len(names) == 0 {
 		return 0
 	}
+	// each copy's loss extremes, once (derivsIn)
+	type copyOf struct {
+		c      cgf
+		lo, hi float64
+		found  bool
+	}
+	copies := make([]copyOf, len(names))
+	for i, nc := range names {
+		c, found := cgfs[nc.name]
+		copies[i] = copyOf{c: c, found: found}
+		copies[i].lo, copies[i].hi = lossExtremes(c.loss)
+	}
 	k := func(tau float64) (k1, k2 float64, ok bool) {
-		for _, nc := range names {
-			c, found := cgfs[nc.name]
-			if !found {
+		for i, nc := range names {
+			cp := copies[i]
+			if !cp.found {
 				return 0, 0, false
 			}
-			d1, d2, ok := c.derivs(tau)
+			d1, d2, ok := cp.c.derivsIn(tau, cp.lo, cp.hi)
 			if !ok {
 				return 0, 0, false
 			}
