@@ -8,7 +8,8 @@ import (
 
 // TestMaxProductBitwise checks maxProduct against the pass it replaces
 // (math.Max of fl(t L) over the losses) bitwise, sign of zero included,
-// for random losses (with zeros of both signs, ties and wide exponents)
+// for random losses without NaN (with zeros of both signs, ties and wide
+// exponents)
 // and tilts (both zeros, both signs, tiny and huge).
 func TestMaxProductBitwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 13))

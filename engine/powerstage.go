@@ -63,12 +63,13 @@ type powerStages struct {
 // is monotone in m, TestPowerStagesSearch). The choice depends on the
 // mechanism, r, N and the options only.
 func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerStages, bool) {
-	return p.powerStagesMemo(mech, r, N, lambda, nil)
+	return p.powerStagesMemo(mech, r, N, lambda, nil, nil)
 }
 
 // powerStagesMemo is powerStagesFor with the first stage's ranges kept in
-// memo (by m; nil: none kept) for calls at other N (the path choice).
-func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo map[int]float64) (powerStages, bool) {
+// memo (by m; nil: none kept) for calls at other N (the path choice), on
+// the grouped leaf's means lm (nil: computed here).
+func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo map[int]float64, lm *leafMeans) (powerStages, bool) {
 	if p.leaves[mech] == nil || !(lambda > 0) {
 		return powerStages{}, false
 	}
@@ -96,10 +97,13 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 	if memo == nil {
 		memo = map[int]float64{}
 	}
-	loss, mass := p.leaves[mech].meanLosses()
+	if lm == nil {
+		v := p.leaves[mech].leafMeans()
+		lm = &v
+	}
 	fit := func(m int) (powerStages, bool) {
 		if _, ok := memo[m]; !ok {
-			memo[m] = p.powerRangeOf(mech, loss, mass, m, p.opt.TailBudget*float64(m)/float64(r))
+			memo[m] = p.powerRangeOf(mech, *lm, m, p.opt.TailBudget*float64(m)/float64(r))
 		}
 		return p.stageFitMemo(mech, r, N, lambda, m, powerStageK, powerStageCostDiv, memo)
 	}
@@ -109,7 +113,7 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 	// does not fit (where the smallest does not fit, none does), which is
 	// the bisection's choice where fit is monotone, with two exact
 	// estimates where the guess is right instead of one per halving
-	i := stageGuess(ds, loss, mass, p.leaves[mech].variance, r, p.opt.TailBudget, lambda/powerStageK*float64(N/(2*powerStageCostDiv)))
+	i := stageGuess(ds, lm.loss, lm.mass, p.leaves[mech].variance, r, p.opt.TailBudget, lambda/powerStageK*float64(N/(2*powerStageCostDiv)))
 	st, ok := fit(ds[i])
 	if !ok {
 		for i > 0 {

@@ -90,7 +90,7 @@ func TestPowerStagesSearch(t *testing.T) {
 				}
 				lambda := R / float64(N/2)
 				memo := map[int]float64{}
-				got, gotOK := p.powerStagesMemo(m, r, N, lambda, memo)
+				got, gotOK := p.powerStagesMemo(m, r, N, lambda, memo, nil)
 				want, wantOK := p.stagesByBisection(m, r, N, lambda, ref)
 				t.Logf("%s r %d N %d: m %d, %d range estimates", mc.name, r, N, got.m, len(memo))
 				if gotOK != wantOK || got != want {
