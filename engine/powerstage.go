@@ -284,13 +284,30 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 		return nil, z1, nil
 	}
 	mg := newMGFGrid(z1, powerTiltGrid(tau, sd, float64(n+1)*lambda))
-	in.lnT = stageTrueMGF(leaf1, st.m, mg.s, lambda)
+	in.lnT = stageTrueMGF(leaf1, st.m, mg.s, lambda, &mg1)
 	z, err = p.powerCompose(ctx, fp, z1, st.q, tau, sd, &mg, nil, in)
 	if err != nil {
 		return nil, nil, err
 	}
 	z.compositions = st.m * st.q
 	return z, z1, nil
+}
+
+// pick returns g's bounds at the points s (each one of g's points), or ok
+// = false where g is nil or lacks one.
+func (g *mgfGrid) pick(s []float64) (mgfGrid, bool) {
+	if g == nil {
+		return mgfGrid{}, false
+	}
+	out := mgfGrid{s: s, lnA: make([]float64, len(s)), lnC: make([]float64, len(s))}
+	for i, v := range s {
+		j, found := slices.BinarySearch(g.s, v)
+		if !found {
+			return mgfGrid{}, false
+		}
+		out.lnA[i], out.lnC[i] = g.lnA[j], g.lnC[j]
+	}
+	return out, true
 }
 
 // stageTrace records the coarsenings of a two-stage composition (tests):
@@ -317,9 +334,16 @@ type stageInput struct {
 // with its relative error and allowance) minus what went into the
 // corners, spread onto the coarse grid by squarings that move each atom by
 // at most (k-1) lambda/k < lambda (a factor e^(|s| lambda) at most).
-func stageTrueMGF(leaf1 *list, m int, s []float64, lambda float64) []float64 {
+// known, if not nil, holds M_1's bounds at some points (the first stage's
+// grid, newMGFGrid of leaf1): where it has every point of s they are taken
+// from it (the second stage's grid, on a wider range, is part of the
+// first's: tiltedSums bounds each point on its own, so bitwise the same).
+func stageTrueMGF(leaf1 *list, m int, s []float64, lambda float64, known *mgfGrid) []float64 {
 	u := unitRoundoff
-	mgF := newMGFGrid(leaf1, s)
+	mgF, ok := known.pick(s)
+	if !ok {
+		mgF = newMGFGrid(leaf1, s)
+	}
 	out := make([]float64, len(s))
 	for i, si := range s {
 		v := expUp(mgF.lnA[i])*(1+leaf1.relA)*(1+2*u) + absTilted(leaf1.abs, leaf1.n, leaf1.lambda, si)
