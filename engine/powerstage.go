@@ -437,7 +437,7 @@ func (l *list) stageCoarsen(log *mergeLog) *list {
 				continue
 			}
 			if bo[o] < 0 {
-				e, _ := envAbs(lnEnv, l.tau, l.loss(o))
+				e := envAbsHi(lnEnv, l.tau, l.loss(o))
 				bo[o] = (l.relC*l.c[o] + e + l.abs) * (1 + 4*u)
 			}
 			x := tau * l.loss(o)
@@ -462,6 +462,24 @@ func (l *list) stageCoarsen(log *mergeLog) *list {
 		}
 	}
 	return z
+}
+
+// envAbsHi is envAbs's upper envelope alone (bitwise its first result,
+// without the lower one's exponential).
+func envAbsHi(lnEnv, tau []float64, L float64) float64 {
+	e := math.Inf(1)
+	big := 0.0
+	for m, t := range tau {
+		v := lnEnv[m] - t*L
+		if v < e {
+			e = v
+			big = math.Abs(lnEnv[m]) + math.Abs(t*L)
+		}
+	}
+	if math.IsInf(e, 0) {
+		return math.Exp(e)
+	}
+	return math.Exp(e + 8*unitRoundoff*(big+2))
 }
 
 // stageAbsPoint bounds every entry of (b' + d)^(*r) - b'^(*r) for b' =
