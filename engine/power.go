@@ -442,6 +442,15 @@ func (p *plan) powerRangeFor(m Mechanism, r int, b float64) float64 {
 
 // powerRangeOf is powerRangeFor on the grouped leaf's means lm.
 func (p *plan) powerRangeOf(m Mechanism, lm leafMeans, r int, b float64) float64 {
+	R, _ := p.powerRangeStop(m, lm, r, b, nil)
+	return R
+}
+
+// powerRangeStop is powerRangeOf, except that where stop (if not nil)
+// holds for the estimate above joined with the leaf's range (a lower bound
+// on the range: the range is their maximum with the estimate below), it
+// returns that lower bound and done = false without the estimate below.
+func (p *plan) powerRangeStop(m Mechanism, lm leafMeans, r int, b float64, stop func(float64) bool) (R float64, done bool) {
 	c := -math.Log(b / 4)
 	fr := float64(r)
 	sd := math.Sqrt(fr * p.leaves[m].variance)
@@ -451,10 +460,15 @@ func (p *plan) powerRangeOf(m Mechanism, lm leafMeans, r int, b float64) float64
 	// A-mass above R: (r lnM(s) + c)/s; B-mass below -R: ln M_B(-s) =
 	// lnM(-(1+s)), so (r lnM(-(1+s)) + c)/s
 	rHi := chernoffRange(lm, 0, 1, fr, c, sd)
+	if stop != nil {
+		if v := math.Max(rHi, float64(p.n)*p.gridLambda); stop(v) {
+			return v, false
+		}
+	}
 	rLo := chernoffRange(lm, -1, -1, fr, c, sd)
-	R := math.Max(rHi, rLo)
+	R = math.Max(rHi, rLo)
 	R = math.Max(R, float64(p.n)*p.gridLambda)
-	return R
+	return R, true
 }
 
 // chernoffRange returns an estimate of the smallest over s > 0 of

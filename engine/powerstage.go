@@ -103,7 +103,19 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 	}
 	fit := func(m int) (powerStages, bool) {
 		if _, ok := memo[m]; !ok {
-			memo[m] = p.powerRangeOf(mech, *lm, m, p.opt.TailBudget*float64(m)/float64(r))
+			// a first stage whose range from the estimate above alone does
+			// not fit does not fit (stageFitRange is monotone in the
+			// range): the estimate below is left out, and the lower bound
+			// is not kept
+			tooWide := func(v float64) bool {
+				_, ok := stageFitRange(r, N, lambda, m, powerStageK, powerStageCostDiv, v)
+				return !ok
+			}
+			R, done := p.powerRangeStop(mech, *lm, m, p.opt.TailBudget*float64(m)/float64(r), tooWide)
+			if !done {
+				return powerStages{}, false
+			}
+			memo[m] = R
 		}
 		return p.stageFitMemo(mech, r, N, lambda, m, powerStageK, powerStageCostDiv, memo)
 	}
@@ -175,7 +187,6 @@ func (p *plan) stageFitMemo(mech Mechanism, r, N int, lambda float64, m, k, cost
 	if m < 2 || r%m != 0 || r/m < 2 || k < 2 || k&(k-1) != 0 {
 		return powerStages{}, false
 	}
-	lam1 := lambda / float64(k)
 	rm, ok := memo[m]
 	if !ok {
 		rm = p.powerRangeFor(mech, m, p.opt.TailBudget*float64(m)/float64(r))
@@ -183,6 +194,17 @@ func (p *plan) stageFitMemo(mech Mechanism, r, N int, lambda float64, m, k, cost
 			memo[m] = rm
 		}
 	}
+	return stageFitRange(r, N, lambda, m, k, costDiv, rm)
+}
+
+// stageFitRange is stageFit for the first stage's range rm (nats): its
+// transform length grows with rm, so where a range does not fit, no
+// larger one does.
+func stageFitRange(r, N int, lambda float64, m, k, costDiv int, rm float64) (powerStages, bool) {
+	if m < 2 || r%m != 0 || r/m < 2 || k < 2 || k&(k-1) != 0 {
+		return powerStages{}, false
+	}
+	lam1 := lambda / float64(k)
 	if !(rm > 0) || rm > powerMaxRange {
 		return powerStages{}, false
 	}

@@ -92,7 +92,7 @@ func TestPowerStagesSearch(t *testing.T) {
 				memo := map[int]float64{}
 				got, gotOK := p.powerStagesMemo(m, r, N, lambda, memo, nil)
 				want, wantOK := p.stagesByBisection(m, r, N, lambda, ref)
-				t.Logf("%s r %d N %d: m %d, %d range estimates", mc.name, r, N, got.m, len(memo))
+				t.Logf("%s r %d N %d: m %d, %d full range estimates", mc.name, r, N, got.m, len(memo))
 				if gotOK != wantOK || got != want {
 					t.Errorf("%s r %d N %d: plan %+v (%v), bisection %+v (%v)", mc.name, r, N, got, gotOK, want, wantOK)
 				}
