@@ -96,7 +96,8 @@ func (c cgf) derivsIn(tau, lo, hi float64) (k1, k2 float64, ok bool) {
 
 // saddleOf returns the saddle-point tilt T in (0, tMax] of the composition
 // of the mechanisms and counts in names, whose leaves' copies are in cgfs:
-// K1(T) = K1(0) + 3.5 sqrt(K2(0)), by 40 halvings. It returns 0 when a
+// K1(T) = K1(0) + 3.5 sqrt(K2(0)), by 40 halvings (evaluated only inside
+// saddleBracket's bracket of the root). It returns 0 when a
 // mechanism has no copy or the loss has no variance, tMax when K1(tMax)
 // stays below the target.
 func saddleOf(cgfs map[string]cgf, names []nameCount, tMax float64) float64 {
