@@ -426,18 +426,31 @@ func (p *plan) powerRange(m Mechanism, r int) float64 {
 	return p.powerRangeFor(m, r, p.opt.TailBudget)
 }
 
+// powerRangeWith is powerRange on the grouped leaf's means lm (leafMeans).
+func (p *plan) powerRangeWith(m Mechanism, lm leafMeans, r int) float64 {
+	return p.powerRangeOf(m, lm, r, p.opt.TailBudget)
+}
+
 // powerRangeFor is powerRange for the tail budget b (the first stage's
 // range, powerstage.go).
 func (p *plan) powerRangeFor(m Mechanism, r int, b float64) float64 {
 	// the grouped leaf's buckets at their mean loss ln(A/B) (within the
 	// bucket): the bucket's grid loss would shift the estimate by up to
 	// r lambda
-	loss, mass := p.leaves[m].meanLosses()
-	return p.powerRangeOf(m, loss, mass, r, b)
+	return p.powerRangeOf(m, p.leaves[m].leafMeans(), r, b)
 }
 
-// powerRangeOf is powerRangeFor on the grouped leaf's meanLosses.
-func (p *plan) powerRangeOf(m Mechanism, loss, mass []float64, r int, b float64) float64 {
+// powerRangeOf is powerRangeFor on the grouped leaf's means lm.
+func (p *plan) powerRangeOf(m Mechanism, lm leafMeans, r int, b float64) float64 {
+	R, _ := p.powerRangeStop(m, lm, r, b, nil)
+	return R
+}
+
+// powerRangeStop is powerRangeOf, except that where stop (if not nil)
+// holds for the estimate above joined with the leaf's range (a lower bound
+// on the range: the range is their maximum with the estimate below), it
+// returns that lower bound and done = false without the estimate below.
+func (p *plan) powerRangeStop(m Mechanism, lm leafMeans, r int, b float64, stop func(float64) bool) (R float64, done bool) {
 	c := -math.Log(b / 4)
 	fr := float64(r)
 	sd := math.Sqrt(fr * p.leaves[m].variance)
@@ -446,11 +459,16 @@ func (p *plan) powerRangeOf(m Mechanism, loss, mass []float64, r int, b float64)
 	}
 	// A-mass above R: (r lnM(s) + c)/s; B-mass below -R: ln M_B(-s) =
 	// lnM(-(1+s)), so (r lnM(-(1+s)) + c)/s
-	rHi := chernoffRange(loss, mass, 0, 1, fr, c, sd)
-	rLo := chernoffRange(loss, mass, -1, -1, fr, c, sd)
-	R := math.Max(rHi, rLo)
+	rHi := chernoffRange(lm, 0, 1, fr, c, sd)
+	if stop != nil {
+		if v := math.Max(rHi, float64(p.n)*p.gridLambda); stop(v) {
+			return v, false
+		}
+	}
+	rLo := chernoffRange(lm, -1, -1, fr, c, sd)
+	R = math.Max(rHi, rLo)
 	R = math.Max(R, float64(p.n)*p.gridLambda)
-	return R
+	return R, true
 }
 
 // chernoffRange returns an estimate of the smallest over s > 0 of
@@ -463,15 +481,13 @@ func (p *plan) powerRangeOf(m Mechanism, loss, mass []float64, r int, b float64)
 // the masses; every f evaluated is a valid estimate and the smallest
 // seen is returned (when none is finite, the smallest over a geometric
 // grid of s; +Inf when none is).
-func chernoffRange(loss, mass []float64, a, b, r, c, sd float64) float64 {
+func chernoffRange(lm leafMeans, a, b, r, c, sd float64) float64 {
 	// h, h', h'' at s from one pass (log-sum-exp scaled by the largest
 	// exponent)
+	loss, mass := lm.loss, lm.mass
 	eval := func(s float64) (h, h1, h2 float64) {
 		t := a + b*s
-		mx := math.Inf(-1)
-		for _, L := range loss {
-			mx = math.Max(mx, t*L)
-		}
+		mx := maxProduct(t, lm.lo, lm.hi, len(loss))
 		var s0, s1, s2 float64
 		for i, L := range loss {
 			w := mass[i] * math.Exp(t*L-mx)
@@ -515,6 +531,71 @@ func chernoffRange(loss, mass []float64, a, b, r, c, sd float64) float64 {
 		}
 	}
 	return best
+}
+
+// lossExtremes returns the smallest and largest of loss, as math.Min and
+// math.Max fold them (NaN where loss holds one, -0 below +0; +Inf and -Inf
+// where loss is empty).
+func lossExtremes(loss []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	nan, pos0, neg0 := false, false, false
+	for _, L := range loss {
+		if L < lo {
+			lo = L
+		}
+		if L > hi {
+			hi = L
+		}
+		switch {
+		case L != L:
+			nan = true
+		case L == 0 && math.Signbit(L):
+			neg0 = true
+		case L == 0:
+			pos0 = true
+		}
+	}
+	if nan {
+		return math.NaN(), math.NaN()
+	}
+	if lo == 0 && neg0 {
+		lo = math.Copysign(0, -1)
+	}
+	if hi == 0 && pos0 {
+		hi = 0
+	}
+	return lo, hi
+}
+
+// leafMeans is a grouped leaf's meanLosses with the losses' extremes
+// (lossExtremes), computed once for the Chernoff range estimates of one
+// composition (powerRangeOf, powerStagesMemo).
+type leafMeans struct {
+	loss, mass []float64
+	lo, hi     float64
+}
+
+// leafMeans returns l's meanLosses and their extremes.
+func (l *list) leafMeans() leafMeans {
+	loss, mass := l.meanLosses()
+	lo, hi := lossExtremes(loss)
+	return leafMeans{loss: loss, mass: mass, lo: lo, hi: hi}
+}
+
+// maxProduct returns the largest of fl(t L) over n losses (none NaN: the
+// leaves' mean losses are finite) whose extremes (lossExtremes) are lo and
+// hi, -Inf for none: bitwise the math.Max of the products, since fl(t L) is monotone in L (non-decreasing for t >= 0,
+// non-increasing for t < 0 and for t = -0, whose products are -0 where L
+// >= 0 and +0 where L < 0, math.Max preferring +0), so one product replaces
+// a pass over the losses (TestMaxProductBitwise).
+func maxProduct(t, lo, hi float64, n int) float64 {
+	if n == 0 {
+		return math.Inf(-1)
+	}
+	if t < 0 || (t == 0 && math.Signbit(t)) {
+		return t * lo
+	}
+	return t * hi
 }
 
 // powerSetup is what the power path fixes before composing r observations
@@ -562,8 +643,8 @@ func (lw *leafWeights) get(t float64) ([]float64, float64) {
 // powerPrepare returns the power path's setup for r observations of m on
 // transforms of fp's length, or nil and the reason when m does not
 // qualify.
-func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Plan) (*powerSetup, string, error) {
-	R := p.powerRange(m, r)
+func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Plan, lm leafMeans) (*powerSetup, string, error) {
+	R := p.powerRangeWith(m, lm, r)
 	if !(R > 0) || R > powerMaxRange {
 		return nil, fmt.Sprintf("range %.3g nats", R), nil
 	}
@@ -624,13 +705,17 @@ func (p *plan) powerList(ctx context.Context, m Mechanism, r int, fp *fft.Plan) 
 // powerListWith is powerList with the stages chosen by choose (nil:
 // powerStagesFor; tests force plans of their own).
 func (p *plan) powerListWith(ctx context.Context, m Mechanism, r int, fp *fft.Plan, choose func(lambda float64) (powerStages, bool)) (*list, string, error) {
-	ps, why, err := p.powerPrepare(ctx, m, r, fp)
+	// the grouped leaf's means, for the range and the two stages' ranges
+	lm := p.leaves[m].leafMeans()
+	ps, why, err := p.powerPrepare(ctx, m, r, fp, lm)
 	if ps == nil {
 		return nil, why, err
 	}
 	leaf, gl, sd, tau := ps.leaf, ps.gl, ps.sd, ps.tau
 	if choose == nil {
-		choose = func(lambda float64) (powerStages, bool) { return p.powerStagesFor(m, r, fp.Len(), lambda) }
+		choose = func(lambda float64) (powerStages, bool) {
+			return p.powerStagesMemo(m, r, fp.Len(), lambda, nil, &lm)
+		}
 	}
 	var z *list
 	if st, ok := choose(leaf.lambda); ok {

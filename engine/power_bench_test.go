@@ -40,8 +40,8 @@ func (row peersRow) answerWith(tb testing.TB, opt Options) peersAnswer {
 // BenchmarkPowerPeers compares the power path (power.go) with the squaring
 // chain on BenchmarkPeers' rows (not Vuvuzela: a count pair, which the power
 // path leaves to the chain) at the bucket counts PB_BUCKETS (default
-// 16384, 65536): ROW/MODE/BUCKETS reports cpu-s and relw as
-// BenchmarkPeers. With PB_FLOOR=1 each row composes with its question's
+// 16384, 65536): ROW/MODE/BUCKETS reports cpu-s (the mean over b.N
+// compositions) and relw as BenchmarkPeers. With PB_FLOOR=1 each row composes with its question's
 // floor (Options.DeltaFloor = DeltaFloorFor of its deltas, as the
 // pipeline sets it). Run with -benchtime 1x -count 5 and take medians.
 func BenchmarkPowerPeers(b *testing.B) {
@@ -58,9 +58,13 @@ func BenchmarkPowerPeers(b *testing.B) {
 					for _, n := range envInts("PB_BUCKETS", []int{16384, 65536}) {
 						b.Run(itoa(n), func(b *testing.B) {
 							var a peersAnswer
+							var cpu float64
+							floor := row.floor(b)
 							for i := 0; i < b.N; i++ {
-								a = row.answerWith(b, Options{Buckets: n, power: mode.p, DeltaFloor: row.floor(b)})
+								a = row.answerWith(b, Options{Buckets: n, power: mode.p, DeltaFloor: floor})
+								cpu += a.cpu
 							}
+							a.cpu = cpu / float64(b.N)
 							a.report(b, row)
 						})
 					}

@@ -200,13 +200,14 @@ func predictPath(p *plan, m Mechanism, cr chainRange, r, maxR int, o Options) pa
 	c := pathChoice{gapChain: gc, costChain: chainCost(n, maxR)}
 	// the spacing the power path will take (powerPrepare), for its choice
 	// of two stages (powerStagesFor; its ranges computed once)
-	Rp := p.powerRange(m, r)
+	lm := p.leaves[m].leafMeans()
+	Rp := p.powerRangeWith(m, lm, r)
 	memo := map[int]float64{}
 	for N := powerMinN; N <= powerMaxN; N *= 2 {
 		lp := R / float64(N/2)
 		gp := float64(r) * lp * lp
 		cost := powerCost(N)
-		if st, ok := p.powerStagesMemo(m, r, N, Rp/float64(N/2), memo); ok {
+		if st, ok := p.powerStagesMemo(m, r, N, Rp/float64(N/2), memo, &lm); ok {
 			gp *= st.gapFactor()
 			cost += float64(2*st.n1) * 1.0e-6
 		}
@@ -258,12 +259,10 @@ type chainRange struct {
 }
 
 func newChainRange(l *list, tailBudget float64, maxK int) chainRange {
-	loss, mass := l.meanLosses()
+	lm := l.leafMeans()
+	loss, mass := lm.loss, lm.mass
 	lnM := func(s float64) float64 {
-		mx := math.Inf(-1)
-		for _, L := range loss {
-			mx = math.Max(mx, s*L)
-		}
+		mx := maxProduct(s, lm.lo, lm.hi, len(loss))
 		var sum float64
 		for i, L := range loss {
 			sum += mass[i] * math.Exp(s*L-mx)

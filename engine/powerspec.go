@@ -85,10 +85,20 @@ func specPowerSup(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64, sup b
 	var nSkip int
 	var pA, pC float64     // sums of squares of the computed powers
 	var supA, supC float64 // sums of |fl(z^r)| / |z| (specPowerSup)
+	// the positions p whose mirrors q (mirrorBR) are at or after them, in
+	// ascending order: 0 and 1, then the first half of each block [blk,
+	// 2 blk)
+	blk := 2
 	for p := 0; p < N; p++ {
-		q := mirrorBR(p)
-		if q < p {
-			continue
+		q := p
+		if p >= 2 {
+			if p == blk+blk/2 {
+				blk *= 2
+				if p = blk; p >= N {
+					break
+				}
+			}
+			q = 3*blk - 1 - p
 		}
 		zr, zi, mr, mi := a[p], c[p], a[q], c[q]
 		ar, ai := (zr+mr)*0.5, (zi-mi)*0.5

@@ -56,15 +56,20 @@ type powerStages struct {
 // N/powerStageCostDiv points, the first stage's range R_m (powerRangeFor
 // for m observations with the tail budget b m/r: its corners enter the
 // second stage q times) over the spacing lambda/k, rounded up to a power of
-// two. R_m grows with m, so the divisors are searched by bisection. The
-// choice depends on the mechanism, r, N and the options only.
+// two. R_m grows with m, so the search starts at the largest divisor the
+// grouped leaf's cumulants predict to fit (stageGuess) and walks to the
+// first fitting divisor whose successor does not fit (two Chernoff
+// estimates where the guess is right; the bisection's choice where the fit
+// is monotone in m, TestPowerStagesSearch). The choice depends on the
+// mechanism, r, N and the options only.
 func (p *plan) powerStagesFor(mech Mechanism, r, N int, lambda float64) (powerStages, bool) {
-	return p.powerStagesMemo(mech, r, N, lambda, nil)
+	return p.powerStagesMemo(mech, r, N, lambda, nil, nil)
 }
 
 // powerStagesMemo is powerStagesFor with the first stage's ranges kept in
-// memo (by m; nil: none kept) for calls at other N (the path choice).
-func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo map[int]float64) (powerStages, bool) {
+// memo (by m; nil: none kept) for calls at other N (the path choice), on
+// the grouped leaf's means lm (nil: computed here).
+func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo map[int]float64, lm *leafMeans) (powerStages, bool) {
 	if p.leaves[mech] == nil || !(lambda > 0) {
 		return powerStages{}, false
 	}
@@ -92,32 +97,80 @@ func (p *plan) powerStagesMemo(mech Mechanism, r, N int, lambda float64, memo ma
 	if memo == nil {
 		memo = map[int]float64{}
 	}
-	loss, mass := p.leaves[mech].meanLosses()
+	if lm == nil {
+		v := p.leaves[mech].leafMeans()
+		lm = &v
+	}
 	fit := func(m int) (powerStages, bool) {
 		if _, ok := memo[m]; !ok {
-			memo[m] = p.powerRangeOf(mech, loss, mass, m, p.opt.TailBudget*float64(m)/float64(r))
+			// a first stage whose range from the estimate above alone does
+			// not fit does not fit (stageFitRange is monotone in the
+			// range): the estimate below is left out, and the lower bound
+			// is not kept
+			tooWide := func(v float64) bool {
+				_, ok := stageFitRange(r, N, lambda, m, powerStageK, powerStageCostDiv, v)
+				return !ok
+			}
+			R, done := p.powerRangeStop(mech, *lm, m, p.opt.TailBudget*float64(m)/float64(r), tooWide)
+			if !done {
+				return powerStages{}, false
+			}
+			memo[m] = R
 		}
 		return p.stageFitMemo(mech, r, N, lambda, m, powerStageK, powerStageCostDiv, memo)
 	}
-	// R_m grows with m: where the smallest divisor does not fit, none does
-	if _, ok := fit(ds[0]); !ok {
+	// the largest fitting divisor: fit is monotone in m (R_m grows with m)
+	// up to the estimate's noise, and any choice is sound; the search starts
+	// at the cumulants' guess and walks to the first divisor whose successor
+	// does not fit (where the smallest does not fit, none does), which is
+	// the bisection's choice where fit is monotone, with two exact
+	// estimates where the guess is right instead of one per halving
+	i := stageGuess(ds, lm.loss, lm.mass, p.leaves[mech].variance, r, p.opt.TailBudget, lambda/powerStageK*float64(N/(2*powerStageCostDiv)))
+	st, ok := fit(ds[i])
+	if !ok {
+		for i > 0 {
+			i--
+			if st, ok = fit(ds[i]); ok {
+				return st, true
+			}
+		}
 		return powerStages{}, false
 	}
-	// the largest fitting divisor (bisection: fit is monotone in m up to
-	// the estimate's noise; any choice is sound)
-	lo, hi := 0, len(ds)-1
-	var best powerStages
-	found := false
-	for lo <= hi {
-		mid := (lo + hi) / 2
-		if st, ok := fit(ds[mid]); ok {
-			best, found = st, true
-			lo = mid + 1
-		} else {
-			hi = mid - 1
+	for i+1 < len(ds) {
+		next, ok := fit(ds[i+1])
+		if !ok {
+			break
+		}
+		st, i = next, i+1
+	}
+	return st, true
+}
+
+// stageGuess returns the index in ds (divisors of r, ascending) of the
+// largest m whose first-stage range R_m the Gaussian of the grouped leaf's
+// cumulants (mean of loss over mass, variance v) puts at most at rMax: m
+// mu + sqrt(2 c m v) with c = -ln(b m/(4 r)), powerRangeOf's tail for the
+// budget b m/r (0 where none). A guess only: powerStagesMemo verifies it
+// and its neighbours with the Chernoff estimates.
+func stageGuess(ds []int, loss, mass []float64, v float64, r int, b, rMax float64) int {
+	var sm, sl float64
+	for i, L := range loss {
+		sm += mass[i]
+		sl += mass[i] * L
+	}
+	mu := 0.0
+	if sm > 0 {
+		mu = sl / sm
+	}
+	best := 0
+	for i, m := range ds {
+		fm := float64(m)
+		c := -math.Log(b * fm / float64(r) / 4)
+		if fm*math.Abs(mu)+math.Sqrt(2*c*fm*v) <= rMax {
+			best = i
 		}
 	}
-	return best, found
+	return best
 }
 
 // stageFit returns the two-stage plan with m first-stage observations at
@@ -134,7 +187,6 @@ func (p *plan) stageFitMemo(mech Mechanism, r, N int, lambda float64, m, k, cost
 	if m < 2 || r%m != 0 || r/m < 2 || k < 2 || k&(k-1) != 0 {
 		return powerStages{}, false
 	}
-	lam1 := lambda / float64(k)
 	rm, ok := memo[m]
 	if !ok {
 		rm = p.powerRangeFor(mech, m, p.opt.TailBudget*float64(m)/float64(r))
@@ -142,6 +194,17 @@ func (p *plan) stageFitMemo(mech Mechanism, r, N int, lambda float64, m, k, cost
 			memo[m] = rm
 		}
 	}
+	return stageFitRange(r, N, lambda, m, k, costDiv, rm)
+}
+
+// stageFitRange is stageFit for the first stage's range rm (nats): its
+// transform length grows with rm, so where a range does not fit, no
+// larger one does.
+func stageFitRange(r, N int, lambda float64, m, k, costDiv int, rm float64) (powerStages, bool) {
+	if m < 2 || r%m != 0 || r/m < 2 || k < 2 || k&(k-1) != 0 {
+		return powerStages{}, false
+	}
+	lam1 := lambda / float64(k)
 	if !(rm > 0) || rm > powerMaxRange {
 		return powerStages{}, false
 	}
@@ -243,13 +306,30 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 		return nil, z1, nil
 	}
 	mg := newMGFGrid(z1, powerTiltGrid(tau, sd, float64(n+1)*lambda))
-	in.lnT = stageTrueMGF(leaf1, st.m, mg.s, lambda)
+	in.lnT = stageTrueMGF(leaf1, st.m, mg.s, lambda, &mg1)
 	z, err = p.powerCompose(ctx, fp, z1, st.q, tau, sd, &mg, nil, in)
 	if err != nil {
 		return nil, nil, err
 	}
 	z.compositions = st.m * st.q
 	return z, z1, nil
+}
+
+// pick returns g's bounds at the points s (each one of g's points), or ok
+// = false where g is nil or lacks one.
+func (g *mgfGrid) pick(s []float64) (mgfGrid, bool) {
+	if g == nil {
+		return mgfGrid{}, false
+	}
+	out := mgfGrid{s: s, lnA: make([]float64, len(s)), lnC: make([]float64, len(s))}
+	for i, v := range s {
+		j, found := slices.BinarySearch(g.s, v)
+		if !found {
+			return mgfGrid{}, false
+		}
+		out.lnA[i], out.lnC[i] = g.lnA[j], g.lnC[j]
+	}
+	return out, true
 }
 
 // stageTrace records the coarsenings of a two-stage composition (tests):
@@ -276,9 +356,16 @@ type stageInput struct {
 // with its relative error and allowance) minus what went into the
 // corners, spread onto the coarse grid by squarings that move each atom by
 // at most (k-1) lambda/k < lambda (a factor e^(|s| lambda) at most).
-func stageTrueMGF(leaf1 *list, m int, s []float64, lambda float64) []float64 {
+// known, if not nil, holds M_1's bounds at some points (the first stage's
+// grid, newMGFGrid of leaf1): where it has every point of s they are taken
+// from it (the second stage's grid, on a wider range, is part of the
+// first's: tiltedSums bounds each point on its own, so bitwise the same).
+func stageTrueMGF(leaf1 *list, m int, s []float64, lambda float64, known *mgfGrid) []float64 {
 	u := unitRoundoff
-	mgF := newMGFGrid(leaf1, s)
+	mgF, ok := known.pick(s)
+	if !ok {
+		mgF = newMGFGrid(leaf1, s)
+	}
 	out := make([]float64, len(s))
 	for i, si := range s {
 		v := expUp(mgF.lnA[i])*(1+leaf1.relA)*(1+2*u) + absTilted(leaf1.abs, leaf1.n, leaf1.lambda, si)
@@ -372,7 +459,7 @@ func (l *list) stageCoarsen(log *mergeLog) *list {
 				continue
 			}
 			if bo[o] < 0 {
-				e, _ := envAbs(lnEnv, l.tau, l.loss(o))
+				e := envAbsHi(lnEnv, l.tau, l.loss(o))
 				bo[o] = (l.relC*l.c[o] + e + l.abs) * (1 + 4*u)
 			}
 			x := tau * l.loss(o)
@@ -397,6 +484,24 @@ func (l *list) stageCoarsen(log *mergeLog) *list {
 		}
 	}
 	return z
+}
+
+// envAbsHi is envAbs's upper envelope alone (bitwise its first result,
+// without the lower one's exponential).
+func envAbsHi(lnEnv, tau []float64, L float64) float64 {
+	e := math.Inf(1)
+	big := 0.0
+	for m, t := range tau {
+		v := lnEnv[m] - t*L
+		if v < e {
+			e = v
+			big = math.Abs(lnEnv[m]) + math.Abs(t*L)
+		}
+	}
+	if math.IsInf(e, 0) {
+		return math.Exp(e)
+	}
+	return math.Exp(e + 8*unitRoundoff*(big+2))
 }
 
 // stageAbsPoint bounds every entry of (b' + d)^(*r) - b'^(*r) for b' =

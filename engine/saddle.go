@@ -72,10 +72,14 @@ func newCGF(l *list) cgf {
 // derivs returns K1(tau) and K2(tau), the tilted mean and variance of the
 // loss, and false when c holds no mass.
 func (c cgf) derivs(tau float64) (k1, k2 float64, ok bool) {
-	mx := math.Inf(-1)
-	for _, L := range c.loss {
-		mx = math.Max(mx, tau*L)
-	}
+	lo, hi := lossExtremes(c.loss)
+	return c.derivsIn(tau, lo, hi)
+}
+
+// derivsIn is derivs with the loss's extremes lo and hi (lossExtremes)
+// given: one pass over the masses.
+func (c cgf) derivsIn(tau, lo, hi float64) (k1, k2 float64, ok bool) {
+	mx := maxProduct(tau, lo, hi, len(c.loss))
 	var s0, s1, s2 float64
 	for i, L := range c.loss {
 		w := c.mass[i] * math.Exp(tau*L-mx)
@@ -92,20 +96,33 @@ func (c cgf) derivs(tau float64) (k1, k2 float64, ok bool) {
 
 // saddleOf returns the saddle-point tilt T in (0, tMax] of the composition
 // of the mechanisms and counts in names, whose leaves' copies are in cgfs:
-// K1(T) = K1(0) + 3.5 sqrt(K2(0)), by 40 halvings. It returns 0 when a
+// K1(T) = K1(0) + 3.5 sqrt(K2(0)), by 40 halvings (evaluated only inside
+// saddleBracket's bracket of the root). It returns 0 when a
 // mechanism has no copy or the loss has no variance, tMax when K1(tMax)
 // stays below the target.
 func saddleOf(cgfs map[string]cgf, names []nameCount, tMax float64) float64 {
 	if !(tMax > 0) || math.IsInf(tMax, 0) || len(names) == 0 {
 		return 0
 	}
+	// each copy's loss extremes, once (derivsIn)
+	type copyOf struct {
+		c      cgf
+		lo, hi float64
+		found  bool
+	}
+	copies := make([]copyOf, len(names))
+	for i, nc := range names {
+		c, found := cgfs[nc.name]
+		copies[i] = copyOf{c: c, found: found}
+		copies[i].lo, copies[i].hi = lossExtremes(c.loss)
+	}
 	k := func(tau float64) (k1, k2 float64, ok bool) {
-		for _, nc := range names {
-			c, found := cgfs[nc.name]
-			if !found {
+		for i, nc := range names {
+			cp := copies[i]
+			if !cp.found {
 				return 0, 0, false
 			}
-			d1, d2, ok := c.derivs(tau)
+			d1, d2, ok := cp.c.derivsIn(tau, cp.lo, cp.hi)
 			if !ok {
 				return 0, 0, false
 			}
@@ -122,16 +139,84 @@ func saddleOf(cgfs map[string]cgf, names []nameCount, tMax float64) float64 {
 	if d, _, ok := k(tMax); !ok || !(d > target) {
 		return tMax
 	}
+	a, b := saddleBracket(k, target, tMax, math.Abs(mu)+math.Sqrt(v))
 	lo, hi := 0.0, tMax
 	for i := 0; i < 40; i++ {
 		mid := (lo + hi) / 2
-		if d, _, ok := k(mid); ok && d > target {
-			hi = mid
-		} else {
+		switch {
+		case mid <= a:
 			lo = mid
+		case mid >= b:
+			hi = mid
+		default:
+			if d, _, ok := k(mid); ok && d > target {
+				hi = mid
+			} else {
+				lo = mid
+			}
 		}
 	}
 	return hi
+}
+
+// saddleMargin is the relative distance (of the loss's scale |K1(0)| +
+// sqrt(K2(0))) from the target by which saddleBracket's ends must clear
+// it: a thousand times the rounding of K1's sums over a few thousand
+// blocks.
+const saddleMargin = 1e-10
+
+// saddleBracket returns a < b in (0, tMax) around the root of K1(t) =
+// target (k's first value) whose values K1(a) and K1(b) lie below and
+// above the target by more than saddleMargin scale, so that saddleOf's
+// bisection knows the outcome at every midpoint outside [a, b] without
+// evaluating it (K1 increases: its derivative K2 is a variance), and
+// evaluates only the few inside: its tilt is bitwise that of evaluating
+// every midpoint (TestSaddleOfBitwise). The root is found by Newton's
+// method safeguarded by bisection in [0, tMax] (K1(0) < target < K1(tMax));
+// where no such bracket is found, (-Inf, +Inf): every midpoint evaluated.
+func saddleBracket(k func(float64) (float64, float64, bool), target, tMax, scale float64) (a, b float64) {
+	none := func() (float64, float64) { return math.Inf(-1), math.Inf(1) }
+	margin := saddleMargin * scale
+	if !(margin > 0) || math.IsInf(margin, 0) {
+		return none()
+	}
+	lo, hi := 0.0, tMax
+	x := tMax / 2
+	var d, d2 float64
+	for range 30 {
+		var ok bool
+		if d, d2, ok = k(x); !ok {
+			return none()
+		}
+		if d > target {
+			hi = x
+		} else {
+			lo = x
+		}
+		if math.Abs(d-target) <= margin {
+			break
+		}
+		next := x - (d-target)/d2
+		if !(next > lo && next < hi) {
+			next = (lo + hi) / 2
+		}
+		x = next
+	}
+	if !(d2 > 0) {
+		return none()
+	}
+	// ends 4 margins from the target by the local slope, checked
+	delta := 4 * margin / d2
+	a, b = x-delta, x+delta
+	if !(a > 0) || !(b < tMax) {
+		return none()
+	}
+	da, _, okA := k(a)
+	db, _, okB := k(b)
+	if !okA || !okB || !(da < target-margin) || !(db > target+margin) {
+		return none()
+	}
+	return a, b
 }
 
 // saddleTarget is a result a chain of compositions reaches (count

@@ -324,3 +324,130 @@ func TestChainCountsDecideBits(t *testing.T) {
 		t.Logf("without r = 4 the bits of r = 64 happen to agree (%v)", c)
 	}
 }
+
+// saddleByBisection is saddleOf evaluating every midpoint of its 40
+// halvings (the reference of TestSaddleOfBitwise).
+func saddleByBisection(cgfs map[string]cgf, names []nameCount, tMax float64) float64 {
+	if !(tMax > 0) || math.IsInf(tMax, 0) || len(names) == 0 {
+		return 0
+	}
+	k := func(tau float64) (k1 float64, ok bool) {
+		for _, nc := range names {
+			c, found := cgfs[nc.name]
+			if !found {
+				return 0, false
+			}
+			d1, _, ok := c.derivs(tau)
+			if !ok {
+				return 0, false
+			}
+			k1 += float64(nc.count) * d1
+		}
+		return k1, true
+	}
+	mu, ok := k(0)
+	if !ok {
+		return 0
+	}
+	var v float64
+	for _, nc := range names {
+		_, d2, _ := cgfs[nc.name].derivs(0)
+		v += float64(nc.count) * d2
+	}
+	if !(v > 0) {
+		return 0
+	}
+	target := mu + 3.5*math.Sqrt(v)
+	if d, ok := k(tMax); !ok || !(d > target) {
+		return tMax
+	}
+	lo, hi := 0.0, tMax
+	for i := 0; i < 40; i++ {
+		mid := (lo + hi) / 2
+		if d, ok := k(mid); ok && d > target {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// TestSaddleOfBitwise checks that saddleOf (Newton's bracket, then the
+// halvings evaluated only inside it) returns bitwise the tilt of the
+// bisection evaluating every midpoint, on the grouped leaves' copies of
+// DP-SGD, Gauss and Laplace pairs (one and two mechanisms), counts 1 to
+// 10^6 and upper ends from a tenth to ten times 3.5/sd.
+func TestSaddleOfBitwise(t *testing.T) {
+	mk := []func() (Mechanism, error){
+		func() (Mechanism, error) { return SGD(4, 0.01) },
+		func() (Mechanism, error) { return SGD(1.1, 0.01) },
+		func() (Mechanism, error) { return SGD(1, 0.001) },
+		func() (Mechanism, error) { return SGD(0.6, 0.001) },
+		func() (Mechanism, error) { return Gauss(200*math.Sqrt2, 1, 0) },
+		func() (Mechanism, error) { return Gauss(2, 1, 0) },
+		func() (Mechanism, error) { return Laplace(2, 1, 0) },
+	}
+	cgfs := map[string]cgf{}
+	var names []string
+	for _, f := range mk {
+		m, err := f()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the grouped leaf as newPowerPlan builds it
+		n := powerPlanBuckets / 2
+		lb := newLeafBuilder(n, m.lossRange(1e-12)/float64(n), nil)
+		lb.inexact = true
+		if err := m.embed(lb); err != nil {
+			t.Fatal(err)
+		}
+		cgfs[m.String()] = newCGF(lb.rel(m))
+		names = append(names, m.String())
+	}
+	cases, rooted, found, maxEvals := 0, 0, 0, 0
+	for i, name := range names {
+		for _, r := range []int{1, 10, 1000, 65536, 1000000} {
+			for _, ncs := range [][]nameCount{{{name, r}}, {{name, r}, {names[(i+1)%len(names)], 3}}} {
+				var v float64
+				for _, nc := range ncs {
+					_, d2, _ := cgfs[nc.name].derivs(0)
+					v += float64(nc.count) * d2
+				}
+				for _, f := range []float64{0.1, 0.5, 1, 2, 10} {
+					tMax := f * 3.5 / math.Sqrt(v)
+					got, want := saddleOf(cgfs, ncs, tMax), saddleByBisection(cgfs, ncs, tMax)
+					if math.Float64bits(got) != math.Float64bits(want) {
+						t.Errorf("%v tMax %g: %v, the bisection %v", ncs, tMax, got, want)
+					}
+					cases++
+					// the bracket (where the root is inside (0, tMax))
+					evals := 0
+					k := func(tau float64) (k1, k2 float64, ok bool) {
+						evals++
+						for _, nc := range ncs {
+							d1, d2, _ := cgfs[nc.name].derivs(tau)
+							k1 += float64(nc.count) * d1
+							k2 += float64(nc.count) * d2
+						}
+						return k1, k2, true
+					}
+					mu, _, _ := k(0)
+					target := mu + 3.5*math.Sqrt(v)
+					if d, _, _ := k(tMax); d > target {
+						rooted++
+						evals = 0
+						if a, b := saddleBracket(k, target, tMax, math.Abs(mu)+math.Sqrt(v)); a > 0 && b < tMax {
+							found++
+							maxEvals = max(maxEvals, evals)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d cases, %d with the root inside, %d bracketed (at most %d evaluations)", cases, rooted, found, maxEvals)
+	if found < rooted*9/10 {
+		t.Errorf("bracket found on %d of %d cases with the root inside", found, rooted)
+	}
+}
