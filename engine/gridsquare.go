@@ -154,8 +154,19 @@ func (l *list) spreadSquare(z *list) {
 // envAbs returns an upper bound on min_m env[m] exp(-tau[m] L) (the
 // envelope part of a list's error bound at loss L) and a lower bound.
 func envAbs(lnEnv, tau []float64, L float64) (hi, lo float64) {
-	e := math.Inf(1)
-	big := 0.0
+	e, big := envMinLn(lnEnv, tau, L)
+	if math.IsInf(e, 0) {
+		return math.Exp(e), math.Exp(e)
+	}
+	s := 8 * unitRoundoff * (big + 2)
+	return math.Exp(e + s), math.Exp(e - s)
+}
+
+// envMinLn returns the computed min_m (lnEnv[m] - tau[m] L) and the
+// magnitude of its terms (|lnEnv[m]| + |tau[m] L| of the smallest), whose
+// rounding envAbs and envAbsHi allow for.
+func envMinLn(lnEnv, tau []float64, L float64) (e, big float64) {
+	e = math.Inf(1)
 	for m, t := range tau {
 		v := lnEnv[m] - t*L
 		if v < e {
@@ -163,11 +174,7 @@ func envAbs(lnEnv, tau []float64, L float64) (hi, lo float64) {
 			big = math.Abs(lnEnv[m]) + math.Abs(t*L)
 		}
 	}
-	if math.IsInf(e, 0) {
-		return math.Exp(e), math.Exp(e)
-	}
-	s := 8 * unitRoundoff * (big + 2)
-	return math.Exp(e + s), math.Exp(e - s)
+	return e, big
 }
 
 // mergeSquare writes the lower pair of the squared list into z.c. Even

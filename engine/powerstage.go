@@ -489,15 +489,7 @@ func (l *list) stageCoarsen(log *mergeLog) *list {
 // envAbsHi is envAbs's upper envelope alone (bitwise its first result,
 // without the lower one's exponential).
 func envAbsHi(lnEnv, tau []float64, L float64) float64 {
-	e := math.Inf(1)
-	big := 0.0
-	for m, t := range tau {
-		v := lnEnv[m] - t*L
-		if v < e {
-			e = v
-			big = math.Abs(lnEnv[m]) + math.Abs(t*L)
-		}
-	}
+	e, big := envMinLn(lnEnv, tau, L)
 	if math.IsInf(e, 0) {
 		return math.Exp(e)
 	}
