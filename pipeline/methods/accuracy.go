@@ -29,16 +29,6 @@ const (
 	// power path: cheap (about a tenth of a round at 2^17 points), and wide
 	// enough for its width to predict the length the target needs.
 	powerStartPoints = 1 << 14
-	// powerDeepStartPoints is powerStartPoints for targets below
-	// powerDeepTarget (powerStart).
-	powerDeepStartPoints = 1 << 16
-	// powerDeepTarget is the largest target whose first round on the power
-	// path is powerDeepStartPoints long: from 2^14 points, where the DP-SGD
-	// rows' widths are 1.7e-3 to 5.5e-2, a target below about 3e-5 lies
-	// beyond the first jump (powerFirstJump) on some of them, and a
-	// middle round costs more than the longer first one (DP-SGD
-	// 4/0.01/65,536 at 3.4e-6: 2^14, 2^19, 2^20 points).
-	powerDeepTarget = 3e-5
 	// maxPowerPoints is the largest transform length of the power path
 	// the refinement asks for (its peak RSS for DP-SGD was 301 MB at 2^21
 	// points).
@@ -186,16 +176,6 @@ func closedFormStart(target float64) int {
 	return closedFormStartBuckets
 }
 
-// powerStart returns the transform length of the first round on the
-// power path for the accuracy target: powerStartPoints, or
-// powerDeepStartPoints for targets below powerDeepTarget.
-func powerStart(target float64) int {
-	if target < powerDeepTarget {
-		return powerDeepStartPoints
-	}
-	return powerStartPoints
-}
-
 // step is one round's place in the refinement: a path and a size (the
 // chain's bucket count or the power path's transform length).
 type step struct {
@@ -224,7 +204,7 @@ func (s step) limit() int {
 // number of compositions in rs. A bucket count in spec (Buckets > 0)
 // starts the squaring chain there, as without a target. Buckets = 0
 // starts cheap: a composition in closed form at closedFormStart,
-// the power path at powerStart for the r the backend says qualify
+// the power path at powerStartPoints for the r the backend says qualify
 // for it, the chain at DefaultBuckets for the others. The backend is asked
 // with the question's floor (eps, deltas), as the rounds compose: its
 // range, and so whether the power path takes it, depends on the floor.
@@ -260,7 +240,7 @@ func (b *Buckets) firstSteps(ctx context.Context, spec manifest.MechanismSpec, m
 			return nil, err
 		}
 		if q {
-			out[i] = step{manifest.PathPower, powerStart(spec.Engine.Accuracy)}
+			out[i] = step{manifest.PathPower, powerStartPoints}
 		}
 	}
 	return out, nil

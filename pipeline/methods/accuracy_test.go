@@ -756,37 +756,3 @@ func TestClosedFormStart(t *testing.T) {
 		t.Errorf("outcome at %d buckets, accuracy %+v; want met in one round at 2048", o.Buckets, a)
 	}
 }
-
-// TestPowerStart checks the first length of the power path by target
-// (powerStart), and end to end that a deep target starts there: DP-SGD
-// sigma 4, q 0.01, r 65,536 at 3.4e-6 takes 2^16 then 2^18 points (in two
-// stages, engine/powerstage.go; from 2^14 in one stage the first jump,
-// capped at 32 times, took a middle round at 2^19 before 2^20).
-func TestPowerStart(t *testing.T) {
-	for _, c := range []struct {
-		target float64
-		want   int
-	}{{1e-6, 1 << 16}, {2.9e-5, 1 << 16}, {3e-5, 1 << 14}, {1e-4, 1 << 14}, {0.5, 1 << 14}} {
-		if got := powerStart(c.target); got != c.want {
-			t.Errorf("powerStart(%g) = %d, want %d", c.target, got, c.want)
-		}
-	}
-	if testing.Short() {
-		t.Skip("composes DP-SGD at 2^18 points (about 0.2 s)")
-	}
-	t.Parallel()
-	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 4, "q": 0.01},
-		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 3.4e-6}}
-	job := Job{Instance: &manifest.Instance{Label: "sgd", Spec: spec}, Compositions: []int{65536}, Delta: []float64{1e-5}}
-	var announced []string
-	job.Round = func(round, size int, unit string) {
-		announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit))
-	}
-	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
-	if _, err := bm.Run(context.Background(), job); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"1: 65536 points", "2: 262144 points"}; !slices.Equal(announced, want) {
-		t.Errorf("rounds %q, want %q", announced, want)
-	}
-}
