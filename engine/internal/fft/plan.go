@@ -70,6 +70,10 @@ type Plan struct {
 	// length at least parallelMin runs its independent blocks
 	// (GOMAXPROCS when the plan was made).
 	workers int
+	// r3 holds the radix-3 stage of a plan of length 3*2^k (nil for a
+	// power of two): the radix-2 plan of length 2^k and the stage's
+	// twiddles (radix3.go).
+	r3 *radix3
 }
 
 // parallelMin is the shortest transform whose independent blocks run on
@@ -85,11 +89,18 @@ const parallelMin = 1 << 15
 // p.workers goroutines when n >= parallelMin and there are at least two
 // blocks, one after the other otherwise.
 func (p *Plan) eachBlock(n, size int, f func(start int)) {
-	count := n / size
+	p.eachIndex(n, n/size, func(b int) { f(b * size) })
+}
+
+// eachIndex calls f(b) for b = 0, 1, ..., count-1, on up to p.workers
+// goroutines (each a run of consecutive b) when the transform's length n
+// is at least parallelMin and count is at least two, in order on this
+// goroutine otherwise. The calls must be independent of each other.
+func (p *Plan) eachIndex(n, count int, f func(b int)) {
 	w := min(p.workers, count)
 	if n < parallelMin || w < 2 {
-		for start := 0; start < n; start += size {
-			f(start)
+		for b := 0; b < count; b++ {
+			f(b)
 		}
 		return
 	}
@@ -99,19 +110,24 @@ func (p *Plan) eachBlock(n, size int, f func(start int)) {
 		go func(b0, b1 int) {
 			defer wg.Done()
 			for b := b0; b < b1; b++ {
-				f(b * size)
+				f(b)
 			}
 		}(count*k/w, count*(k+1)/w)
 	}
 	wg.Wait()
 }
 
-// NewPlan returns the plan of the transforms of length n. It panics unless
-// n is a power of two and at least 2 (the callers choose n; it is never
-// read from input).
+// NewPlan returns the plan of the transforms of length n: the radix-2
+// algorithms for n = 2^k (k >= 1), and for n = 3*2^k (k >= 1) one radix-3
+// stage around three radix-2 transforms of length 2^k (radix3.go). It
+// panics for any other n (the callers choose n; it is never read from
+// input).
 func NewPlan(n int) *Plan {
+	if k, ok := threeTimesPow2(n); ok {
+		return newPlan3(k)
+	}
 	if n < 2 || n&(n-1) != 0 {
-		panic("fft: FFT length must be a power of two >= 2")
+		panic("fft: FFT length must be 2^k or 3*2^k with k >= 1")
 	}
 	logN := bits.TrailingZeros(uint(n))
 	p := &Plan{n: n, logN: logN, workers: runtime.GOMAXPROCS(0)}
@@ -174,5 +190,6 @@ func (p *Plan) revTable() []uint32 {
 func (p *Plan) Len() int { return p.n }
 
 // Kappa returns the relative 2-norm error bound kappa of Higham's Theorem
-// 24.2 for the plan's transforms (the package function Kappa of log2 n).
+// 24.2 for the plan's transforms: the package function Kappa of log2 n
+// for n a power of two, Kappa3 of log2(n/3) for n = 3*2^k.
 func (p *Plan) Kappa() float64 { return p.kappa }
