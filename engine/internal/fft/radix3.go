@@ -130,7 +130,7 @@ func Eta3() float64 {
 	mu := TwiddleErr
 	nu := mu + math.Sqrt2*(2*u/(1-2*u))*(1+mu)
 	c3 := math.Sqrt(3) / 2 * (1 + 2*u) // at least sqrt(3)/2
-	cube := 3*u + 3*u*u + u*u*u // (1+u)^3 - 1 (1+u itself rounds to 1)
+	cube := 3*u + 3*u*u + u*u*u        // (1+u)^3 - 1 (1+u itself rounds to 1)
 	a0, b0 := u, 2*u+u*u
 	a1 := 2*u + u*u
 	b1 := (1+u)*(u+u*u/2+c3*cube) + u
