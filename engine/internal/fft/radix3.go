@@ -204,9 +204,24 @@ func (p *Plan) stage3(re, im, w1i, w2i []float64, inv bool, kernel func(r0, i0, 
 }
 
 // radix3DIF is the forward stage's butterfly on each t: (a, b, c) =
-// (x0_t, x1_t, x2_t) -> (y_0, w1_t y_1, w2_t y_2) (Eta3). The explicit
-// conversions round every product on its own (no fused multiply-add).
+// (x0_t, x1_t, x2_t) -> (y_0, w1_t y_1, w2_t y_2) (Eta3), with y_1 = h -
+// i c3 d and y_2 = h + i c3 d for the forward transform and the two
+// swapped for the inverse (conjugate roots of unity). On amd64 with AVX2
+// it runs as assembly doing the same operations (radix3DIFGo is the
+// reference; TestRadix3KernelsMatchGoBitwise).
 func radix3DIF(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i []float64, inv bool) {
+	if n := len(r0); n >= 4 && n%4 == 0 && useAVX2 {
+		_, _, _, _, _ = i0[n-1], r1[n-1], i1[n-1], r2[n-1], i2[n-1]
+		_, _, _, _ = w1r[n-1], w1i[n-1], w2r[n-1], w2i[n-1]
+		radix3DIFAVX2(&r0[0], &i0[0], &r1[0], &i1[0], &r2[0], &i2[0], &w1r[0], &w1i[0], &w2r[0], &w2i[0], n, inv)
+		return
+	}
+	radix3DIFGo(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i, inv)
+}
+
+// radix3DIFGo is radix3DIF in Go. The explicit conversions round every
+// product on its own (no fused multiply-add on any architecture).
+func radix3DIFGo(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i []float64, inv bool) {
 	n := len(r0)
 	i0, r1, i1, r2, i2 = i0[:n], r1[:n], i1[:n], r2[:n], i2[:n]
 	w1r, w1i, w2r, w2i = w1r[:n], w1i[:n], w2r[:n], w2i[:n]
@@ -219,44 +234,57 @@ func radix3DIF(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i []float64, inv bool) {
 		r0[t], i0[t] = ar+sr, ai+si
 		hr, hi := ar-float64(0.5*sr), ai-float64(0.5*si)
 		pr, pi := float64(sqrt3Half*dr), float64(sqrt3Half*di)
-		qr, qi := pi, -pr // -i (c3 d)
+		ur, ui := hr+pi, hi-pr // h - i c3 d
+		vr, vi := hr-pi, hi+pr // h + i c3 d
 		if inv {
-			qr, qi = -pi, pr // +i (c3 d)
+			ur, ui, vr, vi = vr, vi, ur, ui
 		}
-		y1r, y1i := hr+qr, hi+qi
-		y2r, y2i := hr-qr, hi-qi
 		wr, wi := w1r[t], w1i[t]
-		r1[t], i1[t] = float64(wr*y1r)-float64(wi*y1i), float64(wr*y1i)+float64(wi*y1r)
+		r1[t], i1[t] = float64(wr*ur)-float64(wi*ui), float64(wr*ui)+float64(wi*ur)
 		wr, wi = w2r[t], w2i[t]
-		r2[t], i2[t] = float64(wr*y2r)-float64(wi*y2i), float64(wr*y2i)+float64(wi*y2r)
+		r2[t], i2[t] = float64(wr*vr)-float64(wi*vi), float64(wr*vi)+float64(wi*vr)
 	}
 }
 
 // radix3DIT is the inverse stage's butterfly on each t: (a, b, c) ->
-// the 3-point DFT of (a, w1_t b, w2_t c) (Eta3).
+// the 3-point DFT of (a, w1_t b, w2_t c) (Eta3), with the roots of unity
+// conjugated for the inverse (inv). On amd64 with AVX2 it runs as
+// assembly doing the same operations (radix3DITGo is the reference).
 func radix3DIT(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i []float64, inv bool) {
+	if n := len(r0); n >= 4 && n%4 == 0 && useAVX2 {
+		_, _, _, _, _ = i0[n-1], r1[n-1], i1[n-1], r2[n-1], i2[n-1]
+		_, _, _, _ = w1r[n-1], w1i[n-1], w2r[n-1], w2i[n-1]
+		radix3DITAVX2(&r0[0], &i0[0], &r1[0], &i1[0], &r2[0], &i2[0], &w1r[0], &w1i[0], &w2r[0], &w2i[0], n, inv)
+		return
+	}
+	radix3DITGo(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i, inv)
+}
+
+// radix3DITGo is radix3DIT in Go (explicit conversions as in radix3DIFGo).
+func radix3DITGo(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i []float64, inv bool) {
 	n := len(r0)
 	i0, r1, i1, r2, i2 = i0[:n], r1[:n], i1[:n], r2[:n], i2[:n]
 	w1r, w1i, w2r, w2i = w1r[:n], w1i[:n], w2r[:n], w2i[:n]
 	for t := range r0 {
-		ar, ai := r0[t], i0[t]
 		wr, wi := w1r[t], w1i[t]
 		xr, xi := r1[t], i1[t]
 		br, bi := float64(wr*xr)-float64(wi*xi), float64(wr*xi)+float64(wi*xr)
 		wr, wi = w2r[t], w2i[t]
 		xr, xi = r2[t], i2[t]
 		cr, ci := float64(wr*xr)-float64(wi*xi), float64(wr*xi)+float64(wi*xr)
+		ar, ai := r0[t], i0[t]
 		sr, si := br+cr, bi+ci
 		dr, di := br-cr, bi-ci
 		r0[t], i0[t] = ar+sr, ai+si
 		hr, hi := ar-float64(0.5*sr), ai-float64(0.5*si)
 		pr, pi := float64(sqrt3Half*dr), float64(sqrt3Half*di)
-		qr, qi := pi, -pr
+		ur, ui := hr+pi, hi-pr // h - i c3 d
+		vr, vi := hr-pi, hi+pr // h + i c3 d
 		if inv {
-			qr, qi = -pi, pr
+			ur, ui, vr, vi = vr, vi, ur, ui
 		}
-		r1[t], i1[t] = hr+qr, hi+qi
-		r2[t], i2[t] = hr-qr, hi-qi
+		r1[t], i1[t] = ur, ui
+		r2[t], i2[t] = vr, vi
 	}
 }
 

@@ -270,3 +270,42 @@ func TestSharedPlan3(t *testing.T) {
 		t.Errorf("n=%d: Shared kept a plan above its cap", n)
 	}
 }
+
+// BenchmarkConvolutionTransforms times what a convolution does per
+// operand, ForwardBitReversed and then InverseBitReversed, at the lengths
+// 3*2^13..3*2^15 beside 2^14..2^17 (the sub-benchmark names are the
+// lengths). Each iteration starts from the same input (a copy, part of
+// the time), so that no value grows to overflow.
+func BenchmarkConvolutionTransforms(b *testing.B) {
+	for _, n := range []int{1 << 14, 3 << 13, 1 << 15, 3 << 14, 1 << 16, 3 << 15, 1 << 17} {
+		p := NewPlan(n)
+		re0, im0 := make([]float64, n), make([]float64, n)
+		for i := range re0 {
+			re0[i] = float64(i%7) / 7
+		}
+		re, im := make([]float64, n), make([]float64, n)
+		b.Run(lengthName(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				copy(re, re0)
+				copy(im, im0)
+				p.ForwardBitReversed(re, im)
+				p.InverseBitReversed(re, im)
+			}
+		})
+	}
+}
+
+// lengthName returns "2^k" or "3*2^k" for n.
+func lengthName(n int) string {
+	if k, ok := threeTimesPow2(n); ok {
+		return "3*2^" + itoa(k)
+	}
+	return "2^" + itoa(bits.TrailingZeros(uint(n)))
+}
+
+func itoa(k int) string {
+	if k < 10 {
+		return string(rune('0' + k))
+	}
+	return itoa(k/10) + string(rune('0'+k%10))
+}
