@@ -74,7 +74,7 @@ func TestRadix3KernelsMatchGoBitwise(t *testing.T) {
 				}
 			}
 			type kernel struct {
-				name    string
+				name     string
 				asm, ref func(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i *float64, n int, inv bool)
 			}
 			ks := []kernel{
