@@ -90,17 +90,23 @@ func bigPi() *big.Float {
 // arithmetic.
 func exactRoots(n int) []bc {
 	w := make([]bc, n)
-	twoPi := new(big.Float).SetPrec(trigPrec).Mul(bigPi(), new(big.Float).SetInt64(2))
 	for e := range w {
-		theta := new(big.Float).SetPrec(trigPrec).Mul(twoPi, new(big.Float).SetPrec(trigPrec).SetInt64(int64(e)))
-		theta.Quo(theta, new(big.Float).SetPrec(trigPrec).SetInt64(int64(n)))
-		if e > n/2 { // reduce to |theta| <= pi
-			theta.Sub(theta, twoPi)
-		}
-		s, c := bigSinCos(theta)
-		w[e] = bc{new(big.Float).SetPrec(bigPrec).Set(c), new(big.Float).SetPrec(bigPrec).Neg(s)}
+		w[e] = exactRoot(e, n)
 	}
 	return w
+}
+
+// exactRoot returns w_n^e = exp(-2 pi i e/n), 0 <= e < n, in the reference
+// arithmetic.
+func exactRoot(e, n int) bc {
+	twoPi := new(big.Float).SetPrec(trigPrec).Mul(bigPi(), new(big.Float).SetInt64(2))
+	theta := new(big.Float).SetPrec(trigPrec).Mul(twoPi, new(big.Float).SetPrec(trigPrec).SetInt64(int64(e)))
+	theta.Quo(theta, new(big.Float).SetPrec(trigPrec).SetInt64(int64(n)))
+	if e > n/2 { // reduce to |theta| <= pi
+		theta.Sub(theta, twoPi)
+	}
+	s, c := bigSinCos(theta)
+	return bc{new(big.Float).SetPrec(bigPrec).Set(c), new(big.Float).SetPrec(bigPrec).Neg(s)}
 }
 
 // exactDFT returns the DFT sum_j x_j w^(jk) of x (len(x) = 2^a 3^b) with

@@ -12,9 +12,12 @@ const unitRoundoff = 0x1p-53
 
 // TwiddleErr is mu in Higham's notation: a bound on |w^ - w| for every
 // twiddle factor w = exp(-+2 pi i k/n) of a Plan. The twiddles are computed
-// by math.Sincos of an argument in [0, pi] (not by recurrence): the
-// argument itself carries a relative error of at most u = 2^-53, and Sincos
-// is accurate to about one ulp; 8u is generous.
+// by math.Sincos of an argument in [0, pi/2] (not by recurrence), the rest
+// by exact symmetries: the argument carries a relative error of at most 2u
+// (u = 2^-53: the rounded constant 2 pi or 2 pi/3 and one product; the
+// division by a power of two is exact), and Sincos is accurate to about
+// one ulp; 8u is generous (the tests measure at most 2.5u,
+// TestTwiddlesWithinTwiddleErr).
 const TwiddleErr = 8 * unitRoundoff
 
 // Kappa returns the relative 2-norm error bound of Higham, "Accuracy and
@@ -35,15 +38,20 @@ func Kappa(logN int) float64 {
 	return t * eta / (1 - t*eta)
 }
 
-// A Plan holds the precomputed twiddle factors of radix-2 FFTs of one
-// length n, a power of two: the decimation-in-time Cooley-Tukey algorithm
-// (Forward, Inverse, InverseBitReversed) and the decimation-in-frequency
-// Gentleman-Sande algorithm (ForwardBitReversed).
+// A Plan holds the precomputed twiddle factors of the FFTs of one length
+// n. For n a power of two: the radix-2 decimation-in-time Cooley-Tukey
+// algorithm (Forward, Inverse, InverseBitReversed) and the
+// decimation-in-frequency Gentleman-Sande algorithm (ForwardBitReversed).
+// For n = 3*2^k: one radix-3 stage and three radix-2 transforms of length
+// 2^k (a decimation-in-frequency radix-3 stage first in
+// ForwardBitReversed, a decimation-in-time one last in
+// InverseBitReversed; radix3.go).
 //
 // Every twiddle w^k = exp(-2 pi i k/n) is computed directly with math.Sincos
-// (not by recurrence), so each is within TwiddleErr of the exact value, and
-// every transform of the plan satisfies the error bound of Higham's Theorem
-// 24.2 with the constant Kappa returns.
+// (not by recurrence) or by an exact symmetry, so each is within
+// TwiddleErr of the exact value, and every transform of the plan satisfies
+// the error bound of Higham's Theorem 24.2 with the constant Plan.Kappa
+// returns (Kappa for 2^k, Kappa3 for 3*2^k).
 //
 // A Plan is safe for concurrent use by several goroutines (its transforms
 // only read it). Transforms of length at least 2^15 run their independent

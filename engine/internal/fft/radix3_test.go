@@ -281,6 +281,27 @@ func TestRadix3Constants(t *testing.T) {
 		}
 		t.Logf("n=%d: largest twiddle error %.2f u (TwiddleErr %.0f u)", n, worst, TwiddleErr/unitRoundoff)
 	}
+	// the longest shared plans, on a sample of their twiddles
+	rng := rand.New(rand.NewPCG(101, 103))
+	for _, n := range []int{3 << 16, 3 << 18} {
+		r := NewPlan(n).r3
+		worst := 0.0
+		for range 400 {
+			k := rng.IntN(n / 3)
+			for _, c := range []struct {
+				e      int
+				re, im float64
+			}{{k, r.w1Re[k], r.w1Im[k]}, {2 * k, r.w2Re[k], r.w2Im[k]}} {
+				d := bcSub(bcOf(c.re, c.im), exactRoot(c.e, n)).abs2()
+				if d.Cmp(mu2) > 0 {
+					t.Errorf("n=%d: twiddle w^%d is further than TwiddleErr from the exact root", n, c.e)
+				}
+				f, _ := d.Float64()
+				worst = math.Max(worst, math.Sqrt(f)/unitRoundoff)
+			}
+		}
+		t.Logf("n=%d: largest twiddle error of 800 sampled %.2f u", n, worst)
+	}
 }
 
 // eta3Exact evaluates Eta3's formula (without its final rounding up) in
@@ -345,4 +366,46 @@ func TestKappa3CoversStages(t *testing.T) {
 			t.Errorf("k=%d: Kappa3 %v not between Kappa(%d) %v and Kappa(%d) %v", k, Kappa3(k), k+1, Kappa(k+1), k+2, Kappa(k+2))
 		}
 	}
+}
+
+// TestTwiddlesWithinTwiddleErr checks every entry of the radix-2 plans'
+// stage tables (from which all their twiddles come, directly or rotated
+// by -i) against the exact roots, up to 2^12 points, and logs the largest
+// distance (TestRadix3Constants does the same for the radix-3 stage).
+func TestTwiddlesWithinTwiddleErr(t *testing.T) {
+	mu2 := bf(TwiddleErr * TwiddleErr)
+	worst := 0.0
+	for logN := 3; logN <= 12; logN++ {
+		n := 1 << logN
+		roots := exactRoots(n)
+		p := NewPlan(n)
+		for size := 8; size <= n; size <<= 1 {
+			for k := 0; k < size/2; k++ {
+				i := size/2 - 4 + k
+				for _, im := range []float64{p.stIm[i], -p.stImC[i]} {
+					d := bcSub(bcOf(p.stRe[i], im), roots[k*(n/size)]).abs2()
+					if d.Cmp(mu2) > 0 {
+						t.Errorf("n=%d: stage %d twiddle %d is further than TwiddleErr from the exact root", n, size, k)
+					}
+					f, _ := d.Float64()
+					worst = math.Max(worst, math.Sqrt(f)/unitRoundoff)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(107, 109))
+	for _, logN := range []int{17, 20} {
+		n := 1 << logN
+		p := NewPlan(n)
+		for range 400 {
+			k := rng.IntN(n / 2)
+			d := bcSub(bcOf(p.twRe[k], p.twIm[k]), exactRoot(k, n)).abs2()
+			if d.Cmp(mu2) > 0 {
+				t.Errorf("n=%d: twiddle %d is further than TwiddleErr from the exact root", n, k)
+			}
+			f, _ := d.Float64()
+			worst = math.Max(worst, math.Sqrt(f)/unitRoundoff)
+		}
+	}
+	t.Logf("largest twiddle error %.2f u (TwiddleErr %.0f u; 2^3..2^12 all, 2^17 and 2^20 400 sampled)", worst, TwiddleErr/unitRoundoff)
 }

@@ -6,8 +6,8 @@ package fft
 func (p *Plan) Forward(re, im []float64) { p.transform(re, im, false) }
 
 // Inverse computes the unnormalised inverse DFT sum_k X_k exp(+2 pi i jk/n)
-// in place, in natural order (divide by n for the inverse transform; n is a
-// power of two, so the division is exact).
+// in place, in natural order (divide by n for the inverse transform; the
+// division is exact for n a power of two, one rounding for n = 3*2^k).
 func (p *Plan) Inverse(re, im []float64) { p.transform(re, im, true) }
 
 // ForwardBitReversed computes the DFT of (re, im), given in natural order, in place
