@@ -121,10 +121,16 @@ func newPlan3(k int) *Plan {
 // about 1.22 times the eta of a radix-2 stage (13.66 u). The value
 // returned is rounded up by a relative 2^-40, which covers the rounding of
 // its own float64 evaluation and of Kappa3's (TestEta3Exact checks it
-// against the formula in 200-bit arithmetic). Like Theorem 24.2 it
-// assumes no underflow: the stage's products (the halving, c3 d and the
-// twiddles) add at most 2^-1075 per subnormal component; sums are exact
-// there.
+// against the formula in 200-bit arithmetic).
+//
+// Like Theorem 24.2 it assumes no underflow. A product whose result is
+// subnormal is off by up to 2^-1075 more (sums are exact there); through
+// the butterfly that is at most 7.5 * 2^-1075 per real output component
+// for the decimation in time (2 per twiddle product, 4 per sum of two,
+// 3 after the halving, 4.5 after c3, 7.5 at the end) and (2 sqrt2 + 2)
+// 2^-1075 for the decimation in frequency, against 2 * 2^-1075 for a
+// radix-2 butterfly: underflow allowances may count the stage as four
+// radix-2 stages.
 func Eta3() float64 {
 	u := unitRoundoff
 	mu := TwiddleErr
