@@ -31,6 +31,7 @@ func TestNewPlan3(t *testing.T) {
 			continue
 		}
 		seen := make([]bool, n)
+		p2 := NewPlan(m)
 		for pos := 0; pos < n; pos++ {
 			f := p.Frequency(pos)
 			if f < 0 || f >= n || seen[f] {
@@ -48,7 +49,7 @@ func TestNewPlan3(t *testing.T) {
 			switch {
 			case s == 1 && mirror != 3*m-1-q:
 				t.Fatalf("n=%d: the mirror of position %d is %d, want %d", n, pos, mirror, 3*m-1-q)
-			case s == 0 && mirror != NewPlan(m).Position((m-NewPlan(m).Frequency(q))%m):
+			case s == 0 && mirror != p2.Position((m-p2.Frequency(q))%m):
 				t.Fatalf("n=%d: the mirror of position %d is %d, not the radix-2 mirror", n, pos, mirror)
 			}
 		}
