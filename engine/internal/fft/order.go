@@ -34,3 +34,10 @@ func (p *Plan) Position(k int) int {
 func reverseBits(x, b int) int {
 	return int(bits.Reverse(uint(x)) >> (bits.UintSize - b))
 }
+
+// Mirror returns the position of the mirror frequency n - k (mod n) of
+// the frequency k at position pos of the spectrum order (Frequency): the
+// pairs that separate two real sequences packed into one complex one.
+func (p *Plan) Mirror(pos int) int {
+	return p.Position((p.n - p.Frequency(pos)) % p.n)
+}

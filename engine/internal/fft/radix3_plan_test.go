@@ -11,9 +11,10 @@ import (
 // TestNewPlan3 checks the plans of length 3*2^k, k = 1..18: Len, Kappa =
 // Kappa3(k), growing with n, and the spectrum order: Frequency is a
 // permutation with Position its inverse, the bit reversal within each
-// third, and mirror frequencies n-k sit where Frequency's comment says
+// third, and Mirror finds the frequency n-k where Frequency's comment says
 // (the first third as a radix-2 spectrum of length m, position m+j with
-// 3m-1-j).
+// 3m-1-j); for 2^k, Frequency is the bit reversal and Mirror the engine's
+// rule (p in [h, 2h) with 3h-1-p).
 func TestNewPlan3(t *testing.T) {
 	prev := 0.0
 	for k := 1; k <= 18; k++ {
@@ -45,11 +46,16 @@ func TestNewPlan3(t *testing.T) {
 			if want := 3*int(bits.Reverse(uint(q))>>(bits.UintSize-k)) + s; f != want {
 				t.Fatalf("n=%d: Frequency(%d) = %d, want %d", n, pos, f, want)
 			}
-			mirror := p.Position((n - f) % n)
+			mirror := p.Mirror(pos)
+			if p.Frequency(mirror) != (n-f)%n {
+				t.Fatalf("n=%d: Mirror(%d) = %d holds frequency %d, want %d", n, pos, mirror, p.Frequency(mirror), (n-f)%n)
+			}
 			switch {
 			case s == 1 && mirror != 3*m-1-q:
 				t.Fatalf("n=%d: the mirror of position %d is %d, want %d", n, pos, mirror, 3*m-1-q)
-			case s == 0 && mirror != p2.Position((m-p2.Frequency(q))%m):
+			case s == 2 && mirror != 4*m-1-pos:
+				t.Fatalf("n=%d: the mirror of position %d is %d, want %d", n, pos, mirror, 4*m-1-pos)
+			case s == 0 && mirror != p2.Mirror(q):
 				t.Fatalf("n=%d: the mirror of position %d is %d, not the radix-2 mirror", n, pos, mirror)
 			}
 		}
@@ -59,6 +65,16 @@ func TestNewPlan3(t *testing.T) {
 		for pos := 0; pos < p.Len(); pos++ {
 			if f := p.Frequency(pos); f != int(p.revTable()[pos]) || p.Position(f) != pos {
 				t.Fatalf("n=%d: Frequency(%d) = %d, bit reversal %d", p.Len(), pos, f, p.revTable()[pos])
+			}
+			// positions 0 and 1 (k = 0, n/2) are their own mirrors; p in
+			// [h, 2h) pairs with 3h-1-p
+			want := pos
+			if pos >= 2 {
+				h := 1 << (bits.Len(uint(pos)) - 1)
+				want = 3*h - 1 - pos
+			}
+			if got := p.Mirror(pos); got != want {
+				t.Fatalf("n=%d: Mirror(%d) = %d, want %d", p.Len(), pos, got, want)
 			}
 		}
 	}
