@@ -120,8 +120,8 @@ func newPlan3(k int) *Plan {
 //
 // about 1.22 times the eta of a radix-2 stage (13.66 u). The value
 // returned is rounded up by a relative 2^-40, which covers the rounding of
-// its own float64 evaluation and of Kappa3's (TestEta3Exact checks it
-// against the formula in 200-bit arithmetic).
+// its own float64 evaluation and of Kappa3's (TestKappa3CoversStages
+// checks both against the formulas in 200-bit arithmetic).
 //
 // Like Theorem 24.2 it assumes no underflow. A product whose result is
 // subnormal is off by up to 2^-1075 more (sums are exact there); through
@@ -169,9 +169,10 @@ func Kappa3(k int) float64 {
 
 // forward3 is ForwardBitReversed of a plan of length 3m: the radix-3
 // stage (decimation in frequency), then the radix-2 decimation in
-// frequency of each third (the radix-2 plan of length m, whose stages
-// run on up to its own workers from parallelMin values in all). Position s m + rev(q) (rev the bit reversal of
-// log2 m bits) ends up holding X_(3q+s).
+// frequency of each third (by the radix-2 plan of length m, on up to its
+// workers when the three thirds together reach parallelMin). Position s m
+// + rev(q) (rev the bit reversal of log2 m bits) ends up holding
+// X_(3q+s).
 func (p *Plan) forward3(re, im []float64, sign float64) {
 	r := p.r3
 	w1i, w2i := r.w1Im, r.w2Im
