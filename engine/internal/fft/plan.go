@@ -60,7 +60,7 @@ func Kappa(logN int) float64 {
 // the results are bitwise those of one goroutine.
 type Plan struct {
 	n    int
-	logN int // log2 n, or log2(n/3) for n = 3*2^k
+	logN int       // log2 n, or log2(n/3) for n = 3*2^k
 	twRe []float64 // twRe[k] + i*twIm[k] = exp(-2 pi i k / n), k < n/2
 	twIm []float64
 	// rev is the bit reversal permutation, built on first use (only the
