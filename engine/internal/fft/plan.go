@@ -33,9 +33,9 @@ const TwiddleErr = 8 * unitRoundoff
 func Kappa(logN int) float64 {
 	u := unitRoundoff
 	gamma4 := 4 * u / (1 - 4*u)
-	eta := TwiddleErr + gamma4*(math.Sqrt2+TwiddleErr)
+	eta := TwiddleErr + float64(gamma4*(math.Sqrt2+TwiddleErr))
 	t := float64(logN)
-	return t * eta / (1 - t*eta)
+	return t * eta / (1 - float64(t*eta))
 }
 
 // A Plan holds the precomputed twiddle factors of the FFTs of one length

@@ -162,8 +162,8 @@ func Eta3() float64 {
 func Kappa3(k int) float64 {
 	u := unitRoundoff
 	gamma4 := 4 * u / (1 - 4*u)
-	eta := TwiddleErr + gamma4*(math.Sqrt2+TwiddleErr)
-	t := float64(k)*eta + Eta3()
+	eta := TwiddleErr + float64(gamma4*(math.Sqrt2+TwiddleErr))
+	t := float64(float64(k)*eta) + Eta3()
 	return t / (1 - t)
 }
 

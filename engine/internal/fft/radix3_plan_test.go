@@ -125,7 +125,8 @@ func TestRadix3NaturalOrder(t *testing.T) {
 // n x within the bound the two transforms' kappas give: ||z^ - n x||_2 <=
 // (2 kappa + kappa^2) n ||x||_2 (the forward error kappa sqrt n ||x||,
 // carried by the exact inverse, of norm sqrt n, and the inverse's own
-// error kappa sqrt n ||y^|| with ||y^|| <= (1 + kappa) sqrt n ||x||).
+// error kappa sqrt n ||y^|| with ||y^|| <= (1 + kappa) sqrt n ||x||),
+// plus u n ||x||_2 for the test's own rounded n x (n = 3*2^k).
 func TestRadix3RoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 67))
 	for _, n := range []int{6, 12, 48, 3 << 10, 3 << 12, 3 << 15} {
@@ -138,14 +139,15 @@ func TestRadix3RoundTrip(t *testing.T) {
 			var e2, x2 float64
 			nf := float64(n)
 			for i := range re {
-				// n x_i is exact unless it overflows (it does not here)
-				dr, di := zr[i]-nf*re[i], zi[i]-nf*im[i]
+				// n x_i is off by at most u n |x_i| (3 x_i rounds)
+				dr, di := zr[i]-float64(nf*re[i]), zi[i]-float64(nf*im[i])
 				e2 += dr*dr + di*di
 				x2 += re[i]*re[i] + im[i]*im[i]
 			}
 			k := p.Kappa()
-			// the sums of squares carry a relative error below n u
-			lim := (2*k + k*k) * nf * math.Sqrt(x2) * (1 + nf*unitRoundoff)
+			// the differences and the sums of squares carry relative
+			// errors below u and n u
+			lim := (2*k + k*k + unitRoundoff) * nf * math.Sqrt(x2) * (1 + 2*nf*unitRoundoff)
 			if e := math.Sqrt(e2); !(e <= lim) {
 				t.Errorf("n=%d %s: round trip off by %.3g, bound %.3g", n, in.name, e, lim)
 			}

@@ -151,7 +151,7 @@ func (p *Plan) ditStages(re, im []float64, from, to int, sign float64) {
 				// w = -i (forward) or +i (inverse): exact multiplication.
 				cr, ci := re[i+1], im[i+1]
 				dr, di := re[i+3], im[i+3]
-				tr, ti := sign*di, -sign*dr
+				tr, ti := float64(sign*di), float64(-sign*dr)
 				re[i+1], im[i+1] = cr+tr, ci+ti
 				re[i+3], im[i+3] = cr-tr, ci-ti
 			}
