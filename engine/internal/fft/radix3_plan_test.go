@@ -342,3 +342,40 @@ func itoa(k int) string {
 	}
 	return itoa(k/10) + string(rune('0'+k%10))
 }
+
+// TestRadix3ThirdsMatchRadix2Bitwise checks the plans of length 3*2^k
+// against their definition, bitwise: ForwardBitReversed is the radix-3
+// stage (radix3DIFGo over all m butterflies) followed by the radix-2
+// plan of length m on each third alone, InverseBitReversed the radix-2
+// inverse on each third followed by radix3DITGo; for thirds longer than
+// the blocks (m > blockLen) and lengths that run in parallel.
+func TestRadix3ThirdsMatchRadix2Bitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(111, 113))
+	for _, k := range []int{1, 2, 3, 5, 12, 13, 14, 16} {
+		m := 1 << k
+		n := 3 * m
+		p, q := NewPlan(n), NewPlan(m)
+		r := p.r3
+		re, im := randomComplex(rng, n)
+		wr, wi := append([]float64(nil), re...), append([]float64(nil), im...)
+		p.ForwardBitReversed(re, im)
+		radix3DIFGo(wr[:m], wi[:m], wr[m:2*m], wi[m:2*m], wr[2*m:], wi[2*m:], r.w1Re, r.w1Im, r.w2Re, r.w2Im, false)
+		for s := 0; s < 3; s++ {
+			q.ForwardBitReversed(wr[s*m:(s+1)*m], wi[s*m:(s+1)*m])
+		}
+		same := func(what string) {
+			for i := range re {
+				if math.Float64bits(re[i]) != math.Float64bits(wr[i]) || math.Float64bits(im[i]) != math.Float64bits(wi[i]) {
+					t.Fatalf("n=%d: %s differs from its definition at %d", n, what, i)
+				}
+			}
+		}
+		same("ForwardBitReversed")
+		p.InverseBitReversed(re, im)
+		for s := 0; s < 3; s++ {
+			q.InverseBitReversed(wr[s*m:(s+1)*m], wi[s*m:(s+1)*m])
+		}
+		radix3DITGo(wr[:m], wi[:m], wr[m:2*m], wi[m:2*m], wr[2*m:], wi[2*m:], r.w1Re, r.w1ImC, r.w2Re, r.w2ImC, true)
+		same("InverseBitReversed")
+	}
+}
