@@ -221,8 +221,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Path < PathDefault || o.Path > PathPower {
 		return o, optionError("path", "must be default, chain or power, got %v", o.Path)
 	}
-	if o.Path == PathPower && o.Buckets != 0 && (o.Buckets < powerMinN || o.Buckets > 1<<26 || o.Buckets&(o.Buckets-1) != 0) {
-		return o, optionError("buckets", "the power path's transform length must be a power of two from %d to %d, got %d", powerMinN, 1<<26, o.Buckets)
+	if o.Path == PathPower && o.Buckets != 0 && (!isPowerLength(o.Buckets) || o.Buckets > 1<<26) {
+		return o, optionError("buckets", "the power path's transform length must be 2^k or 3*2^k from %d to %d, got %d", powerMinN, 1<<26, o.Buckets)
 	}
 	if o.Buckets == 0 {
 		o.Buckets = 100000

@@ -360,7 +360,7 @@ func newPowerPlan(m Mechanism, maxR int, o Options) (*plan, error) {
 		return nil, nil
 	}
 	p := &plan{opt: o, n: n, lambda: t / float64(n), leaves: map[Mechanism]*list{}, grid: true,
-		total: maxR, powerN: max(nextPow2(o.Buckets), powerMinN)}
+		total: maxR, powerN: powerLength(o.Buckets)}
 	p.gridLambda = p.lambda
 	b := newLeafBuilder(n, p.lambda, nil)
 	b.inexact = true
@@ -977,7 +977,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		ba, bc := make([]float64, N), make([]float64, N)
 		var sa, sc float64
 		for o := leaf.lo; o <= leaf.hi; o++ {
-			j := (o - nl + 1) & (N - 1) // grid index o-nl+1 modulo N
+			j := wrapIndex(o-nl+1, N) // grid index o-nl+1 modulo N
 			ba[j] = leaf.a[o] * w[o]
 			bc[j] = leaf.c[o] * w[o]
 			sa += ba[j]
@@ -1184,7 +1184,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 			vals[o] = 0
 			continue
 		}
-		j := (o + n + 1) & (N - 1)
+		j := wrapIndex(o+n+1, N)
 		s := &ss[bm]
 		tv := s.t[j]
 		if tv <= 0 {
@@ -1216,7 +1216,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 				d[o] = 0
 				continue
 			}
-			j := (o + n + 1) & (N - 1)
+			j := wrapIndex(o+n+1, N)
 			tv := s.t[j]
 			if tv <= 0 {
 				tv = 0

@@ -16,6 +16,11 @@ const (
 	// accuracyGrowth multiplies the size of a round whose path has no
 	// rate measured yet (the chain's first round).
 	accuracyGrowth = 2
+	// powerGrowth is the least growth of the power path's transform length
+	// from one round to the next: its lengths step by 4/3 and 3/2 (2^k,
+	// 3·2^(k-1), 2^(k+1)), and a round half as long again as the last
+	// narrows its brackets about 2.25 times (N^-2).
+	powerGrowth = 1.5
 	// maxAccuracyBuckets is the largest bucket count a round may use: the
 	// largest a manifest accepts (2^26).
 	maxAccuracyBuckets = 1 << 26
@@ -51,7 +56,7 @@ const (
 	// more).
 	accuracyMargin = 1.2
 	// powerMargin is accuracyMargin of the power path: none, for its
-	// lengths are rounded up to powers of two, and below the length where
+	// lengths are rounded up to the next transform length, and below the length where
 	// the rate N^-2 sets in the widths fall faster (DP-SGD 1/0.016, r
 	// 10^5: 0.074 at 2^14, 0.0037 at 2^16, 2.0e-4 at 2^18, 5.5e-5 at 2^19),
 	// so that N^-2 from a short transform overestimates the length needed.
@@ -274,16 +279,17 @@ func nextSize(w, p, target, margin float64, n int) float64 {
 	return float64(n) * min(float64(maxJump), max(accuracyGrowth, f))
 }
 
-// roundSize rounds a size up to one the path composes: a power of two for
-// the power path, a multiple of 4 with two significant digits for the
-// chain (so that targets near each other share rounds in the cache).
+// roundSize rounds a size up to one the path composes: a transform length
+// of the power path (2^k or 3·2^k, backend.PowerLength) from
+// powerStartPoints to 2 maxPowerPoints, a multiple of 4 with two
+// significant digits for the chain (so that targets near each other share
+// rounds in the cache).
 func roundSize(path string, x float64) int {
 	if path == manifest.PathPower {
-		n := powerStartPoints
-		for float64(n) < x && n < maxPowerPoints*2 {
-			n *= 2
+		if !(x <= maxPowerPoints*2) {
+			return maxPowerPoints * 2
 		}
-		return n
+		return backend.PowerLength(max(powerStartPoints, int(math.Ceil(x))))
 	}
 	scale := math.Pow(10, math.Max(0, math.Floor(math.Log10(x))-1))
 	n := int(math.Ceil(x/scale-1e-9) * scale)

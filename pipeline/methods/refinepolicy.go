@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
@@ -205,7 +206,7 @@ func (p refinePlan) powerCandidate() (candidate, string) {
 		// the first jump, at the assumed rate from a short transform
 		want = min(want, powerFirstJump*float64(l.size))
 	}
-	n := min(roundSize(manifest.PathPower, max(want, accuracyGrowth*float64(l.size))), limit)
+	n := min(roundSize(manifest.PathPower, max(want, powerGrowth*float64(l.size))), limit)
 	return candidate{step: step{manifest.PathPower, n}, cost: p.cost(manifest.PathPower, n), assumed: assumed,
 		need: needSize(l.worst, rate, p.target, margin, l.size)}, ""
 }
@@ -319,17 +320,20 @@ func nextRound(p refinePlan) (step, string) {
 }
 
 // smaller returns the largest round of c's path below c's size predicted
-// to cost at most budget seconds, if it is at least a doubling of the
-// path's last size.
+// to cost at most budget seconds, if it is at least accuracyGrowth
+// (powerGrowth on the power path) times the path's last size.
 func (p refinePlan) smaller(c candidate, budget float64) (step, bool) {
 	rs := p.on(c.path)
 	if budget <= 0 || len(rs) == 0 {
 		return step{}, false
 	}
 	floor := accuracyGrowth * float64(rs[len(rs)-1].size)
+	if c.path == manifest.PathPower {
+		floor = powerGrowth * float64(rs[len(rs)-1].size)
+	}
 	n := c.size
 	for n >= int(floor) && p.cost(c.path, n) > budget {
-		m := n / 2
+		m := backend.PowerLength(n * 2 / 3) // the next shorter transform length
 		if c.path == manifest.PathChain {
 			m = roundSize(c.path, 0.8*float64(n))
 		}
