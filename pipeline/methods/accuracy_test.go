@@ -237,7 +237,7 @@ func TestRefineAccuracy(t *testing.T) {
 
 // TestRefinePaths runs the refinement from Buckets = 0 on a fake backend
 // with a power path: the rounds' paths and sizes (the power path from
-// powerStartPoints, jumping to the power of two at which its N^-2 rate, or
+// powerStartPoints, jumping to the transform length at which its N^-2 rate, or
 // the rate measured, meets the target; the chain from DefaultBuckets where
 // the mechanism does not qualify or the power path's brackets stop
 // narrowing at its rate), the round reported and its sentence.
@@ -292,8 +292,8 @@ func TestRefinePaths(t *testing.T) {
 		// N^-0.5: the power path goes on at its assumed rate while a
 		// round costs less than half the chain's first (to 2^20), then
 		// the chain's first round must narrow its best bracket
-		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {p, 3 << 16}, {p, 3 << 17}, {p, 3 << 18}, {c, 100000}}, false,
-			"accuracy 0.0001 not met: reached 0.00015 at 786432 points of the power path (6 rounds; the chain at 100000 buckets narrowed no bracket of the power path's)"},
+		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {p, 3 << 16}, {p, 3 << 17}, {p, 3 << 18}, {p, 1 << 20}, {c, 100000}}, false,
+			"accuracy 0.0001 not met: reached 0.00013 at 1048576 points of the power path (7 rounds; the chain at 100000 buckets narrowed no bracket of the power path's)"},
 		// the chain goes on when its first round narrows the power
 		// path's best bracket: 0.005 at 100000, 0.0025 at 200000, then
 		// the jump at rate 1 to 200000 25 1.2 = 6,000,000 buckets, whose
@@ -403,7 +403,7 @@ func TestNextSize(t *testing.T) {
 		{"no rate: a doubling", 1, 0, 1e-4, 1000, 2000},
 		{"infinite width: a doubling", math.Inf(1), 2, 1e-4, 1000, 2000},
 	} {
-		if got := nextSize(c.w, c.p, c.tgt, accuracyMargin, c.n); math.Abs(got-c.want) > 1e-9*c.want {
+		if got := nextSize(c.w, c.p, c.tgt, accuracyMargin, accuracyGrowth, c.n); math.Abs(got-c.want) > 1e-9*c.want {
 			t.Errorf("%s: nextSize = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -626,8 +626,10 @@ func TestNextRound(t *testing.T) {
 	}{
 		{"power path's first jump at N^-2", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
 			rounds: []roundStat{{p, 1 << 14, 0.03, 3.4e-3}}}, step{p, 3 << 15}, ""},
+		// N^-1.5 measured, extrapolated at 3/4 of it (powerRateDamping):
+		// 2^16 (12.5)^(1/1.125) 1.15 = 711,000 points
 		{"power path at its measured rate", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
-			rounds: []roundStat{{p, 1 << 14, 0.03, 1e-2}, {p, 1 << 16, 0.05, 1e-2 / 8}}}, step{p, 1 << 19}, ""},
+			rounds: []roundStat{{p, 1 << 14, 0.03, 1e-2}, {p, 1 << 16, 0.05, 1e-2 / 8}}}, step{p, 3 << 18}, ""},
 		// slower than N^-1 at small lengths: the assumed rate while cheap
 		{"power path at its assumed rate", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
 			rounds: []roundStat{{p, 1 << 14, 0.03, 3.8e-3}, {p, 1 << 17, 0.06, 1.3e-3}}}, step{p, 1 << 19}, ""},

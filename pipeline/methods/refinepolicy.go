@@ -197,18 +197,18 @@ func (p refinePlan) powerCandidate() (candidate, string) {
 		return candidate{}, fmt.Sprintf("at the rate the brackets narrowed from %d to %d points, none would meet the target by %d points",
 			rs[len(rs)-2].size, l.size, maxPowerPoints)
 	}
-	margin := powerMargin
+	margin, jumpRate := powerMargin, rate
 	if len(rs) >= 2 && !assumed {
-		margin = powerRateMargin
+		margin, jumpRate = powerRateMargin, rate*powerRateDamping
 	}
-	want := nextSize(l.worst, rate, p.target, margin, l.size)
+	want := nextSize(l.worst, jumpRate, p.target, margin, powerGrowth, l.size)
 	if len(rs) == 1 {
 		// the first jump, at the assumed rate from a short transform
 		want = min(want, powerFirstJump*float64(l.size))
 	}
 	n := min(roundSize(manifest.PathPower, max(want, powerGrowth*float64(l.size))), limit)
 	return candidate{step: step{manifest.PathPower, n}, cost: p.cost(manifest.PathPower, n), assumed: assumed,
-		need: needSize(l.worst, rate, p.target, margin, l.size)}, ""
+		need: needSize(l.worst, jumpRate, p.target, margin, l.size)}, ""
 }
 
 // chainCandidate returns the next round of the chain, or why there is
@@ -257,7 +257,7 @@ func (p refinePlan) chainCandidate() (candidate, string) {
 	if !(rate > 0) {
 		rate = 0 // no rate known (a trivial bound before): double
 	}
-	want := nextSize(l.worst, min(rate, maxRate), p.target, accuracyMargin, l.size)
+	want := nextSize(l.worst, min(rate, maxRate), p.target, accuracyMargin, accuracyGrowth, l.size)
 	return mk(min(roundSize(c, max(want, accuracyGrowth*float64(l.size))), maxAccuracyBuckets),
 		needSize(l.worst, min(rate, maxRate), p.target, accuracyMargin, l.size))
 }
