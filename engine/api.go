@@ -136,8 +136,8 @@ const (
 	PathChain
 	// PathPower composes by the power path (engine/README.md, section
 	// 6.1: one forward transform, an r-th power and one inverse per tilt)
-	// on a transform of Options.Buckets points, a power of two from 2^10
-	// to 2^26 (0: 2^17), where the mechanism qualifies. Where it does not
+	// on a transform of Options.Buckets points, 2^k or 3·2^k from 2^10
+	// to 2^26 (0: 2^17; PowerLength), where the mechanism qualifies. Where it does not
 	// (count pairs and other mechanisms with atoms of loss or
 	// distinguishing events, composed ranges above 300 nats, a Factor,
 	// Lists = ListsGrouped, DisableErrorCorrection, or a composed list
