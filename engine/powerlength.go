@@ -23,8 +23,14 @@ func isPowerLength(n int) bool {
 // powerLength returns the transform length of the power path for a bucket
 // count b: the shortest length 2^k or 3·2^k of at least max(b, powerMinN).
 func powerLength(b int) int {
-	n := max(nextPow2(b), powerMinN)
-	if t := n / 4 * 3; t >= b && t >= powerMinN {
+	return transformLength(max(b, powerMinN))
+}
+
+// transformLength returns the shortest length 2^k or 3·2^k (k >= 1) of at
+// least x: those engine/internal/fft transforms.
+func transformLength(x int) int {
+	n := nextPow2(x)
+	if t := n / 4 * 3; t >= x && n >= 4 {
 		return t
 	}
 	return n

@@ -212,7 +212,8 @@ func stageFitRange(r, N int, lambda float64, m, k, costDiv int, rm float64) (pow
 	if !(x <= float64(N)) {
 		return powerStages{}, false
 	}
-	n1 := max(nextPow2(int(x)), powerMinN/2)
+	// 2 n1 points: a transform length (2^j or 3·2^j)
+	n1 := max(transformLength(2*int(x))/2, powerMinN/2)
 	if 2*n1 > N/costDiv {
 		return powerStages{}, false
 	}

@@ -17,8 +17,12 @@ const (
 	// rate measured yet (the chain's first round).
 	accuracyGrowth = 2
 	// powerGrowth is the least growth of the power path's transform length
-	// from one round to the next: one step of its lengths, which step by
-	// 3/2 and 4/3 (2^k, 3·2^(k-1), 2^(k+1)).
+	// from one round to the next where a rate predicts the length: one
+	// step of its lengths, which step by 3/2 and 4/3 (2^k, 3·2^(k-1),
+	// 2^(k+1)). Without a prediction (a trivial bracket) it doubles, as
+	// the chain does: short lengths' widths are uneven (DP-SGD 0.6/0.016,
+	// r 10^5: +Inf at 2^14 and 2^15, the power path not qualifying at
+	// 3·2^13, 4.8e-4 at 2^16).
 	powerGrowth = 4.0 / 3
 	// maxAccuracyBuckets is the largest bucket count a round may use: the
 	// largest a manifest accepts (2^26).
@@ -280,9 +284,9 @@ func rate(prev, w float64, n0, n1 int) float64 {
 // nextSize returns the size at which a bracket of width w at size n
 // meets target if it narrows like size^-p, times margin, at least growth
 // times n and at most maxJump times n; without a rate (p <= 0) or a finite
-// width, growth times n.
+// width, accuracyGrowth times n (a blind step).
 func nextSize(w, p, target, margin, growth float64, n int) float64 {
-	f := growth
+	f := float64(accuracyGrowth)
 	if w > target && !math.IsInf(w, 1) && p > 0 {
 		f = math.Pow(w/target, 1/p) * margin
 	}
@@ -462,6 +466,8 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 			// powerRetryPoints after a shorter round
 			plan.powerOK = !plan.fellBack && cur.size < powerRetryPoints
 			plan.fellBack = true
+			plan.fallbacks++
+			plan.fellBackAt = max(plan.fellBackAt, cur.size)
 			if job.Round != nil {
 				job.Round(*announced, cur.size, "buckets (the chain: the power path does not qualify at this length)")
 			}

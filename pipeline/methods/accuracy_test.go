@@ -639,6 +639,16 @@ func TestNextRound(t *testing.T) {
 			rounds: []roundStat{{p, 1 << 19, 0.2, 1.3e-3}, {p, 1 << 20, 0.4, 1e-3}}}, step{c, 100000}, ""},
 		{"no assumed rate after the chain", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
 			rounds: []roundStat{{p, 1 << 14, 0.03, 3.8e-3}, {p, 1 << 17, 0.06, 1.3e-3}, {c, 100000, 1.3, 2e-3}}}, step{}, "the chain at 100000 buckets narrowed no bracket of the power path's"},
+		// a round asked of the power path after its first fell back to
+		// the chain: asked again one length finer (not at that length),
+		// and that round is not the chain's own (the power path goes on
+		// at its assumed rate)
+		{"fallback after a power round: a finer grid", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true, fellBack: true,
+			fallbacks: 1, fellBackAt: 3 << 13,
+			rounds: []roundStat{{p, 1 << 14, 0.03, math.Inf(1)}, {c, 3 << 13, 0.17, 6e-4}}}, step{p, 1 << 15}, ""},
+		{"fallback after a power round, then the assumed rate", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true, fellBack: true,
+			fallbacks: 1, fellBackAt: 3 << 13,
+			rounds: []roundStat{{p, 1 << 14, 0.03, math.Inf(1)}, {c, 3 << 13, 0.17, 6e-4}, {p, 1 << 15, 0.04, 5e-3}}}, step{p, 1 << 18}, ""},
 		{"fallback: the chain from its default count", refinePlan{target: 1e-4, maxR: 1 << 30, fellBack: true,
 			rounds: []roundStat{{c, 1 << 14, 0.5, 0.37}}}, step{c, 100000}, ""},
 		{"chain doubles, then jumps", refinePlan{target: 1e-4, maxR: 1 << 10,

@@ -80,8 +80,12 @@ type refinePlan struct {
 	// than powerRetryPoints).
 	powerOK bool
 	// fellBack: a round asked of the power path was composed by the
-	// chain (the power path did not qualify at its length).
-	fellBack bool
+	// chain (the power path did not qualify at its length); fallbacks
+	// counts those rounds (rounds of path PathChain) and fellBackAt is
+	// the largest of their sizes.
+	fellBack   bool
+	fallbacks  int
+	fellBackAt int
 	// lost is the prior cost of rounds that failed.
 	lost float64
 	// rounds are the rounds so far, the last one last; worst is over the
@@ -106,6 +110,12 @@ func (p refinePlan) spent() float64 {
 		s += r.cost
 	}
 	return s
+}
+
+// chainedOwn reports whether the chain composed a round of its own (not
+// one asked of the power path).
+func (p refinePlan) chainedOwn() bool {
+	return len(p.on(manifest.PathChain)) > p.fallbacks
 }
 
 // on returns the rounds composed on path.
@@ -207,7 +217,15 @@ func (p refinePlan) powerCandidate() (candidate, string) {
 		want = min(want, powerFirstJump*float64(l.size))
 	}
 	n := min(roundSize(manifest.PathPower, max(want, powerGrowth*float64(l.size))), limit)
-	return candidate{step: step{manifest.PathPower, n}, cost: p.cost(manifest.PathPower, n), assumed: assumed,
+	cost := p.cost(manifest.PathPower, n)
+	if f := p.fellBackAt; f >= n {
+		// a round asked of it at f fell back to the chain: asked again one
+		// length finer at least (costed as the chain's, which it may again
+		// be)
+		n = min(roundSize(manifest.PathPower, powerGrowth*float64(f)), limit)
+		cost = max(p.cost(manifest.PathPower, n), p.cost(manifest.PathChain, n))
+	}
+	return candidate{step: step{manifest.PathPower, n}, cost: cost, assumed: assumed,
 		need: needSize(l.worst, jumpRate, p.target, margin, l.size)}, ""
 }
 
@@ -297,7 +315,7 @@ func needSize(w, p, target, margin float64, n int) float64 {
 func nextRound(p refinePlan) (step, string) {
 	pc, pwhy := p.powerCandidate()
 	cc, cwhy := p.chainCandidate()
-	chained := len(p.on(manifest.PathChain)) > 0
+	chained := p.chainedOwn()
 	var c candidate
 	switch {
 	case pwhy == "" && (!pc.assumed || !chained && pc.cost*powerCheapFactor <= cc.cost):
