@@ -211,11 +211,16 @@ func (x val) mul(y val) val {
 }
 
 func newList(n int, lambda float64, tau []float64) *list {
+	return newListOn(n, lambda, tau, make([]float64, 2*n), make([]float64, 2*n))
+}
+
+// newListOn is newList on the arrays a and c (2n zeros each).
+func newListOn(n int, lambda float64, tau []float64, a, c []float64) *list {
 	return &list{
 		n:      n,
 		lambda: lambda,
-		a:      make([]float64, 2*n),
-		c:      make([]float64, 2*n),
+		a:      a,
+		c:      c,
 		lo:     2 * n,
 		hi:     -1,
 		tau:    tau,

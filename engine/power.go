@@ -617,6 +617,7 @@ type leafWeights struct {
 	n   int
 	lam float64
 	w   map[float64]leafWeight
+	ar  *arena // the weights' arrays (nil: new ones)
 }
 
 // leafWeight is one tilt's weights and their relative error.
@@ -634,7 +635,12 @@ func newLeafWeights(l *list) *leafWeights {
 func (lw *leafWeights) get(t float64) ([]float64, float64) {
 	e, ok := lw.w[t]
 	if !ok {
-		e.w, e.rw = weights(lw.n, lw.lam, t)
+		if lw.ar != nil && lw.ar.m == 2*lw.n {
+			e.w = lw.ar.get()
+			e.rw = weightsInto(e.w, lw.n, lw.lam, t)
+		} else {
+			e.w, e.rw = weights(lw.n, lw.lam, t)
+		}
 		lw.w[t] = e
 	}
 	return e.w, e.rw

@@ -1,0 +1,83 @@
+package engine
+
+// squareWork is what the grid squarings of one composition share (the two
+// stages' coarsenings, powerstage.go): work arrays of 2n entries from an
+// arena (the first stage's dead transform and weight arrays, then each
+// squaring's own once it is done), the merges' index arrays and their
+// record of moves, kept from one squaring to the next of lists with the
+// same n instead of allocated and zeroed per squaring. Every user writes
+// or clears what it reads, so the results are bitwise those of fresh
+// arrays (TestStageWorkReuseBitwise). One composition's squarings run one
+// after another: a squareWork is never shared between goroutines.
+type squareWork struct {
+	ar       *arena
+	dHi, dLo []int32 // mergeSquare's farthest moves per input
+	nz       []int   // mergeSquare's atoms left for the far merges
+	big      []int   // stageCoarsen's inputs with large coefficients
+	bw       []float64
+	// moves records, when record is set, every merge's and kept atom's
+	// input shares (stageCoarsen) in the order mergeSquare makes them
+	record bool
+	moves  []mergeMove
+}
+
+// mergeMove is one input's share of a merge or of a kept even atom
+// (mergeSquare): input offset o, its coefficient c = k x / c_o (the merge's
+// coefficient k times the amount x taken over the stored value c_o; 1 for
+// a kept atom) enlarged by 1+4u for its rounding, and its move d = 2k' - m
+// in old spacings (old index m, new index k').
+type mergeMove struct {
+	o, d int32
+	c    float64
+}
+
+// newSquareWork returns the work of squarings of lists with n points per
+// side, its arrays first from free (arrays of length at least 2n; the
+// caller gives up every one).
+func newSquareWork(n int, free [][]float64) *squareWork {
+	return &squareWork{ar: &arena{m: 2 * n, free: free}}
+}
+
+// zeros returns an array of 2n zeros: a spare one cleared, or a new one.
+func (w *squareWork) zeros() []float64 {
+	if len(w.ar.free) == 0 {
+		return make([]float64, w.ar.m)
+	}
+	v := w.ar.get()
+	clear(v)
+	return v
+}
+
+// put returns the arrays vs (no longer used) for reuse.
+func (w *squareWork) put(vs ...[]float64) {
+	for _, v := range vs {
+		w.ar.put(v)
+	}
+}
+
+// int32s returns dHi and dLo, of 2n zeros each.
+func (w *squareWork) int32s() (dHi, dLo []int32) {
+	m := w.ar.m
+	if cap(w.dHi) < m {
+		w.dHi, w.dLo = make([]int32, m), make([]int32, m)
+	} else {
+		w.dHi, w.dLo = w.dHi[:m], w.dLo[:m]
+		clear(w.dHi)
+		clear(w.dLo)
+	}
+	return w.dHi, w.dLo
+}
+
+// move records input o's share c (k x / c_o, before its rounding
+// allowance) of a merge at the new offset ok of a list with n points per
+// side; shares of 0 are left out.
+func (w *squareWork) move(o, ok, n int, c float64) {
+	if c > 0 {
+		if w.moves == nil {
+			// about one share per offset of the support (0.85-1.2 on the
+			// DP-SGD rows): room for 1.5 per offset of the whole list
+			w.moves = make([]mergeMove, 0, 3*n+64)
+		}
+		w.moves = append(w.moves, mergeMove{o: int32(o), d: int32(2*ok - o - n + 1), c: c * (1 + 4*unitRoundoff)})
+	}
+}
