@@ -348,13 +348,21 @@ func (l *list) mergeSquare(z *list, rec *mergeLog, w *squareWork) (float64, []fl
 	// the atoms left, in order; each odd one tries up to farScan of them
 	// on each side (beyond its immediate neighbours)
 	const farScan = 16
+	nnz := 0
+	for o := lo; o <= hi; o++ {
+		if avail[o] > 0 {
+			nnz++
+		}
+	}
+	if cap(w.nz) < nnz {
+		w.nz = make([]int, 0, nnz)
+	}
 	nz := w.nz[:0]
 	for o := lo; o <= hi; o++ {
 		if avail[o] > 0 {
 			nz = append(nz, o)
 		}
 	}
-	w.nz = nz
 	for k, o := range nz {
 		if !odd(o) || avail[o] == 0 {
 			continue

@@ -1336,6 +1336,15 @@ func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid, in *stageInput) {
 // use them (the bucket's grid loss would shift an estimate by up to r
 // lambda).
 func (l *list) meanLosses() (loss, mass []float64) {
+	k := 0
+	for o := l.lo; o <= l.hi; o++ {
+		if l.a[o] > 0 {
+			k++
+		}
+	}
+	if k > 0 {
+		loss, mass = make([]float64, 0, k), make([]float64, 0, k)
+	}
 	for o := l.lo; o <= l.hi; o++ {
 		a, c := l.a[o], l.c[o]
 		if !(a > 0) {

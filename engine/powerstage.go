@@ -455,6 +455,15 @@ func (l *list) stageCoarsenWith(log *mergeLog, w *squareWork) *list {
 			}
 			T[pt.o] += pt.c * e * (1 + 2*u)
 		}
+		nBig := 0
+		for o := l.lo; o <= l.hi; o++ {
+			if T[o] > 2 {
+				nBig++
+			}
+		}
+		if cap(big) < nBig {
+			big, bw = make([]int, 0, nBig), make([]float64, 0, nBig)
+		}
 		big, bw = big[:0], bw[:0]
 		for o := l.lo; o <= l.hi; o++ {
 			if !(T[o] > 2) {
