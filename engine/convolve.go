@@ -65,10 +65,53 @@ func weightsInto(w []float64, n int, lambda, tau float64) float64 {
 		xmax = math.Max(xmax, xm)
 		mu.Unlock()
 	})
+	return weightsRelOf(xmax, lambda, tau)
+}
+
+// weightsRelOf is the relative error bound of weights' entries whose
+// blocks' largest exp argument in magnitude is xmax.
+func weightsRelOf(xmax, lambda, tau float64) float64 {
 	xmax += 32 * math.Abs(tau*lambda)
 	// exp's argument carries a relative error of 2u, exp itself about u,
 	// and up to 31 multiplications by g (each u, plus g's own error).
 	return unitRoundoff * (2*xmax + 4 + 31*(3+2*math.Abs(tau*lambda)))
+}
+
+// weightRun produces weights(n, lambda, tau)'s entries one offset after
+// another, bitwise the same values, without storing them: the caller
+// asks for the offsets 0, 1, 2, ... in order (next).
+type weightRun struct {
+	n           int
+	lambda, tau float64
+	g, v        float64
+}
+
+// newWeightRun returns the run of weights(n, lambda, tau) and the
+// entries' relative error bound (weights' rel).
+func newWeightRun(n int, lambda, tau float64) (weightRun, float64) {
+	r := weightRun{n: n, lambda: lambda, tau: tau, g: math.Exp(tau * lambda)}
+	if tau == 0 {
+		return r, 0
+	}
+	xmax := 0.0
+	for o := 0; o < 2*n; o += 32 {
+		xmax = math.Max(xmax, math.Abs(tau*(float64(o-n+1)*lambda)))
+	}
+	return r, weightsRelOf(xmax, lambda, tau)
+}
+
+// next returns the weight of offset o, the successor of the previous
+// call's (0 first).
+func (r *weightRun) next(o int) float64 {
+	if r.tau == 0 {
+		return 1
+	}
+	if o%32 == 0 {
+		r.v = math.Exp(r.tau * (float64(o-r.n+1) * r.lambda))
+	}
+	w := r.v
+	r.v *= r.g
+	return w
 }
 
 // weightCache keeps the tilt weights of the most recent (lambda, tilts),

@@ -288,9 +288,12 @@ import (
 // which is the larger part of the CPU on the DP-SGD rows with small q
 // (about 2 groups per point, each spread and merged with several
 // exponentials and logarithms). The twiddles come from fft.Shared (once
-// per length and process), and the composed list hands its dead work
-// arrays (the tilts' powers and untilting weights) to its error bounds and
-// grid table (list.spare) instead of allocating theirs. The queries sum
+// per length and process), the untilting weights are made where used
+// (weightRun) instead of stored, and the composed list hands its dead work
+// arrays (the tilts' powers and powerSide's work array) to its error
+// bounds and grid table (list.spare) instead of allocating theirs; the
+// first of two stages hands its own to the coarsenings and the second
+// stage's tilt weights (squareWork). The queries sum
 // the atoms two spacings beyond eps in closed form from the grid table's
 // prefix sums (griddeltasums.go): an eps query costs the table (a few
 // passes) and a few blocks of atoms per evaluation. Measured in
@@ -1077,11 +1080,12 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	}
 	z.wUp = fr * leaf.wUp * (1 + 2*u)
 	z.wLo = fr * leaf.wLo * (1 + 2*u)
-	// the untilting weights of every tilt used by either side
+	// the untilting weights of every tilt used by either side (made
+	// where used: weightRun)
 	ws := make([]untilt, K)
 	for m, t := range tau {
 		if tps[m].okA || tps[m].okC {
-			ws[m].w, ws[m].rw = weights(n, lam, -t)
+			ws[m].run, ws[m].rw = newWeightRun(n, lam, -t)
 		}
 	}
 	d := make([]float64, N) // a work array
@@ -1101,7 +1105,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	// table take them (list.spare)
 	z.spare = append(z.spare, d)
 	for m := range tps {
-		z.spare = appendNonNil(z.spare, tps[m].ta, tps[m].tc, ws[m].w)
+		z.spare = appendNonNil(z.spare, tps[m].ta, tps[m].tc)
 	}
 	return z, nil
 }
@@ -1117,16 +1121,17 @@ func appendNonNil(s [][]float64, vs ...[]float64) [][]float64 {
 }
 
 // untilt is one tilt's untilting weights e^(-tau L(o)) over the composed
-// list's offsets (weights, shared by both sides) and their relative error.
+// list's offsets (weights' values, made one after another by a copy of
+// run) and their relative error.
 type untilt struct {
-	w  []float64
-	rw float64
+	run weightRun
+	rw  float64
 }
 
 // powerSide fills one side of z (the upper pair a, or the lower pair c)
 // from the tilts' powers: values, envelopes, tilted and untilted total
 // errors (see the file comment); it returns the side's relative error. ws
-// holds each tilt's untilting weights (nil where the tilt is not used),
+// holds each tilt's untilting weights (unset where the tilt is not used),
 // d is a work array of length 2n.
 func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upper bool) (float64, error) {
 	n := z.n
@@ -1145,7 +1150,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 		lnC, e, l  float64
 		rr         float64
 		ok         bool
-		w          []float64
+		w          weightRun
 		C, rf, sum float64
 	}
 	ss := make([]side, K)
@@ -1160,7 +1165,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 		if s.ok {
 			s.C = math.Exp(s.lnC)
 			relCexp := 4*u*(math.Abs(s.lnC)+2) + 2*u
-			s.w = ws[m].w
+			s.w = ws[m].run
 			s.rf = (1+relCexp)*(1+ws[m].rw)*(1+u)*(1+u) - 1
 			env[m] = s.e * s.C * (1 + relCexp) * (1 + 1e-9)
 			rel = math.Max(rel, (s.rf+s.rr)/(1-s.rf))
@@ -1174,7 +1179,17 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 	}
 	chosen := make([]int8, N)
 	small := false
+	runs := make([]weightRun, K) // each used tilt's weights, offset by offset
+	wo := make([]float64, K)
+	for m := range ss {
+		runs[m] = ss[m].w
+	}
 	for o := 0; o < N; o++ {
+		for m := range runs {
+			if ss[m].ok {
+				wo[m] = runs[m].next(o)
+			}
+		}
 		L := z.loss(o)
 		best, bm := math.Inf(1), -1
 		for m, t := range z.tau {
@@ -1197,7 +1212,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 			// negative values clamped to 0 (math.Max(0, tv): NaN stays)
 			tv = 0
 		}
-		v := tv * (s.w[o] * s.C)
+		v := tv * (wo[bm] * s.C)
 		if v < minNormal && tv > 0 {
 			// subnormal or underflowed to 0: an absolute 2^-1074 lost
 			small = true
@@ -1217,7 +1232,9 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 		}
 		C := s.C * (1 + 4*u*(math.Abs(s.lnC)+2) + 2*u)
 		own := C * (1 + s.rf) * (s.l + (s.rf+s.rr)/(1-s.rf)*s.sum*(1+4*u))
+		run := s.w
 		for o := 0; o < N; o++ {
+			w := run.next(o)
 			if int(chosen[o]) == m {
 				d[o] = 0
 				continue
@@ -1227,7 +1244,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 			if tv <= 0 {
 				tv = 0
 			}
-			vm := tv * (s.w[o] * s.C)
+			vm := tv * (w * s.C)
 			d[o] = math.Abs(vals[o]-vm) * (1 + u)
 		}
 		other := tiltedSum(d, 0, N-1, n, z.lambda, t)
