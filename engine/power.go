@@ -690,10 +690,9 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 // side at the spacing lambda (nats).
 func powerGridLeaf(m Mechanism, nl int, lambda float64) (gl, leaf *list, err error) {
 	b := newLeafBuilder(nl, lambda, nil)
+	// (a continuous mechanism reserves room for its groups, in one array,
+	// before it adds them: reserveGroups)
 	b.recordGroups = true
-	// (a continuous mechanism cut at every half cell gives about 2.0-2.3
-	// groups per point: room for them without growing)
-	b.groups = make([]leafGroup, 0, 2*nl+nl/4+64)
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
 		b.inexact = false
