@@ -43,19 +43,19 @@ func weightsInto(w []float64, n int, lambda, tau float64) float64 {
 		return 0
 	}
 	g := math.Exp(tau * lambda)
-	// blocks of 32 entries, each from its own exp: independent, so on all
-	// cores (the same values in any order; the maximum is exact)
+	// blocks of weightBlock entries, each from its own exp: independent,
+	// so on all cores (the same values in any order; the maximum is exact)
 	xmax := 0.0
 	var mu sync.Mutex
-	blocks := (2*n + 31) / 32
+	blocks := (2*n + weightBlock - 1) / weightBlock
 	parallelRange(blocks, runtime.GOMAXPROCS(0), func(b0, b1 int) {
 		xm := 0.0
 		for b := b0; b < b1; b++ {
-			o := 32 * b
+			o := weightBlock * b
 			x := tau * (float64(o-n+1) * lambda)
 			xm = math.Max(xm, math.Abs(x))
 			v := math.Exp(x)
-			end := min(o+32, 2*n)
+			end := min(o+weightBlock, 2*n)
 			for p := o; p < end; p++ {
 				w[p] = v
 				v *= g
@@ -71,19 +71,23 @@ func weightsInto(w []float64, n int, lambda, tau float64) float64 {
 // weightsRelOf is the relative error bound of weights' entries whose
 // blocks' largest exp argument in magnitude is xmax.
 func weightsRelOf(xmax, lambda, tau float64) float64 {
-	xmax += 32 * math.Abs(tau*lambda)
+	xmax += weightBlock * math.Abs(tau*lambda)
 	// exp's argument carries a relative error of 2u, exp itself about u,
-	// and up to 31 multiplications by g (each u, plus g's own error).
+	// and up to 31 multiplications by g (each u, plus g's own error; 31 =
+	// weightBlock - 1).
 	return unitRoundoff * (2*xmax + 4 + 31*(3+2*math.Abs(tau*lambda)))
 }
 
-// weightRun produces weights(n, lambda, tau)'s entries one offset after
-// another, bitwise the same values, without storing them: the caller
-// asks for the offsets 0, 1, 2, ... in order (next).
+// weightBlock is the length of weights' blocks: each starts from its own
+// exp.
+const weightBlock = 32
+
+// weightRun produces weights(n, lambda, tau)'s entries block by block,
+// bitwise the same values, without storing them all.
 type weightRun struct {
 	n           int
 	lambda, tau float64
-	g, v        float64
+	g           float64
 }
 
 // newWeightRun returns the run of weights(n, lambda, tau) and the
@@ -94,24 +98,28 @@ func newWeightRun(n int, lambda, tau float64) (weightRun, float64) {
 		return r, 0
 	}
 	xmax := 0.0
-	for o := 0; o < 2*n; o += 32 {
+	for o := 0; o < 2*n; o += weightBlock {
 		xmax = math.Max(xmax, math.Abs(tau*(float64(o-n+1)*lambda)))
 	}
 	return r, weightsRelOf(xmax, lambda, tau)
 }
 
-// next returns the weight of offset o, the successor of the previous
-// call's (0 first).
-func (r *weightRun) next(o int) float64 {
+// block sets dst[i] to the weight of offset o+i for the block of
+// weightBlock offsets from o (a multiple of weightBlock; entries beyond 2n
+// are left as they are).
+func (r *weightRun) block(o int, dst *[weightBlock]float64) {
+	end := min(weightBlock, 2*r.n-o)
 	if r.tau == 0 {
-		return 1
+		for i := range end {
+			dst[i] = 1
+		}
+		return
 	}
-	if o%32 == 0 {
-		r.v = math.Exp(r.tau * (float64(o-r.n+1) * r.lambda))
+	v := math.Exp(r.tau * (float64(o-r.n+1) * r.lambda))
+	for i := range end {
+		dst[i] = v
+		v *= r.g
 	}
-	w := r.v
-	r.v *= r.g
-	return w
 }
 
 // weightCache keeps the tilt weights of the most recent (lambda, tilts),

@@ -1178,17 +1178,14 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 	}
 	chosen := make([]int8, N)
 	small := false
-	runs := make([]weightRun, K) // each used tilt's weights, offset by offset
-	wo := make([]float64, K)
-	for m := range ss {
-		runs[m] = ss[m].w
+	// each tilt's weights over the block of o, made where the tilt is
+	// first taken in the block (wbAt: the block's first offset)
+	wb := make([][weightBlock]float64, K)
+	wbAt := make([]int, K)
+	for m := range wbAt {
+		wbAt[m] = -1
 	}
 	for o := 0; o < N; o++ {
-		for m := range runs {
-			if ss[m].ok {
-				wo[m] = runs[m].next(o)
-			}
-		}
 		L := z.loss(o)
 		best, bm := math.Inf(1), -1
 		for m, t := range z.tau {
@@ -1211,7 +1208,11 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 			// negative values clamped to 0 (math.Max(0, tv): NaN stays)
 			tv = 0
 		}
-		v := tv * (wo[bm] * s.C)
+		if o0 := o - o%weightBlock; wbAt[bm] != o0 {
+			s.w.block(o0, &wb[bm])
+			wbAt[bm] = o0
+		}
+		v := tv * (wb[bm][o%weightBlock] * s.C)
 		if v < minNormal && tv > 0 {
 			// subnormal or underflowed to 0: an absolute 2^-1074 lost
 			small = true
@@ -1231,19 +1232,23 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 		}
 		C := s.C * (1 + 4*u*(math.Abs(s.lnC)+2) + 2*u)
 		own := C * (1 + s.rf) * (s.l + (s.rf+s.rr)/(1-s.rf)*s.sum*(1+4*u))
-		run := s.w
+		var w [weightBlock]float64
+		wAt := -1
 		for o := 0; o < N; o++ {
-			w := run.next(o)
 			if int(chosen[o]) == m {
 				d[o] = 0
 				continue
+			}
+			if o0 := o - o%weightBlock; wAt != o0 {
+				s.w.block(o0, &w)
+				wAt = o0
 			}
 			j := (o + n + 1) & (N - 1)
 			tv := s.t[j]
 			if tv <= 0 {
 				tv = 0
 			}
-			vm := tv * (w * s.C)
+			vm := tv * (w[o%weightBlock] * s.C)
 			d[o] = math.Abs(vals[o]-vm) * (1 + u)
 		}
 		other := tiltedSum(d, 0, N-1, n, z.lambda, t)

@@ -6,7 +6,7 @@ import (
 )
 
 // TestWeightRunBitwise checks that weightRun makes bitwise weights'
-// entries and relative error, for lengths that end inside a block of 32
+// entries (block by block) and relative error, for lengths that end inside a block of 32
 // and tilts of both signs and 0.
 func TestWeightRunBitwise(t *testing.T) {
 	for _, n := range []int{1, 17, 512, 3000, 1 << 15} {
@@ -17,9 +17,13 @@ func TestWeightRunBitwise(t *testing.T) {
 				if rrel != rel {
 					t.Errorf("n=%d lambda=%v tau=%v: rel %v, weights' %v", n, lambda, tau, rrel, rel)
 				}
+				var b [weightBlock]float64
 				for o := range w {
-					if v := run.next(o); math.Float64bits(v) != math.Float64bits(w[o]) {
-						t.Fatalf("n=%d lambda=%v tau=%v: offset %d: %v, weights' %v", n, lambda, tau, o, v, w[o])
+					if o%weightBlock == 0 {
+						run.block(o, &b)
+					}
+					if v := b[o%weightBlock]; math.Float64bits(v) != math.Float64bits(w[o]) {
+						t.Fatalf("n=%d lambda=%v tau=%v: offset %d: block's %v, weights' %v", n, lambda, tau, o, v, w[o])
 					}
 				}
 			}
