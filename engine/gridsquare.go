@@ -227,7 +227,7 @@ func (l *list) mergeSquare(z *list, rec *mergeLog, w *squareWork) (float64, []fl
 		}
 	}
 	lo, hi := l.lo, l.hi
-	avail := w.ar.get() // read within [lo, hi] only
+	avail := w.get(w.ar.m) // read within [lo, hi] only
 	copy(avail[lo:hi+1], c[lo:hi+1])
 	amp := w.zeros()       // total error amplification per input
 	dHi, dLo := w.int32s() // the farthest move up and down per input (old buckets; 0 included)
@@ -238,7 +238,7 @@ func (l *list) mergeSquare(z *list, rec *mergeLog, w *squareWork) (float64, []fl
 	// offset (on all cores: a pure function of the offset)
 	var eoTab []float64
 	if !zeroEnv {
-		eoTab = w.ar.get()[:hi-lo+1]
+		eoTab = w.get(w.ar.m)[:hi-lo+1]
 		defer w.put(eoTab)
 		parallelRange(len(eoTab), runtime.GOMAXPROCS(0), func(i0, i1 int) {
 			for i := i0; i < i1; i++ {

@@ -293,7 +293,9 @@ import (
 // arrays (the tilts' powers and powerSide's work array) to its error
 // bounds and grid table (list.spare) instead of allocating theirs; the
 // first of two stages hands its own to the coarsenings and the second
-// stage's tilt weights (squareWork). The queries sum
+// stage's tilt weights (squareWork), and all of them are carved from one
+// allocation that the second stage's list and work array take over
+// (stageSlab). The queries sum
 // the atoms two spacings beyond eps in closed form from the grid table's
 // prefix sums (griddeltasums.go): an eps query costs the table (a few
 // passes) and a few blocks of atoms per evaluation. Measured in
@@ -620,7 +622,9 @@ type leafWeights struct {
 	n   int
 	lam float64
 	w   map[float64]leafWeight
-	ar  *arena // the weights' arrays (nil: new ones)
+	// alloc returns an array of the given length for the weights (any
+	// contents; nil: new arrays)
+	alloc func(m int) []float64
 }
 
 // leafWeight is one tilt's weights and their relative error.
@@ -638,8 +642,8 @@ func newLeafWeights(l *list) *leafWeights {
 func (lw *leafWeights) get(t float64) ([]float64, float64) {
 	e, ok := lw.w[t]
 	if !ok {
-		if lw.ar != nil && lw.ar.m == 2*lw.n {
-			e.w = lw.ar.get()
+		if lw.alloc != nil {
+			e.w = lw.alloc(2 * lw.n)
 			e.rw = weightsInto(e.w, lw.n, lw.lam, t)
 		} else {
 			e.w, e.rw = weights(lw.n, lw.lam, t)
@@ -955,8 +959,25 @@ type tiltPower struct {
 // every tilt (nil: powerSGrid's for tau and sd), lw the leaf's tilt
 // weights (nil: computed here).
 func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights, in *stageInput) (*list, error) {
+	return p.powerComposeOn(ctx, fp, leaf, r, tau, sd, mg, lw, in, nil, false)
+}
+
+// powerComposeOn is powerCompose with its arrays from sl (stageSlab; nil:
+// new ones): the tilts' arrays and then the composed list's and the work
+// array; with recycle, every array sl handed out before is dead once the
+// leaf is tilted (the leaf and its weights are among them): the tilts'
+// arrays are new then, and sl starts over for the list's and the work
+// array (their every entry is written: powerSide).
+func (p *plan) powerComposeOn(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights, in *stageInput, sl *stageSlab, recycle bool) (*list, error) {
 	if lw == nil {
 		lw = newLeafWeights(leaf)
+		if sl != nil && !recycle {
+			lw.alloc = sl.take
+		}
+	}
+	tilts := sl
+	if recycle {
+		tilts = nil
 	}
 	N := fp.Len()
 	n := N / 2
@@ -982,7 +1003,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			return nil, err
 		}
 		w, rw := lw.get(t)
-		ba, bc := make([]float64, N), make([]float64, N)
+		ba, bc := tilts.zeros(N), tilts.zeros(N)
 		var sa, sc float64
 		for o := leaf.lo; o <= leaf.hi; o++ {
 			j := (o - nl + 1) & (N - 1) // grid index o-nl+1 modulo N
@@ -1071,7 +1092,11 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		tp.okA = math.Abs(tp.lnCa) < lim && !math.IsNaN(tp.ea) && !math.IsInf(tp.ea, 0)
 		tp.okC = math.Abs(tp.lnCc) < lim && !math.IsNaN(tp.ec) && !math.IsInf(tp.ec, 0)
 	}
-	z := newList(n, lam, tau)
+	if recycle {
+		sl.reset()
+	}
+	// (powerSide writes every entry of the list's arrays and d)
+	z := newListOn(n, lam, tau, sl.take(N), sl.take(N))
 	z.grid = true
 	z.compositions = r
 	for _, nc := range leaf.names {
@@ -1087,7 +1112,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			ws[m].run, ws[m].rw = newWeightRun(n, lam, -t)
 		}
 	}
-	d := make([]float64, N) // a work array
+	d := sl.take(N) // a work array
 	relA, err := p.powerSide(z, tps, ws, d, true)
 	if err != nil {
 		return nil, err

@@ -278,7 +278,15 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 	slices.Sort(sg)
 	sg = slices.Compact(sg)
 	mg1 := newMGFGrid(leaf1, sg)
-	z1, err = p.powerCompose(ctx, fft.Shared(2*n1), leaf1, st.m, tau, sd1, &mg1, nil, nil)
+	// the first stage's arrays and the coarsenings' come from one
+	// allocation, which the second stage's list and work array take over
+	// once the second stage has tilted (stageSlab); not with a trace,
+	// which keeps the coarsenings' inputs
+	var sl *stageSlab
+	if trace == nil {
+		sl = newStageSlab(3 * 2 * n)
+	}
+	z1, err = p.powerComposeOn(ctx, fft.Shared(2*n1), leaf1, st.m, tau, sd1, &mg1, nil, nil, sl, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -287,6 +295,7 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 	// free: the coarsenings work in them, each handing on its input's
 	// arrays to the next, and the second stage tilts in them
 	w := newSquareWork(z1.n, z1.spare)
+	w.sl = sl
 	z1.spare = nil
 	for k := st.k; k > 1; k /= 2 {
 		var rec *mergeLog
@@ -317,12 +326,16 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 	mg := newMGFGrid(z1, powerTiltGrid(tau, sd, float64(n+1)*lambda))
 	in.lnT = stageTrueMGF(leaf1, st.m, mg.s, lambda, &mg1)
 	lw := newLeafWeights(z1)
-	lw.ar = w.ar
-	z, err = p.powerCompose(ctx, fp, z1, st.q, tau, sd, &mg, lw, in)
+	lw.alloc = w.get
+	z, err = p.powerComposeOn(ctx, fp, z1, st.q, tau, sd, &mg, lw, in, sl, sl != nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	z.compositions = st.m * st.q
+	if sl != nil {
+		// z holds z1's arrays now
+		z1.a, z1.c = nil, nil
+	}
 	return z, z1, nil
 }
 
@@ -428,10 +441,10 @@ func (l *list) stageCoarsenWith(log *mergeLog, w *squareWork) *list {
 		lnEnv[m] = ln(v)
 	}
 	_, mc := tiltedSums(z.a, z.c, z.lo, z.hi, n, z.lambda, l.tau)
-	T := w.ar.get()  // cleared per tilt
-	big := w.big[:0] // inputs with T_o > 2 (every candidate A is at least 2)
-	bw := w.bw[:0]   // their tilted pointwise bounds b_o w_o
-	bo := w.ar.get()
+	T := w.get(w.ar.m) // cleared per tilt
+	big := w.big[:0]   // inputs with T_o > 2 (every candidate A is at least 2)
+	bw := w.bw[:0]     // their tilted pointwise bounds b_o w_o
+	bo := w.get(w.ar.m)
 	for o := range bo {
 		bo[o] = -1 // not yet computed
 	}

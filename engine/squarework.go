@@ -11,9 +11,10 @@ package engine
 // after another: a squareWork is never shared between goroutines.
 type squareWork struct {
 	ar       *arena
-	dHi, dLo []int32 // mergeSquare's farthest moves per input
-	nz       []int   // mergeSquare's atoms left for the far merges
-	big      []int   // stageCoarsen's inputs with large coefficients
+	sl       *stageSlab // where arrays come from when ar has none (nil: new ones)
+	dHi, dLo []int32    // mergeSquare's farthest moves per input
+	nz       []int      // mergeSquare's atoms left for the far merges
+	big      []int      // stageCoarsen's inputs with large coefficients
 	bw       []float64
 	// moves records, when record is set, every merge's and kept atom's
 	// input shares (stageCoarsen) in the order mergeSquare makes them
@@ -38,10 +39,22 @@ func newSquareWork(n int, free [][]float64) *squareWork {
 	return &squareWork{ar: &arena{m: 2 * n, free: free}}
 }
 
-// zeros returns an array of 2n zeros: a spare one cleared, or a new one.
+// get returns an array of length m = 2n with arbitrary contents: a spare
+// one, or one from sl.
+func (w *squareWork) get(m int) []float64 {
+	if m != w.ar.m {
+		return make([]float64, m)
+	}
+	if len(w.ar.free) == 0 {
+		return w.sl.take(m)
+	}
+	return w.ar.get()
+}
+
+// zeros returns an array of 2n zeros: a spare one cleared, or one from sl.
 func (w *squareWork) zeros() []float64 {
 	if len(w.ar.free) == 0 {
-		return make([]float64, w.ar.m)
+		return w.sl.zeros(w.ar.m)
 	}
 	v := w.ar.get()
 	clear(v)
@@ -80,4 +93,56 @@ func (w *squareWork) move(o, ok, n int, c float64) {
 		}
 		w.moves = append(w.moves, mergeMove{o: int32(o), d: int32(2*ok - o - n + 1), c: c * (1 + 4*unitRoundoff)})
 	}
+}
+
+// stageSlab hands out arrays carved from one allocation (two stages,
+// composeStages): the first stage's and the coarsenings', and, once they
+// are all dead (the second stage has tilted its input), the second stage's
+// list and work array, which would otherwise be new allocations of the
+// same size. Arrays are cut with their capacity at their length, so no
+// append reaches a neighbour; when the slab is used up, take and zeros
+// return new arrays. A nil *stageSlab returns new arrays.
+type stageSlab struct {
+	buf  []float64
+	off  int // the next free entry
+	used int // entries below it were handed out before a reset
+}
+
+// newStageSlab returns a slab of m entries.
+func newStageSlab(m int) *stageSlab {
+	return &stageSlab{buf: make([]float64, m)}
+}
+
+// take returns an array of m entries with arbitrary contents.
+func (s *stageSlab) take(m int) []float64 {
+	if s == nil || s.off+m > len(s.buf) {
+		return make([]float64, m)
+	}
+	v := s.buf[s.off : s.off+m : s.off+m]
+	s.off += m
+	return v
+}
+
+// zeros returns an array of m zeros (the slab's entries are zero until
+// they are first handed out; those handed out before are cleared).
+func (s *stageSlab) zeros(m int) []float64 {
+	if s == nil || s.off+m > len(s.buf) {
+		return make([]float64, m)
+	}
+	start := s.off
+	v := s.take(m)
+	if start < s.used {
+		clear(v[:min(m, s.used-start)])
+	}
+	return v
+}
+
+// reset makes every entry free again: the caller holds none of the arrays
+// handed out before.
+func (s *stageSlab) reset() {
+	if s == nil {
+		return
+	}
+	s.used = max(s.used, s.off)
+	s.off = 0
 }

@@ -71,11 +71,13 @@ func stageSetup(t *testing.T, m Mechanism, r, N int) (*plan, *powerSetup, powerS
 // TestStageWorkReuseBitwise checks that the two stages' shared work
 // (squareWork: arrays handed from the first stage to the coarsenings and
 // from one coarsening to the next, the second stage's tilt weights in
-// them) gives bitwise the lists of fresh arrays: two coarsenings in a row
-// on one work whose arrays are filled with NaN and whose index arrays and
-// record hold garbage against coarsenings on new arrays each, and whole
-// two-stage compositions (the first stage's arrays reused, the inputs'
-// arrays recycled or, with a trace, kept) repeated on one plan.
+// them; stageSlab: the second stage's list and work array in the first
+// stage's memory) gives bitwise the lists of fresh arrays: a squaring and
+// two coarsenings in a row on one work whose arrays are filled with NaN
+// and whose index arrays and record hold garbage against those on new
+// arrays each, and whole two-stage compositions repeated on one plan
+// against one with a trace (which keeps the coarsenings' inputs: no
+// recycled arrays, no slab).
 func TestStageWorkReuseBitwise(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
@@ -144,4 +146,43 @@ func TestStageWorkReuseBitwise(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStageSlab checks the slab's arrays: cut at their length (an append
+// does not reach the next), zeros where asked for after a reset, new
+// arrays once the slab is used up, and a nil slab's new arrays.
+func TestStageSlab(t *testing.T) {
+	s := newStageSlab(10)
+	a := s.zeros(4)
+	b := s.take(4)
+	if len(a) != 4 || cap(a) != 4 || len(b) != 4 || cap(b) != 4 {
+		t.Fatalf("lengths %d/%d and %d/%d, want 4/4", len(a), cap(a), len(b), cap(b))
+	}
+	for i := range a {
+		a[i], b[i] = 1, 2
+	}
+	_ = append(a, 7)
+	if b[0] != 2 {
+		t.Fatalf("an append to one array reached the next: %v", b)
+	}
+	c := s.take(4) // beyond the slab: new
+	c[0] = 3
+	if a[0] != 1 || b[0] != 2 {
+		t.Fatalf("an array beyond the slab overlaps it")
+	}
+	s.reset()
+	for _, m := range []int{3, 4, 3} {
+		z := s.zeros(m)
+		for i, v := range z {
+			if v != 0 {
+				t.Fatalf("zeros(%d) after a reset: entry %d is %v", m, i, v)
+			}
+			z[i] = 5
+		}
+	}
+	var none *stageSlab
+	if v, w := none.take(3), none.zeros(2); len(v) != 3 || len(w) != 2 || w[0] != 0 {
+		t.Fatalf("nil slab: %v %v", v, w)
+	}
+	none.reset()
 }
