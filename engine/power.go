@@ -1113,11 +1113,12 @@ func (p *plan) powerComposeOn(ctx context.Context, fp *fft.Plan, leaf *list, r i
 		}
 	}
 	d := sl.take(N) // a work array
-	relA, err := p.powerSide(z, tps, ws, d, true)
+	chosen := make([]int8, N) // the tilt taken at each offset (either side)
+	relA, err := p.powerSide(z, tps, ws, d, chosen, true)
 	if err != nil {
 		return nil, err
 	}
-	relC, err := p.powerSide(z, tps, ws, d, false)
+	relC, err := p.powerSide(z, tps, ws, d, chosen, false)
 	if err != nil {
 		return nil, err
 	}
@@ -1156,8 +1157,8 @@ type untilt struct {
 // from the tilts' powers: values, envelopes, tilted and untilted total
 // errors (see the file comment); it returns the side's relative error. ws
 // holds each tilt's untilting weights (unset where the tilt is not used),
-// d is a work array of length 2n.
-func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upper bool) (float64, error) {
+// d and chosen are work arrays of length 2n (every entry is written).
+func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, chosen []int8, upper bool) (float64, error) {
 	n := z.n
 	N := 2 * n
 	u := unitRoundoff
@@ -1201,7 +1202,6 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 	for m := range lnEnv {
 		lnEnv[m] = math.Log(env[m])
 	}
-	chosen := make([]int8, N)
 	small := false
 	// each tilt's weights over the block of o, made where the tilt is
 	// first taken in the block (wbAt: the block's first offset)
