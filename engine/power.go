@@ -1112,7 +1112,7 @@ func (p *plan) powerComposeOn(ctx context.Context, fp *fft.Plan, leaf *list, r i
 			ws[m].run, ws[m].rw = newWeightRun(n, lam, -t)
 		}
 	}
-	d := sl.take(N) // a work array
+	d := sl.take(N)           // a work array
 	chosen := make([]int8, N) // the tilt taken at each offset (either side)
 	relA, err := p.powerSide(z, tps, ws, d, chosen, true)
 	if err != nil {
