@@ -278,13 +278,13 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 	slices.Sort(sg)
 	sg = slices.Compact(sg)
 	mg1 := newMGFGrid(leaf1, sg)
-	// the first stage's arrays and the coarsenings' come from one
-	// allocation, which the second stage's list and work array take over
-	// once the second stage has tilted (stageSlab); not with a trace,
+	// the first stage's arrays and the coarsenings' come from three chunks
+	// of 2n entries, which the second stage's list and work array take
+	// over once the second stage has tilted (stageSlab); not with a trace,
 	// which keeps the coarsenings' inputs
 	var sl *stageSlab
 	if trace == nil {
-		sl = newStageSlab(3 * 2 * n)
+		sl = newStageSlab(2*n, 3)
 	}
 	z1, err = p.powerComposeOn(ctx, fft.Shared(2*n1), leaf1, st.m, tau, sd1, &mg1, nil, nil, sl, false)
 	if err != nil {

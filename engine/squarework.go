@@ -95,44 +95,65 @@ func (w *squareWork) move(o, ok, n int, c float64) {
 	}
 }
 
-// stageSlab hands out arrays carved from one allocation (two stages,
-// composeStages): the first stage's and the coarsenings', and, once they
-// are all dead (the second stage has tilted its input), the second stage's
-// list and work array, which would otherwise be new allocations of the
-// same size. Arrays are cut with their capacity at their length, so no
-// append reaches a neighbour; when the slab is used up, take and zeros
-// return new arrays. A nil *stageSlab returns new arrays.
+// stageSlab hands out arrays carved from a few chunks of memory (two
+// stages, composeStages): the first stage's and the coarsenings', and,
+// once they are all dead (the second stage has tilted its input), the
+// second stage's list and work array, a chunk each, which would otherwise
+// be new allocations of the same size (each its own chunk, so none keeps
+// another alive). Arrays are cut with their capacity at their length, so
+// no append reaches a neighbour; an array that fits in no chunk is new. A
+// nil *stageSlab returns new arrays.
 type stageSlab struct {
-	buf  []float64
-	off  int // the next free entry
-	used int // entries below it were handed out before a reset
+	size, max int // entries per chunk, chunks at most
+	chunks    [][]float64
+	ci, off   int   // the chunk being carved and its next free entry
+	used      []int // per chunk: entries below it were handed out before a reset
 }
 
-// newStageSlab returns a slab of m entries.
-func newStageSlab(m int) *stageSlab {
-	return &stageSlab{buf: make([]float64, m)}
+// newStageSlab returns a slab of up to max chunks of size entries (each
+// allocated when first needed).
+func newStageSlab(size, max int) *stageSlab {
+	return &stageSlab{size: size, max: max}
+}
+
+// carve returns an array of m entries and whether it may hold earlier
+// contents (handed out before a reset; otherwise zeros).
+func (s *stageSlab) carve(m int) (v []float64, dirty bool) {
+	if s == nil || m > s.size {
+		return make([]float64, m), false
+	}
+	for {
+		if s.ci < len(s.chunks) {
+			if s.off+m <= s.size {
+				v = s.chunks[s.ci][s.off : s.off+m : s.off+m]
+				dirty = s.off < s.used[s.ci]
+				s.off += m
+				return v, dirty
+			}
+			// the rest of this chunk is too short: the next one
+			s.used[s.ci] = s.size
+			s.ci, s.off = s.ci+1, 0
+			continue
+		}
+		if len(s.chunks) == s.max {
+			return make([]float64, m), false
+		}
+		s.chunks = append(s.chunks, make([]float64, s.size))
+		s.used = append(s.used, 0)
+	}
 }
 
 // take returns an array of m entries with arbitrary contents.
 func (s *stageSlab) take(m int) []float64 {
-	if s == nil || s.off+m > len(s.buf) {
-		return make([]float64, m)
-	}
-	v := s.buf[s.off : s.off+m : s.off+m]
-	s.off += m
+	v, _ := s.carve(m)
 	return v
 }
 
-// zeros returns an array of m zeros (the slab's entries are zero until
-// they are first handed out; those handed out before are cleared).
+// zeros returns an array of m zeros.
 func (s *stageSlab) zeros(m int) []float64 {
-	if s == nil || s.off+m > len(s.buf) {
-		return make([]float64, m)
-	}
-	start := s.off
-	v := s.take(m)
-	if start < s.used {
-		clear(v[:min(m, s.used-start)])
+	v, dirty := s.carve(m)
+	if dirty {
+		clear(v)
 	}
 	return v
 }
@@ -143,6 +164,8 @@ func (s *stageSlab) reset() {
 	if s == nil {
 		return
 	}
-	s.used = max(s.used, s.off)
-	s.off = 0
+	if s.ci < len(s.chunks) {
+		s.used[s.ci] = max(s.used[s.ci], s.off)
+	}
+	s.ci, s.off = 0, 0
 }

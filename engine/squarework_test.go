@@ -149,10 +149,12 @@ func TestStageWorkReuseBitwise(t *testing.T) {
 }
 
 // TestStageSlab checks the slab's arrays: cut at their length (an append
-// does not reach the next), zeros where asked for after a reset, new
-// arrays once the slab is used up, and a nil slab's new arrays.
+// does not reach the next), carved chunk by chunk (an array that does not
+// fit in the rest of a chunk starts the next), zeros where asked for after
+// a reset, new arrays once the chunks are used up or for arrays longer
+// than a chunk, and a nil slab's new arrays.
 func TestStageSlab(t *testing.T) {
-	s := newStageSlab(10)
+	s := newStageSlab(10, 2)
 	a := s.zeros(4)
 	b := s.take(4)
 	if len(a) != 4 || cap(a) != 4 || len(b) != 4 || cap(b) != 4 {
@@ -165,13 +167,24 @@ func TestStageSlab(t *testing.T) {
 	if b[0] != 2 {
 		t.Fatalf("an append to one array reached the next: %v", b)
 	}
-	c := s.take(4) // beyond the slab: new
-	c[0] = 3
-	if a[0] != 1 || b[0] != 2 {
-		t.Fatalf("an array beyond the slab overlaps it")
+	c := s.take(4)  // the second chunk
+	d := s.take(6)  // the rest of it
+	e := s.zeros(3) // beyond the chunks: new
+	f := s.take(11) // longer than a chunk: new
+	if len(s.chunks) != 2 || &c[0] != &s.chunks[1][0] || &d[0] != &s.chunks[1][4] || len(e) != 3 || len(f) != 11 {
+		t.Fatalf("%d chunks; arrays not carved as expected", len(s.chunks))
+	}
+	for i := range c {
+		c[i] = 3
+	}
+	for i := range d {
+		d[i] = 4
+	}
+	if a[0] != 1 || b[0] != 2 || e[0] != 0 {
+		t.Fatalf("arrays overlap: %v %v %v", a, b, e)
 	}
 	s.reset()
-	for _, m := range []int{3, 4, 3} {
+	for _, m := range []int{3, 4, 3, 10} {
 		z := s.zeros(m)
 		for i, v := range z {
 			if v != 0 {
