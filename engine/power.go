@@ -293,9 +293,9 @@ import (
 // arrays (the tilts' powers and powerSide's work array) to its error
 // bounds and grid table (list.spare) instead of allocating theirs; the
 // first of two stages hands its own to the coarsenings and the second
-// stage's tilt weights (squareWork), and all of them are carved from one
-// allocation that the second stage's list and work array take over
-// (stageSlab). The queries sum
+// stage's tilt weights (squareWork), and all of them are carved from three
+// chunks of N entries that the second stage's list and work array take
+// over (stageSlab). The queries sum
 // the atoms two spacings beyond eps in closed form from the grid table's
 // prefix sums (griddeltasums.go): an eps query costs the table (a few
 // passes) and a few blocks of atoms per evaluation. Measured in
