@@ -2,13 +2,15 @@ package engine
 
 // squareWork is what the grid squarings of one composition share (the two
 // stages' coarsenings, powerstage.go): work arrays of 2n entries from an
-// arena (the first stage's dead transform and weight arrays, then each
-// squaring's own once it is done), the merges' index arrays and their
-// record of moves, kept from one squaring to the next of lists with the
-// same n instead of allocated and zeroed per squaring. Every user writes
-// or clears what it reads, so the results are bitwise those of fresh
-// arrays (TestStageWorkReuseBitwise). One composition's squarings run one
-// after another: a squareWork is never shared between goroutines.
+// arena (the first stage's dead transform and work arrays, then each
+// squaring's own and its input's once it is done; beyond them, the
+// composition's stageSlab), the merges' index arrays and their record of
+// moves, kept from one squaring to the next of lists with the same n
+// instead of allocated and zeroed per squaring. Every user writes or
+// clears what it reads, so the results are bitwise those of fresh arrays
+// (TestStageWorkReuseBitwise). One composition's squarings run one after
+// another, and of the two halves of a squaring only the merges use it: a
+// squareWork is never used by two goroutines at once.
 type squareWork struct {
 	ar       *arena
 	sl       *stageSlab // where arrays come from when ar has none (nil: new ones)
@@ -26,7 +28,9 @@ type squareWork struct {
 // (mergeSquare): input offset o, its coefficient c = k x / c_o (the merge's
 // coefficient k times the amount x taken over the stored value c_o; 1 for
 // a kept atom) enlarged by 1+4u for its rounding, and its move d = 2k' - m
-// in old spacings (old index m, new index k').
+// in old spacings (old index m, new index k'). (Offsets and moves are below
+// 2n in magnitude: int32 holds them for any list whose arrays fit in
+// memory.)
 type mergeMove struct {
 	o, d int32
 	c    float64
@@ -39,8 +43,8 @@ func newSquareWork(n int, free [][]float64) *squareWork {
 	return &squareWork{ar: &arena{m: 2 * n, free: free}}
 }
 
-// get returns an array of length m = 2n with arbitrary contents: a spare
-// one, or one from sl.
+// get returns an array of length m with arbitrary contents: for m = 2n a
+// spare one or one from sl, else a new one.
 func (w *squareWork) get(m int) []float64 {
 	if m != w.ar.m {
 		return make([]float64, m)
