@@ -1146,8 +1146,8 @@ func appendNonNil(s [][]float64, vs ...[]float64) [][]float64 {
 }
 
 // untilt is one tilt's untilting weights e^(-tau L(o)) over the composed
-// list's offsets (weights' values, made one after another by a copy of
-// run) and their relative error.
+// list's offsets (weights' values, made block by block from run where they
+// are used) and their relative error.
 type untilt struct {
 	run weightRun
 	rw  float64
