@@ -136,8 +136,8 @@ const (
 	PathChain
 	// PathPower composes by the power path (engine/README.md, section
 	// 6.1: one forward transform, an r-th power and one inverse per tilt)
-	// on a transform of Options.Buckets points, a power of two from 2^10
-	// to 2^26 (0: 2^17), where the mechanism qualifies. Where it does not
+	// on a transform of Options.Buckets points, 2^k or 3·2^k from 2^10
+	// to 2^26 (0: 2^17; PowerLength), where the mechanism qualifies. Where it does not
 	// (count pairs and other mechanisms with atoms of loss or
 	// distinguishing events, composed ranges above 300 nats, a Factor,
 	// Lists = ListsGrouped, DisableErrorCorrection, or a composed list
@@ -221,8 +221,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Path < PathDefault || o.Path > PathPower {
 		return o, optionError("path", "must be default, chain or power, got %v", o.Path)
 	}
-	if o.Path == PathPower && o.Buckets != 0 && (o.Buckets < powerMinN || o.Buckets > 1<<26 || o.Buckets&(o.Buckets-1) != 0) {
-		return o, optionError("buckets", "the power path's transform length must be a power of two from %d to %d, got %d", powerMinN, 1<<26, o.Buckets)
+	if o.Path == PathPower && o.Buckets != 0 && (!isPowerLength(o.Buckets) || o.Buckets > 1<<26) {
+		return o, optionError("buckets", "the power path's transform length must be 2^k or 3*2^k from %d to %d, got %d", powerMinN, 1<<26, o.Buckets)
 	}
 	if o.Buckets == 0 {
 		o.Buckets = 100000

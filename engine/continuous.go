@@ -165,8 +165,12 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 	if mp.bothSides {
 		per = 2
 	}
-	cuts := make([]float64, max(0, kHi-kLo+1)*per)
-	cutLB := make([]lossInterval, len(cuts))
+	// (the cuts sit at index 1.. of arrays with room for the pieces' ends
+	// before and after them, which are written over the cuts below)
+	nc := max(0, kHi-kLo+1) * per
+	endBuf := make([]float64, nc+2)
+	endLBBuf := make([]lossInterval, nc+2)
+	cuts, cutLB := endBuf[1:nc+1], endLBBuf[1:nc+1]
 	parallelRange(len(cuts), workers, func(i0, i1 int) {
 		for i := i0; i < i1; i++ {
 			side := -1.0
@@ -186,9 +190,10 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 	}
 	// The pieces' ends in loss order: each cut, never back past the
 	// previous one, so the pieces partition the line; endLB[i] is
-	// lossBounds(ends[i]).
-	ends := make([]float64, 1, len(cuts)+2)
-	endLB := make([]lossInterval, 1, len(cuts)+2)
+	// lossBounds(ends[i]). They are written over the cuts: the end of cut
+	// ci goes to index at most ci+1 of endBuf, where cut ci was, after
+	// cut ci is read and before any later one would be.
+	ends, endLB := endBuf[:1], endLBBuf[:1]
 	ends[0], endLB[0] = lowEnd, mp.lossBounds(lowEnd)
 	prev, prevLB := lowEnd, endLB[0]
 	for ci, t := range cuts {
@@ -223,23 +228,25 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 	endLB = append(endLB, mp.lossBounds(highEnd))
 	// Each piece holds the events with t between its ends (in loss order
 	// from low to high: for increasing L, t1 < t2); empty pieces add
-	// nothing.
-	type pieceMass struct {
-		pa, pb, lo, hi float64
-		empty          bool
+	// nothing. The masses are computed on all workers, the rest of each
+	// piece (its emptiness, its loss interval) from the ends as it is
+	// added.
+	piece := func(i int) (t1, t2 float64, l1, l2 lossInterval, empty bool) {
+		// (the ends are distinct: t1 and t2 are two of them, with their
+		// loss bounds)
+		t1, t2 = ends[i], ends[i+1]
+		l1, l2 = endLB[i], endLB[i+1]
+		if t1 > t2 {
+			t1, t2, l1, l2 = t2, t1, l2, l1
+		}
+		return t1, t2, l1, l2, !(t2 > t1)
 	}
+	type pieceMass struct{ pa, pb float64 }
 	pieces := make([]pieceMass, len(ends)-1)
 	parallelRange(len(pieces), workers, func(i0, i1 int) {
 		for i := i0; i < i1; i++ {
-			// (the ends are distinct: t1 and t2 are two of them, with
-			// their loss bounds)
-			t1, t2 := ends[i], ends[i+1]
-			l1, l2 := endLB[i], endLB[i+1]
-			if t1 > t2 {
-				t1, t2, l1, l2 = t2, t1, l2, l1
-			}
-			if !(t2 > t1) {
-				pieces[i].empty = true
+			t1, t2, _, _, empty := piece(i)
+			if empty {
 				continue
 			}
 			var pa, pb float64
@@ -248,15 +255,30 @@ func (mp *monotonePair) embedWorkers(b eventSink, workers int) {
 			} else {
 				pa, pb = mp.massA(t1, t2), mp.massB(t1, t2)
 			}
-			pieces[i] = pieceMass{pa: pa, pb: pb,
-				lo: min(l1.lo, l2.lo), hi: max(l1.hi, l2.hi)}
+			pieces[i] = pieceMass{pa: pa, pb: pb}
 		}
 	})
-	for _, pc := range pieces {
-		if !pc.empty {
-			b.add(pc.pa, pc.pb, pc.lo, pc.hi)
+	if r, ok := b.(groupReserver); ok {
+		k := 0
+		for i := range pieces {
+			if _, _, _, _, empty := piece(i); !empty {
+				k++
+			}
+		}
+		r.reserveGroups(k)
+	}
+	for i, pc := range pieces {
+		if _, _, l1, l2, empty := piece(i); !empty {
+			b.add(pc.pa, pc.pb, min(l1.lo, l2.lo), max(l1.hi, l2.hi))
 		}
 	}
+}
+
+// groupReserver is an eventSink that records the groups it is given
+// (leafBuilder with recordGroups): reserveGroups(k) makes room for k more
+// before they come, so the record grows once, by what it needs.
+type groupReserver interface {
+	reserveGroups(k int)
 }
 
 // parallelRange calls f on consecutive parts [i0, i1) of [0, count), on up
@@ -316,3 +338,10 @@ func (m mirrorSink) add(pa, pb, lossLo, lossHi float64) {
 }
 
 func (m mirrorSink) grid() (float64, int) { return m.b.grid() }
+
+// reserveGroups makes room for k groups added twice each.
+func (m mirrorSink) reserveGroups(k int) {
+	if r, ok := m.b.(groupReserver); ok {
+		r.reserveGroups(2 * k)
+	}
+}

@@ -43,19 +43,19 @@ func weightsInto(w []float64, n int, lambda, tau float64) float64 {
 		return 0
 	}
 	g := math.Exp(tau * lambda)
-	// blocks of 32 entries, each from its own exp: independent, so on all
-	// cores (the same values in any order; the maximum is exact)
+	// blocks of weightBlock entries, each from its own exp: independent,
+	// so on all cores (the same values in any order; the maximum is exact)
 	xmax := 0.0
 	var mu sync.Mutex
-	blocks := (2*n + 31) / 32
+	blocks := (2*n + weightBlock - 1) / weightBlock
 	parallelRange(blocks, runtime.GOMAXPROCS(0), func(b0, b1 int) {
 		xm := 0.0
 		for b := b0; b < b1; b++ {
-			o := 32 * b
+			o := weightBlock * b
 			x := tau * (float64(o-n+1) * lambda)
 			xm = math.Max(xm, math.Abs(x))
 			v := math.Exp(x)
-			end := min(o+32, 2*n)
+			end := min(o+weightBlock, 2*n)
 			for p := o; p < end; p++ {
 				w[p] = v
 				v *= g
@@ -65,10 +65,61 @@ func weightsInto(w []float64, n int, lambda, tau float64) float64 {
 		xmax = math.Max(xmax, xm)
 		mu.Unlock()
 	})
-	xmax += 32 * math.Abs(tau*lambda)
+	return weightsRelOf(xmax, lambda, tau)
+}
+
+// weightsRelOf is the relative error bound of weights' entries whose
+// blocks' largest exp argument in magnitude is xmax.
+func weightsRelOf(xmax, lambda, tau float64) float64 {
+	xmax += weightBlock * math.Abs(tau*lambda)
 	// exp's argument carries a relative error of 2u, exp itself about u,
-	// and up to 31 multiplications by g (each u, plus g's own error).
+	// and up to 31 multiplications by g (each u, plus g's own error; 31 =
+	// weightBlock - 1).
 	return unitRoundoff * (2*xmax + 4 + 31*(3+2*math.Abs(tau*lambda)))
+}
+
+// weightBlock is the length of weights' blocks: each starts from its own
+// exp.
+const weightBlock = 32
+
+// weightRun produces weights(n, lambda, tau)'s entries block by block,
+// bitwise the same values, without storing them all.
+type weightRun struct {
+	n           int
+	lambda, tau float64
+	g           float64
+}
+
+// newWeightRun returns the run of weights(n, lambda, tau) and the
+// entries' relative error bound (weights' rel).
+func newWeightRun(n int, lambda, tau float64) (weightRun, float64) {
+	r := weightRun{n: n, lambda: lambda, tau: tau, g: math.Exp(tau * lambda)}
+	if tau == 0 {
+		return r, 0
+	}
+	xmax := 0.0
+	for o := 0; o < 2*n; o += weightBlock {
+		xmax = math.Max(xmax, math.Abs(tau*(float64(o-n+1)*lambda)))
+	}
+	return r, weightsRelOf(xmax, lambda, tau)
+}
+
+// block sets dst[i] to the weight of offset o+i for the block of
+// weightBlock offsets from o (a multiple of weightBlock; entries beyond 2n
+// are left as they are).
+func (r *weightRun) block(o int, dst *[weightBlock]float64) {
+	end := min(weightBlock, 2*r.n-o)
+	if r.tau == 0 {
+		for i := range end {
+			dst[i] = 1
+		}
+		return
+	}
+	v := math.Exp(r.tau * (float64(o-r.n+1) * r.lambda))
+	for i := range end {
+		dst[i] = v
+		v *= r.g
+	}
 }
 
 // weightCache keeps the tilt weights of the most recent (lambda, tilts),

@@ -28,8 +28,14 @@ type mergePart struct {
 
 // gridSquareRec is gridSquare, recording the merges in rec (nil: none).
 func (l *list) gridSquareRec(rec *mergeLog) *list {
+	return l.gridSquareWith(rec, newSquareWork(l.n, nil))
+}
+
+// gridSquareWith is gridSquareRec with its arrays (the squared list's and
+// the merges' work) from w (squareWork).
+func (l *list) gridSquareWith(rec *mergeLog, w *squareWork) *list {
 	n := l.n
-	z := newList(n, 2*l.lambda, l.tau)
+	z := newListOn(n, 2*l.lambda, l.tau, w.zeros(), w.zeros())
 	z.grid = true
 	z.wUp, z.wLo = l.wUp, l.wLo
 	z.compositions, z.squarings = l.compositions, l.squarings+1
@@ -42,7 +48,7 @@ func (l *list) gridSquareRec(rec *mergeLog) *list {
 		var absLow float64
 		var ampT []float64
 		concurrently(func() {
-			absLow, ampT = l.mergeSquare(z, rec)
+			absLow, ampT = l.mergeSquare(z, rec, w)
 		}, func() {
 			l.spreadSquare(z)
 		})
@@ -201,7 +207,10 @@ func envMinLn(lnEnv, tau []float64, L float64) (e, big float64) {
 // moved by at most dHi and at least dLo old buckets contributes at most
 // amp e^(tau_m lambda d) (d = dHi for tau_m > 0, dLo for tau_m < 0) times
 // its tilted error; ampT[m] is the largest such factor (at least 1).
-func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
+//
+// Its work arrays come from w, and with w.record it appends every input's
+// share of each merge and kept atom to w.moves (mergeMove).
+func (l *list) mergeSquare(z *list, rec *mergeLog, w *squareWork) (float64, []float64) {
 	n, lam := l.n, l.lambda
 	u := unitRoundoff
 	c := l.c
@@ -218,18 +227,19 @@ func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 		}
 	}
 	lo, hi := l.lo, l.hi
-	avail := make([]float64, 2*n)
+	avail := w.get(w.ar.m) // read within [lo, hi] only
 	copy(avail[lo:hi+1], c[lo:hi+1])
-	amp := make([]float64, 2*n) // total error amplification per input
-	dHi := make([]int32, 2*n)   // the farthest move up and down per input
-	dLo := make([]int32, 2*n)   // (old buckets; 0 included)
-	babs := make([]float64, 2*n)
-	aabs := make([]float64, 2*n) // coefficients of the allowance per output
+	amp := w.zeros()       // total error amplification per input
+	dHi, dLo := w.int32s() // the farthest move up and down per input (old buckets; 0 included)
+	babs := w.zeros()
+	aabs := w.zeros() // coefficients of the allowance per output
+	defer w.put(avail, amp, babs, aabs)
 	// the envelope part of each input's error bound, computed once per
 	// offset (on all cores: a pure function of the offset)
 	var eoTab []float64
 	if !zeroEnv {
-		eoTab = make([]float64, hi-lo+1)
+		eoTab = w.get(w.ar.m)[:hi-lo+1]
+		defer w.put(eoTab)
 		parallelRange(len(eoTab), runtime.GOMAXPROCS(0), func(i0, i1 int) {
 			for i := i0; i < i1; i++ {
 				eoTab[i], _ = envAbs(lnEnv, l.tau, l.loss(lo+i))
@@ -252,6 +262,10 @@ func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 		z.c[ok] += x + y
 		if rec != nil {
 			rec.parts = append(rec.parts, mergePart{o1, o2, ok, x, y, k1, k2})
+		}
+		if w.record {
+			w.move(o1, ok, n, k1*x/c[o1])
+			w.move(o2, ok, n, k2*y/c[o2])
 		}
 		f1, f2 := x/c[o1], y/c[o2]
 		babs[ok] += math.Max(k1*f1*eo(o1), k2*f2*eo(o2))
@@ -334,7 +348,16 @@ func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 	// the atoms left, in order; each odd one tries up to farScan of them
 	// on each side (beyond its immediate neighbours)
 	const farScan = 16
-	var nz []int
+	nnz := 0
+	for o := lo; o <= hi; o++ {
+		if avail[o] > 0 {
+			nnz++
+		}
+	}
+	if cap(w.nz) < nnz {
+		w.nz = make([]int, 0, nnz)
+	}
+	nz := w.nz[:0]
 	for o := lo; o <= hi; o++ {
 		if avail[o] > 0 {
 			nz = append(nz, o)
@@ -368,6 +391,9 @@ func (l *list) mergeSquare(z *list, rec *mergeLog) (float64, []float64) {
 		z.c[ok] += avail[o]
 		if rec != nil {
 			rec.parts = append(rec.parts, mergePart{o, -1, ok, avail[o], 0, 1, 0})
+		}
+		if w.record {
+			w.move(o, ok, n, f)
 		}
 		babs[ok] += f * eo(o)
 		aabs[ok] += f

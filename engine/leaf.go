@@ -63,6 +63,19 @@ func newLeafBuilder(n int, lambda float64, tau []float64) *leafBuilder {
 	return &leafBuilder{l: newList(n, lambda, tau)}
 }
 
+// reserveGroups makes room in the groups' record (recordGroups) for k more
+// groups and a few single ones beside them (groupReserver: the pieces of a
+// continuous pair, a mechanism's atom or mirror next to them), in an array
+// of just that size where the record has no room.
+func (b *leafBuilder) reserveGroups(k int) {
+	const slack = 16
+	if need := len(b.groups) + k + slack; b.recordGroups && cap(b.groups) < need {
+		g := make([]leafGroup, len(b.groups), need)
+		copy(g, b.groups)
+		b.groups = g
+	}
+}
+
 // grid returns the spacing and the half-range of the borders at which a
 // continuous mechanism cuts its events into groups: the buckets' unless a
 // grid leaf is built from the groups alone (recordGroups without

@@ -120,11 +120,11 @@ type list struct {
 	relErrIn float64
 
 	// spare holds work arrays of length 2n that the list's producer no
-	// longer needs (the power path's transform and weight arrays,
+	// longer needs (the power path's transform and work arrays,
 	// powerCompose): bounds takes them all (and sets spare to nil) for its
 	// tilt weights, its error bounds and the grid table instead of
-	// allocating, which saves the allocation and zeroing of up to ten
-	// arrays of 2n values per composed list. nil for every other list; a
+	// allocating, which saves the allocation and zeroing of up to 2K+1
+	// arrays of 2n values per composed list (K tilts). nil for every other list; a
 	// copy of the list must not keep them (retilt clears them).
 	spare [][]float64
 }
@@ -211,11 +211,16 @@ func (x val) mul(y val) val {
 }
 
 func newList(n int, lambda float64, tau []float64) *list {
+	return newListOn(n, lambda, tau, make([]float64, 2*n), make([]float64, 2*n))
+}
+
+// newListOn is newList on the arrays a and c (2n zeros each).
+func newListOn(n int, lambda float64, tau []float64, a, c []float64) *list {
 	return &list{
 		n:      n,
 		lambda: lambda,
-		a:      make([]float64, 2*n),
-		c:      make([]float64, 2*n),
+		a:      a,
+		c:      c,
 		lo:     2 * n,
 		hi:     -1,
 		tau:    tau,

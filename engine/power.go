@@ -288,9 +288,14 @@ import (
 // which is the larger part of the CPU on the DP-SGD rows with small q
 // (about 2 groups per point, each spread and merged with several
 // exponentials and logarithms). The twiddles come from fft.Shared (once
-// per length and process), and the composed list hands its dead work
-// arrays (the tilts' powers and untilting weights) to its error bounds and
-// grid table (list.spare) instead of allocating theirs. The queries sum
+// per length and process), the untilting weights are made where used
+// (weightRun) instead of stored, and the composed list hands its dead work
+// arrays (the tilts' powers and powerSide's work array) to its error
+// bounds and grid table (list.spare) instead of allocating theirs; the
+// first of two stages hands its own to the coarsenings and the second
+// stage's tilt weights (squareWork), and all of them are carved from three
+// chunks of N entries that the second stage's list and work array take
+// over (stageSlab). The queries sum
 // the atoms two spacings beyond eps in closed form from the grid table's
 // prefix sums (griddeltasums.go): an eps query costs the table (a few
 // passes) and a few blocks of atoms per evaluation. Measured in
@@ -360,7 +365,7 @@ func newPowerPlan(m Mechanism, maxR int, o Options) (*plan, error) {
 		return nil, nil
 	}
 	p := &plan{opt: o, n: n, lambda: t / float64(n), leaves: map[Mechanism]*list{}, grid: true,
-		total: maxR, powerN: max(nextPow2(o.Buckets), powerMinN)}
+		total: maxR, powerN: powerLength(o.Buckets)}
 	p.gridLambda = p.lambda
 	b := newLeafBuilder(n, p.lambda, nil)
 	b.inexact = true
@@ -617,6 +622,9 @@ type leafWeights struct {
 	n   int
 	lam float64
 	w   map[float64]leafWeight
+	// alloc returns an array of the given length for the weights (any
+	// contents; nil: new arrays)
+	alloc func(m int) []float64
 }
 
 // leafWeight is one tilt's weights and their relative error.
@@ -634,7 +642,12 @@ func newLeafWeights(l *list) *leafWeights {
 func (lw *leafWeights) get(t float64) ([]float64, float64) {
 	e, ok := lw.w[t]
 	if !ok {
-		e.w, e.rw = weights(lw.n, lw.lam, t)
+		if lw.alloc != nil {
+			e.w = lw.alloc(2 * lw.n)
+			e.rw = weightsInto(e.w, lw.n, lw.lam, t)
+		} else {
+			e.w, e.rw = weights(lw.n, lw.lam, t)
+		}
 		lw.w[t] = e
 	}
 	return e.w, e.rw
@@ -681,10 +694,9 @@ func (p *plan) powerPrepare(ctx context.Context, m Mechanism, r int, fp *fft.Pla
 // side at the spacing lambda (nats).
 func powerGridLeaf(m Mechanism, nl int, lambda float64) (gl, leaf *list, err error) {
 	b := newLeafBuilder(nl, lambda, nil)
+	// (a continuous mechanism reserves room for its groups, in one array,
+	// before it adds them: reserveGroups)
 	b.recordGroups = true
-	// (a continuous mechanism cut at every half cell gives about 2.0-2.3
-	// groups per point: room for them without growing)
-	b.groups = make([]leafGroup, 0, 2*nl+nl/4+64)
 	b.inexact = true
 	if em, ok := m.(exactMasses); ok && em.exactMasses() {
 		b.inexact = false
@@ -947,8 +959,25 @@ type tiltPower struct {
 // every tilt (nil: powerSGrid's for tau and sd), lw the leaf's tilt
 // weights (nil: computed here).
 func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights, in *stageInput) (*list, error) {
+	return p.powerComposeOn(ctx, fp, leaf, r, tau, sd, mg, lw, in, nil, false)
+}
+
+// powerComposeOn is powerCompose with its arrays from sl (stageSlab; nil:
+// new ones): the tilts' arrays and then the composed list's and the work
+// array; with recycle, every array sl handed out before is dead once the
+// leaf is tilted (the leaf and its weights are among them): the tilts'
+// arrays are new then, and sl starts over for the list's and the work
+// array (their every entry is written: powerSide).
+func (p *plan) powerComposeOn(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights, in *stageInput, sl *stageSlab, recycle bool) (*list, error) {
 	if lw == nil {
 		lw = newLeafWeights(leaf)
+		if sl != nil && !recycle {
+			lw.alloc = sl.take
+		}
+	}
+	tilts := sl
+	if recycle {
+		tilts = nil
 	}
 	N := fp.Len()
 	n := N / 2
@@ -974,10 +1003,10 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 			return nil, err
 		}
 		w, rw := lw.get(t)
-		ba, bc := make([]float64, N), make([]float64, N)
+		ba, bc := tilts.zeros(N), tilts.zeros(N)
 		var sa, sc float64
 		for o := leaf.lo; o <= leaf.hi; o++ {
-			j := (o - nl + 1) & (N - 1) // grid index o-nl+1 modulo N
+			j := wrapIndex(o-nl+1, N) // grid index o-nl+1 modulo N
 			ba[j] = leaf.a[o] * w[o]
 			bc[j] = leaf.c[o] * w[o]
 			sa += ba[j]
@@ -1063,7 +1092,11 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 		tp.okA = math.Abs(tp.lnCa) < lim && !math.IsNaN(tp.ea) && !math.IsInf(tp.ea, 0)
 		tp.okC = math.Abs(tp.lnCc) < lim && !math.IsNaN(tp.ec) && !math.IsInf(tp.ec, 0)
 	}
-	z := newList(n, lam, tau)
+	if recycle {
+		sl.reset()
+	}
+	// (powerSide writes every entry of the list's arrays and d)
+	z := newListOn(n, lam, tau, sl.take(N), sl.take(N))
 	z.grid = true
 	z.compositions = r
 	for _, nc := range leaf.names {
@@ -1071,19 +1104,21 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	}
 	z.wUp = fr * leaf.wUp * (1 + 2*u)
 	z.wLo = fr * leaf.wLo * (1 + 2*u)
-	// the untilting weights of every tilt used by either side
+	// the untilting weights of every tilt used by either side (made
+	// where used: weightRun)
 	ws := make([]untilt, K)
 	for m, t := range tau {
 		if tps[m].okA || tps[m].okC {
-			ws[m].w, ws[m].rw = weights(n, lam, -t)
+			ws[m].run, ws[m].rw = newWeightRun(n, lam, -t)
 		}
 	}
-	d := make([]float64, N) // a work array
-	relA, err := p.powerSide(z, tps, ws, d, true)
+	d := sl.take(N)           // a work array
+	chosen := make([]int8, N) // the tilt taken at each offset (either side)
+	relA, err := p.powerSide(z, tps, ws, d, chosen, true)
 	if err != nil {
 		return nil, err
 	}
-	relC, err := p.powerSide(z, tps, ws, d, false)
+	relC, err := p.powerSide(z, tps, ws, d, chosen, false)
 	if err != nil {
 		return nil, err
 	}
@@ -1095,7 +1130,7 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 	// table take them (list.spare)
 	z.spare = append(z.spare, d)
 	for m := range tps {
-		z.spare = appendNonNil(z.spare, tps[m].ta, tps[m].tc, ws[m].w)
+		z.spare = appendNonNil(z.spare, tps[m].ta, tps[m].tc)
 	}
 	return z, nil
 }
@@ -1111,18 +1146,19 @@ func appendNonNil(s [][]float64, vs ...[]float64) [][]float64 {
 }
 
 // untilt is one tilt's untilting weights e^(-tau L(o)) over the composed
-// list's offsets (weights, shared by both sides) and their relative error.
+// list's offsets (weights' values, made block by block from run where they
+// are used) and their relative error.
 type untilt struct {
-	w  []float64
-	rw float64
+	run weightRun
+	rw  float64
 }
 
 // powerSide fills one side of z (the upper pair a, or the lower pair c)
 // from the tilts' powers: values, envelopes, tilted and untilted total
 // errors (see the file comment); it returns the side's relative error. ws
-// holds each tilt's untilting weights (nil where the tilt is not used),
-// d is a work array of length 2n.
-func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upper bool) (float64, error) {
+// holds each tilt's untilting weights (unset where the tilt is not used),
+// d and chosen are work arrays of length 2n (every entry is written).
+func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, chosen []int8, upper bool) (float64, error) {
 	n := z.n
 	N := 2 * n
 	u := unitRoundoff
@@ -1139,7 +1175,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 		lnC, e, l  float64
 		rr         float64
 		ok         bool
-		w          []float64
+		w          weightRun
 		C, rf, sum float64
 	}
 	ss := make([]side, K)
@@ -1154,7 +1190,7 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 		if s.ok {
 			s.C = math.Exp(s.lnC)
 			relCexp := 4*u*(math.Abs(s.lnC)+2) + 2*u
-			s.w = ws[m].w
+			s.w = ws[m].run
 			s.rf = (1+relCexp)*(1+ws[m].rw)*(1+u)*(1+u) - 1
 			env[m] = s.e * s.C * (1 + relCexp) * (1 + 1e-9)
 			rel = math.Max(rel, (s.rf+s.rr)/(1-s.rf))
@@ -1166,8 +1202,14 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 	for m := range lnEnv {
 		lnEnv[m] = math.Log(env[m])
 	}
-	chosen := make([]int8, N)
 	small := false
+	// each tilt's weights over the block of o, made where the tilt is
+	// first taken in the block (wbAt: the block's first offset)
+	wb := make([][weightBlock]float64, K)
+	wbAt := make([]int, K)
+	for m := range wbAt {
+		wbAt[m] = -1
+	}
 	for o := 0; o < N; o++ {
 		L := z.loss(o)
 		best, bm := math.Inf(1), -1
@@ -1184,14 +1226,18 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 			vals[o] = 0
 			continue
 		}
-		j := (o + n + 1) & (N - 1)
+		j := wrapIndex(o+n+1, N)
 		s := &ss[bm]
 		tv := s.t[j]
 		if tv <= 0 {
 			// negative values clamped to 0 (math.Max(0, tv): NaN stays)
 			tv = 0
 		}
-		v := tv * (s.w[o] * s.C)
+		if o0 := o - o%weightBlock; wbAt[bm] != o0 {
+			s.w.block(o0, &wb[bm])
+			wbAt[bm] = o0
+		}
+		v := tv * (wb[bm][o%weightBlock] * s.C)
 		if v < minNormal && tv > 0 {
 			// subnormal or underflowed to 0: an absolute 2^-1074 lost
 			small = true
@@ -1211,17 +1257,23 @@ func (p *plan) powerSide(z *list, tps []tiltPower, ws []untilt, d []float64, upp
 		}
 		C := s.C * (1 + 4*u*(math.Abs(s.lnC)+2) + 2*u)
 		own := C * (1 + s.rf) * (s.l + (s.rf+s.rr)/(1-s.rf)*s.sum*(1+4*u))
+		var w [weightBlock]float64
+		wAt := -1
 		for o := 0; o < N; o++ {
 			if int(chosen[o]) == m {
 				d[o] = 0
 				continue
 			}
-			j := (o + n + 1) & (N - 1)
+			if o0 := o - o%weightBlock; wAt != o0 {
+				s.w.block(o0, &w)
+				wAt = o0
+			}
+			j := wrapIndex(o+n+1, N)
 			tv := s.t[j]
 			if tv <= 0 {
 				tv = 0
 			}
-			vm := tv * (s.w[o] * s.C)
+			vm := tv * (w[o%weightBlock] * s.C)
 			d[o] = math.Abs(vals[o]-vm) * (1 + u)
 		}
 		other := tiltedSum(d, 0, N-1, n, z.lambda, t)
@@ -1330,6 +1382,15 @@ func (p *plan) powerCorners(z, leaf *list, r int, mg mgfGrid, in *stageInput) {
 // use them (the bucket's grid loss would shift an estimate by up to r
 // lambda).
 func (l *list) meanLosses() (loss, mass []float64) {
+	k := 0
+	for o := l.lo; o <= l.hi; o++ {
+		if l.a[o] > 0 {
+			k++
+		}
+	}
+	if k > 0 {
+		loss, mass = make([]float64, 0, k), make([]float64, 0, k)
+	}
 	for o := l.lo; o <= l.hi; o++ {
 		a, c := l.a[o], l.c[o]
 		if !(a > 0) {

@@ -32,6 +32,14 @@ var (
 func genPowerCase(rng *rand.Rand, used, staged *bool) propCase {
 	var o Options
 	o.Buckets = 1 << (10 + rng.IntN(7))
+	// two of the seven counts are transforms of 3*2^k points (the power
+	// path's other lengths)
+	switch o.Buckets {
+	case 1 << 11:
+		o.Buckets = 3 << 10
+	case 1 << 13:
+		o.Buckets = 3 << 12
+	}
 	if rng.IntN(2) == 0 {
 		o.Tilts = 1 + rng.IntN(5)
 	}

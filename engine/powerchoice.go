@@ -203,7 +203,7 @@ func predictPath(p *plan, m Mechanism, cr chainRange, r, maxR int, o Options) pa
 	lm := p.leaves[m].leafMeans()
 	Rp := p.powerRangeWith(m, lm, r)
 	memo := map[int]float64{}
-	for N := powerMinN; N <= powerMaxN; N *= 2 {
+	for N := powerMinN; N <= powerMaxN; N = powerLength(N + 1) {
 		lp := R / float64(N/2)
 		gp := float64(r) * lp * lp
 		cost := powerCost(N)
@@ -513,6 +513,6 @@ func PowerQualifies(ctx context.Context, m Mechanism, r int, opt Options) (bool,
 // after composing (Options.Path) needs the chain's EstimateMemory at that
 // count instead.
 func estimatePowerMemory(o Options) int64 {
-	N := int64(max(nextPow2(o.Buckets), powerMinN))
+	N := int64(powerLength(o.Buckets))
 	return 160*N + int64(powerPlanBuckets)*64 + 4<<20
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/pbuckets/pbuckets/engine/internal/fft"
 )
@@ -73,8 +72,10 @@ func specPowerSup(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64, sup b
 	nx := math.Sqrt(s2*(1+gamma(2*N+2))) * (1 + 2*u)
 	// forward transform, spectrum in bit-reversed order
 	fp.ForwardBitReversed(a, c)
-	// ||Z^ - Z||_2 <= kappa ||Z||_2 = kappa sqrt(N) ||x||_2 (Theorem 24.2)
-	eZ := fp.Kappa() * sqN * nx * (1 + 4*u)
+	// ||Z^ - Z||_2 <= kappa ||Z||_2 = kappa sqrt(N) ||x||_2 (Theorem 24.2),
+	// plus the transform's underflow (transformUnderflow)
+	ufT := transformUnderflow(N)
+	eZ := fp.Kappa()*sqN*nx*(1+4*u) + ufT
 	// Separation of the two real sequences' spectra A and C, with the sums
 	// of squares of the computed A^ and C^, and their r-th powers by
 	// repeated squaring (pairs (k, N-k) share one power: the conjugate's
@@ -85,21 +86,9 @@ func specPowerSup(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64, sup b
 	var nSkip int
 	var pA, pC float64     // sums of squares of the computed powers
 	var supA, supC float64 // sums of |fl(z^r)| / |z| (specPowerSup)
-	// the positions p whose mirrors q (mirrorBR) are at or after them, in
-	// ascending order: 0 and 1, then the first half of each block [blk,
-	// 2 blk)
-	blk := 2
-	for p := 0; p < N; p++ {
-		q := p
-		if p >= 2 {
-			if p == blk+blk/2 {
-				blk *= 2
-				if p = blk; p >= N {
-					break
-				}
-			}
-			q = 3*blk - 1 - p
-		}
+	// each frequency pair (k, N-k) once: pair(p, q) for the positions p
+	// whose mirrors q are at or after them (mirrorPairs)
+	pair := func(p, q int) {
 		zr, zi, mr, mi := a[p], c[p], a[q], c[q]
 		ar, ai := (zr+mr)*0.5, (zi-mi)*0.5
 		cr, ci := (zi+mi)*0.5, (mr-zr)*0.5
@@ -138,6 +127,7 @@ func specPowerSup(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64, sup b
 			a[q], c[q] = xr+yi, yr-xi
 		}
 	}
+	mirrorPairs(N, pair)
 	nA := math.Sqrt(sA*(1+gamma(N+2))) * (1 + 2*u)
 	nC := math.Sqrt(sC*(1+gamma(N+2))) * (1 + 2*u)
 	// ||A^ - A||_2 <= ||Z^ - Z||_2 + u/(1-u) ||A^||_2 (the separation is
@@ -189,7 +179,7 @@ func specPowerSup(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64, sup b
 	g := 1 + gamma(N+2)
 	// ||t^ - t||_2 <= (kappa ||Q^||_2 + ||Q^ - Q||_2) / sqrt(N), and the
 	// scaling by 1/N (exact unless the result is subnormal: 2^-1075 each)
-	err2 := (fp.Kappa()*nQ+eQ)/sqN*(1+4*u) + sqN*0x1p-1074
+	err2 := (fp.Kappa()*nQ+eQ+ufT)/sqN*(1+4*u) + sqN*0x1p-1074
 	ps := powerSpec{a: a, c: c, err2: err2, posA: posA * g, posC: posC * g}
 	if sup && r >= 3 {
 		// |z|^p = |z^r| / |z| <= |fl(z^r)| / ((1 - rho) |z|); each term's
@@ -213,16 +203,48 @@ func specPowerSup(fp *fft.Plan, a, c []float64, r int, ma, mc, s2 float64, sup b
 	return ps
 }
 
-// mirrorBR returns the position of the mirror frequency N-k of the
-// frequency k at position p of a spectrum in bit-reversed order: for p in
-// [h, 2h) (h a power of two) it is 3h-1-p, and positions 0 and 1 (k = 0
-// and N/2) are their own mirrors (spectral.go).
-func mirrorBR(p int) int {
-	if p < 2 {
-		return p
+// mirrorPairs calls pair(p, q) once for every position p of a spectrum of
+// length N in ForwardBitReversed's order (fft.Plan.Frequency) whose mirror
+// q (the position of the frequency N-k, k at p) is at or after it, p
+// ascending: for N = 2^j the bit-reversed order (0 and 1, then the first
+// half of each block [h, 2h), whose mirrors are 3h-1-p); for N = 3m the first third as a
+// bit-reversed spectrum of length m, then each position m+i of the second
+// third with 3m-1-i of the last (Frequency 3 rev(i) + 1 and 3 rev(m-1-i) +
+// 2 = 3m - (3 rev(i) + 1), rev(m-1-i) = m-1-rev(i)).
+func mirrorPairs(N int, pair func(p, q int)) {
+	m := N
+	if N%3 == 0 {
+		m = N / 3
 	}
-	h := 1 << (bits.Len(uint(p)) - 1)
-	return 3*h - 1 - p
+	pair(0, 0)
+	if m >= 2 {
+		pair(1, 1)
+	}
+	for h := 2; h < m; h *= 2 {
+		for p := h; p < h+h/2; p++ {
+			pair(p, 3*h-1-p)
+		}
+	}
+	if m != N {
+		for i := 0; i < m; i++ {
+			pair(m+i, 3*m-1-i)
+		}
+	}
+}
+
+// transformUnderflow returns a bound on the 2-norm of the error a
+// transform of N points (2^j or 3·2^j) commits by underflow, which
+// Theorem 24.2 leaves out: a result below 2^-1022 is off by up to 2^-1075
+// per real operation (7.5 2^-1075 per component through a radix-3 stage,
+// as four radix-2 stages: engine/internal/fft), every output component
+// depends on at most 4 log2(N) + 8 such stages' results, each carried to
+// it with a gain of at most N (the unnormalised transform), so each
+// component is off by at most N (4 log2 N + 8) 2^-1074 and the vector by
+// sqrt(N) times that. About 2^-1030 at 2^22 points: far below kappa
+// ||Z||_2 for the power path's normalised inputs, but bounded, not assumed.
+func transformUnderflow(N int) float64 {
+	fN := float64(N)
+	return math.Sqrt(fN) * fN * (4*math.Log2(fN) + 8) * 0x1p-1074
 }
 
 // cpow returns (xr + i xi)^r by repeated squaring: r-1 complex

@@ -16,14 +16,14 @@ import (
 // coefficients' powers skipped).
 func TestSpecPowerFusedBitwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	for _, N := range []int{1 << 10, 1 << 13} {
+	for _, N := range []int{1 << 10, 1 << 13, 3 << 9, 3 << 12} {
 		fp := fft.NewPlan(N)
 		for _, r := range []int{1, 2, 7, 100, 1000, 65536, 1 << 20} {
 			for _, width := range []int{3, 40, N / 8} {
 				a, c := make([]float64, N), make([]float64, N)
 				var sa, sc float64
 				for g := -width; g <= width; g++ {
-					j := g & (N - 1)
+					j := wrapIndex(g, N)
 					a[j], c[j] = rng.Float64()*math.Exp(-float64(g*g)/float64(width)), rng.Float64()
 					sa += a[j]
 					sc += c[j]
@@ -70,12 +70,13 @@ func specPowerRef(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float6
 	// forward transform, spectrum in bit-reversed order
 	fp.ForwardBitReversed(a, c)
 	// ||Z^ - Z||_2 <= kappa ||Z||_2 = kappa sqrt(N) ||x||_2 (Theorem 24.2)
-	eZ := fp.Kappa() * sqN * nx * (1 + 4*u)
+	ufT := transformUnderflow(N)
+	eZ := fp.Kappa()*sqN*nx*(1+4*u) + ufT
 	// Separation of the two real sequences' spectra (A in a, c; C in wr,
 	// wi), with the sums of squares of the computed A^ and C^.
 	var sA, sC float64
 	for p := 0; p < N; p++ {
-		q := mirrorBR(p)
+		q := fp.Position((N - fp.Frequency(p)) % N) // the mirror frequency's position
 		if q < p {
 			continue
 		}
@@ -108,7 +109,7 @@ func specPowerRef(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float6
 	var nSkip int
 	var pA, pC float64 // sums of squares of the computed powers
 	for p := 0; p < N; p++ {
-		q := mirrorBR(p)
+		q := fp.Position((N - fp.Frequency(p)) % N) // the mirror frequency's position
 		if q < p {
 			continue
 		}
@@ -182,6 +183,6 @@ func specPowerRef(fp *fft.Plan, a, c, wr, wi []float64, r int, ma, mc, s2 float6
 	g := 1 + gamma(N+2)
 	// ||t^ - t||_2 <= (kappa ||Q^||_2 + ||Q^ - Q||_2) / sqrt(N), and the
 	// scaling by 1/N (exact unless the result is subnormal: 2^-1075 each)
-	err2 := (fp.Kappa()*nQ+eQ)/sqN*(1+4*u) + sqN*0x1p-1074
+	err2 := (fp.Kappa()*nQ+eQ+ufT)/sqN*(1+4*u) + sqN*0x1p-1074
 	return powerSpec{a: a, c: c, err2: err2, posA: posA * g, posC: posC * g}
 }

@@ -212,7 +212,8 @@ func stageFitRange(r, N int, lambda float64, m, k, costDiv int, rm float64) (pow
 	if !(x <= float64(N)) {
 		return powerStages{}, false
 	}
-	n1 := max(nextPow2(int(x)), powerMinN/2)
+	// 2 n1 points: a transform length (2^j or 3·2^j)
+	n1 := max(transformLength(2*int(x))/2, powerMinN/2)
 	if 2*n1 > N/costDiv {
 		return powerStages{}, false
 	}
@@ -278,11 +279,25 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 	slices.Sort(sg)
 	sg = slices.Compact(sg)
 	mg1 := newMGFGrid(leaf1, sg)
-	z1, err = p.powerCompose(ctx, fft.Shared(2*n1), leaf1, st.m, tau, sd1, &mg1, nil, nil)
+	// the first stage's arrays and the coarsenings' come from three chunks
+	// of 2n entries, which the second stage's list and work array take
+	// over once the second stage has tilted (stageSlab); not with a trace,
+	// which keeps the coarsenings' inputs
+	var sl *stageSlab
+	if trace == nil {
+		sl = newStageSlab(2*n, 3)
+	}
+	z1, err = p.powerComposeOn(ctx, fft.Shared(2*n1), leaf1, st.m, tau, sd1, &mg1, nil, nil, sl, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	z1.variance = sd1 * sd1
+	// the first stage's work arrays (list.spare: 2 n1 entries each) are
+	// free: the coarsenings work in them, each handing on its input's
+	// arrays to the next, and the second stage tilts in them
+	w := newSquareWork(z1.n, z1.spare)
+	w.sl = sl
+	z1.spare = nil
 	for k := st.k; k > 1; k /= 2 {
 		var rec *mergeLog
 		if trace != nil {
@@ -290,7 +305,11 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 			trace.inputs = append(trace.inputs, z1)
 			trace.logs = append(trace.logs, rec)
 		}
-		z1 = z1.stageCoarsen(rec)
+		prev := z1
+		z1 = z1.stageCoarsenWith(rec, w)
+		if trace == nil {
+			w.put(prev.a, prev.c)
+		}
 	}
 	in := &stageInput{}
 	in.tl1A, in.tl1C = z1.tl1Sum()
@@ -307,11 +326,17 @@ func (p *plan) composeStages(ctx context.Context, leaf1 *list, st powerStages, t
 	}
 	mg := newMGFGrid(z1, powerTiltGrid(tau, sd, float64(n+1)*lambda))
 	in.lnT = stageTrueMGF(leaf1, st.m, mg.s, lambda, &mg1)
-	z, err = p.powerCompose(ctx, fp, z1, st.q, tau, sd, &mg, nil, in)
+	lw := newLeafWeights(z1)
+	lw.alloc = w.get
+	z, err = p.powerComposeOn(ctx, fp, z1, st.q, tau, sd, &mg, lw, in, sl, sl != nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	z.compositions = st.m * st.q
+	if sl != nil {
+		// z holds z1's arrays now
+		z1.a, z1.c = nil, nil
+	}
 	return z, z1, nil
 }
 
@@ -394,49 +419,40 @@ func stageTrueMGF(leaf1 *list, m int, s []float64, lambda float64, known *mgfGri
 // is the best of a few candidates from 2 up. The smaller of both bounds is kept.
 // log, if not nil, receives the merges (tests).
 func (l *list) stageCoarsen(log *mergeLog) *list {
-	var rec mergeLog
-	z := l.gridSquareRec(&rec)
-	if log != nil {
-		*log = rec
-	}
+	return l.stageCoarsenWith(log, newSquareWork(l.n, nil))
+}
+
+// stageCoarsenWith is stageCoarsen with its arrays from w (squareWork):
+// the squared list's, the merges' and its own.
+func (l *list) stageCoarsenWith(log *mergeLog, w *squareWork) *list {
+	// per input: its shares of the merges (tilt-independent coefficient k
+	// f and move d), recorded by the merges
+	w.record, w.moves = true, w.moves[:0]
+	z := l.gridSquareWith(log, w)
+	w.record = false
 	ea, ec := l.tl1Sum()
 	if ea == nil || len(z.tl1C) != len(l.tau) || len(l.tl1ZC) == len(l.tau) {
 		return z
 	}
 	u := unitRoundoff
 	n, lam := l.n, l.lambda
-	// per input: its parts (tilt-independent coefficient k f and move d)
-	type part struct {
-		o int
-		c float64 // k f
-		d float64 // move in old spacings
-	}
-	parts := make([]part, 0, 2*len(rec.parts))
-	add := func(o, ok int, c float64) {
-		if c > 0 {
-			parts = append(parts, part{o: o, c: c * (1 + 4*u), d: float64(2*ok - o - n + 1)})
-		}
-	}
-	for _, pt := range rec.parts {
-		if pt.o2 < 0 {
-			add(pt.o1, pt.ok, pt.x/l.c[pt.o1])
-			continue
-		}
-		add(pt.o1, pt.ok, pt.k1*pt.x/l.c[pt.o1])
-		add(pt.o2, pt.ok, pt.k2*pt.y/l.c[pt.o2])
-	}
+	parts := w.moves
 	lnEnv := make([]float64, len(l.envC))
 	for m, v := range l.envC {
 		lnEnv[m] = ln(v)
 	}
 	_, mc := tiltedSums(z.a, z.c, z.lo, z.hi, n, z.lambda, l.tau)
-	T := make([]float64, 2*n)
-	var big []int    // inputs with T_o > 2 (every candidate A is at least 2)
-	var bw []float64 // their tilted pointwise bounds b_o w_o
-	bo := make([]float64, 2*n)
+	T := w.get(w.ar.m) // cleared per tilt
+	big := w.big[:0]   // inputs with T_o > 2 (every candidate A is at least 2)
+	bw := w.bw[:0]     // their tilted pointwise bounds b_o w_o
+	bo := w.get(w.ar.m)
 	for o := range bo {
 		bo[o] = -1 // not yet computed
 	}
+	defer func() {
+		w.put(T, bo)
+		w.big, w.bw = big, bw
+	}()
 	for m, tau := range l.tau {
 		clear(T)
 		var exps [129]float64 // e^(tau lambda d) for |d| <= 64 (0: not yet)
@@ -445,13 +461,22 @@ func (l *list) stageCoarsen(log *mergeLog) *list {
 			if i := int(pt.d) + 64; i >= 0 && i <= 128 && exps[i] != 0 {
 				e = exps[i]
 			} else {
-				x := tau * lam * pt.d
+				x := tau * lam * float64(pt.d)
 				e = math.Exp(x) * (1 + 8*u*(math.Abs(x)+1))
 				if i >= 0 && i <= 128 {
 					exps[i] = e
 				}
 			}
 			T[pt.o] += pt.c * e * (1 + 2*u)
+		}
+		nBig := 0
+		for o := l.lo; o <= l.hi; o++ {
+			if T[o] > 2 {
+				nBig++
+			}
+		}
+		if cap(big) < nBig {
+			big, bw = make([]int, 0, nBig), make([]float64, 0, nBig)
 		}
 		big, bw = big[:0], bw[:0]
 		for o := l.lo; o <= l.hi; o++ {

@@ -201,7 +201,16 @@ func TestPowerTwoStageBruteForce(t *testing.T) {
 		r := m * q
 		lam := lam1 * float64(k)
 		n1 := nextPow2(max(nl, 1+rng.IntN(m*nl)))
+		if trial%3 == 2 && n1 >= 4 && 3*n1/4 >= nl {
+			// the first stage on 3*2^j points
+			n1 = 3 * n1 / 4
+		}
 		n := nextPow2(max(n1, 1+rng.IntN(q*m*nl/k+2)))
+		if trial%2 == 1 && n >= 4 && 3*n/4 >= n1 {
+			// the second stage on 3*2^j points (the power path's other
+			// lengths)
+			n = 3 * n / 4
+		}
 		v := leaf.lossVariance()
 		sd1, sd := math.Sqrt(float64(m)*v), math.Sqrt(float64(r)*v)
 		tau := [][]float64{{0}, {0, 3.5 / sd}, {0, 3.5 / sd, -(3.5/sd + 1)}, {3.5 / sd, -(3.5/sd + 1)}}[rng.IntN(4)]

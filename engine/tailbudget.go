@@ -150,7 +150,7 @@ func (o Options) powerTailBudget() float64 {
 		return o.TailBudget
 	}
 	b := floorBudget(o.DeltaFloor)
-	if o.Buckets > 0 && nextPow2(o.Buckets) <= powerShortN {
+	if o.Buckets > 0 && powerLength(o.Buckets) <= powerShortN {
 		b = math.Min(maxFloorBudget, math.Max(defaultTailBudget, o.DeltaFloor*powerShortMargin))
 	}
 	return math.Max(o.TailBudget, b)

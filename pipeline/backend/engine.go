@@ -203,3 +203,8 @@ func (s *engineState) RenyiBounds(alpha float64) (lower, upper, estimate float64
 // states by them, and a call that composes them gives every r it shares
 // with another call of the same shaping counts the same bits.
 func ChainCounts(rs []int) []int { return engine.ChainCounts(rs) }
+
+// PowerLength returns the transform length (points) the engine's power
+// path composes on for a bucket count b: the shortest 2^k or 3·2^k of at
+// least b and 2^10 (engine.PowerLength).
+func PowerLength(b int) int { return engine.PowerLength(b) }

@@ -78,7 +78,7 @@ type EngineOptions struct {
 	Accuracy float64 `json:"accuracy,omitempty"`
 	// Path is engine.Options.Path: "" (engine.PathDefault, Buckets' own
 	// meaning), PathChain or PathPower (Buckets is then the power path's
-	// transform length, a power of two). It is not a key of manifests:
+	// transform length, 2^k or 3·2^k: engine.PowerLength). It is not a key of manifests:
 	// the refinement of an accuracy target sets it per round.
 	Path string `json:"path,omitempty"`
 }

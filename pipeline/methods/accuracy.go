@@ -16,6 +16,14 @@ const (
 	// accuracyGrowth multiplies the size of a round whose path has no
 	// rate measured yet (the chain's first round).
 	accuracyGrowth = 2
+	// powerGrowth is the least growth of the power path's transform length
+	// from one round to the next where a rate predicts the length: one
+	// step of its lengths, which step by 3/2 and 4/3 (2^k, 3·2^(k-1),
+	// 2^(k+1)). Without a prediction (a trivial bracket) it doubles, as
+	// the chain does: short lengths' widths are uneven (DP-SGD 0.6/0.016,
+	// r 10^5: +Inf at 2^14 and 2^15, the power path not qualifying at
+	// 3·2^13, 4.8e-4 at 2^16).
+	powerGrowth = 4.0 / 3
 	// maxAccuracyBuckets is the largest bucket count a round may use: the
 	// largest a manifest accepts (2^26).
 	maxAccuracyBuckets = 1 << 26
@@ -51,7 +59,7 @@ const (
 	// more).
 	accuracyMargin = 1.2
 	// powerMargin is accuracyMargin of the power path: none, for its
-	// lengths are rounded up to powers of two, and below the length where
+	// lengths are rounded up to the next transform length, and below the length where
 	// the rate N^-2 sets in the widths fall faster (DP-SGD 1/0.016, r
 	// 10^5: 0.074 at 2^14, 0.0037 at 2^16, 2.0e-4 at 2^18, 5.5e-5 at 2^19),
 	// so that N^-2 from a short transform overestimates the length needed.
@@ -63,6 +71,17 @@ const (
 	// N^-2.1 to 2^18, N^-1.5 from 2^19 to 2^20), and a round just short
 	// of the target costs a round twice as long more.
 	powerRateMargin = 1.15
+	// powerRateDamping multiplies the rate measured between the power
+	// path's last two rounds before it extrapolates a jump: that rate is a
+	// secant over a long stretch of lengths, and the local rate falls
+	// along it (DP-SGD 1/0.001, r 250,000 with its floor: N^-1.97 from
+	// 2^14 to 2^19 points, then N^-1.5 to 2^20, N^-1.0 to 3·2^19 and
+	// N^-0.67 to 2^21). Undamped, the target 9.6e-6 took a round at 3·2^19
+	// points (1.07e-5) before 2^21 (8.9e-6); with transform lengths a
+	// step of 4/3 or 3/2 apart, the rounding up no longer hides it. Damped
+	// by 3/4 on DP-SGD 1.1/0.01, 4/0.01 and 1/0.001 at targets 1e-6 to
+	// 3e-5, every round count stayed or fell.
+	powerRateDamping = 0.75
 	// maxJump bounds the growth of the size from one round to the next.
 	maxJump = 64
 	// powerFirstJump bounds the growth from the power path's first round,
@@ -263,27 +282,28 @@ func rate(prev, w float64, n0, n1 int) float64 {
 }
 
 // nextSize returns the size at which a bracket of width w at size n
-// meets target if it narrows like size^-p, times margin, at least
-// accuracyGrowth times n and at most maxJump times n; without a rate (p
-// <= 0) or a finite width, accuracyGrowth times n.
-func nextSize(w, p, target, margin float64, n int) float64 {
+// meets target if it narrows like size^-p, times margin, at least growth
+// times n and at most maxJump times n; without a rate (p <= 0) or a finite
+// width, accuracyGrowth times n (a blind step).
+func nextSize(w, p, target, margin, growth float64, n int) float64 {
 	f := float64(accuracyGrowth)
 	if w > target && !math.IsInf(w, 1) && p > 0 {
 		f = math.Pow(w/target, 1/p) * margin
 	}
-	return float64(n) * min(float64(maxJump), max(accuracyGrowth, f))
+	return float64(n) * min(float64(maxJump), max(growth, f))
 }
 
-// roundSize rounds a size up to one the path composes: a power of two for
-// the power path, a multiple of 4 with two significant digits for the
-// chain (so that targets near each other share rounds in the cache).
+// roundSize rounds a size up to one the path composes: a transform length
+// of the power path (2^k or 3·2^k, backend.PowerLength) from
+// powerStartPoints to 2 maxPowerPoints, a multiple of 4 with two
+// significant digits for the chain (so that targets near each other share
+// rounds in the cache).
 func roundSize(path string, x float64) int {
 	if path == manifest.PathPower {
-		n := powerStartPoints
-		for float64(n) < x && n < maxPowerPoints*2 {
-			n *= 2
+		if !(x <= maxPowerPoints*2) {
+			return maxPowerPoints * 2
 		}
-		return n
+		return backend.PowerLength(max(powerStartPoints, int(math.Ceil(x))))
 	}
 	scale := math.Pow(10, math.Max(0, math.Floor(math.Log10(x))-1))
 	n := int(math.Ceil(x/scale-1e-9) * scale)
@@ -446,6 +466,8 @@ func (b *Buckets) refineFrom(ctx context.Context, job Job, mech backend.Mechanis
 			// powerRetryPoints after a shorter round
 			plan.powerOK = !plan.fellBack && cur.size < powerRetryPoints
 			plan.fellBack = true
+			plan.fallbacks++
+			plan.fellBackAt = max(plan.fellBackAt, cur.size)
 			if job.Round != nil {
 				job.Round(*announced, cur.size, "buckets (the chain: the power path does not qualify at this length)")
 			}

@@ -237,7 +237,7 @@ func TestRefineAccuracy(t *testing.T) {
 
 // TestRefinePaths runs the refinement from Buckets = 0 on a fake backend
 // with a power path: the rounds' paths and sizes (the power path from
-// powerStartPoints, jumping to the power of two at which its N^-2 rate, or
+// powerStartPoints, jumping to the transform length at which its N^-2 rate, or
 // the rate measured, meets the target; the chain from DefaultBuckets where
 // the mechanism does not qualify or the power path's brackets stop
 // narrowing at its rate), the round reported and its sentence.
@@ -269,21 +269,22 @@ func TestRefinePaths(t *testing.T) {
 		met     bool
 		note    string
 	}{
-		// 3.4e-3 at 2^14: the next length is 2^14 sqrt(34) 1.2 = 114,600,
-		// rounded up to 2^17
-		{"power path jumps", 0, invSq(3.4e-3 * (1 << 28)), inverse(5), []call{{p, 1 << 14}, {p, 1 << 17}}, true,
-			"accuracy 0.0001 met at 131072 points of the power path (2 rounds)"},
+		// 3.4e-3 at 2^14: the next length is 2^14 sqrt(34) = 95,534,
+		// rounded up to the transform length 3 2^15
+		{"power path jumps", 0, invSq(3.4e-3 * (1 << 28)), inverse(5), []call{{p, 1 << 14}, {p, 3 << 15}}, true,
+			"accuracy 0.0001 met at 98304 points of the power path (2 rounds)"},
 		{"met at the first length", 0, invSq(5e-5 * (1 << 28)), inverse(5), []call{{p, 1 << 14}}, true,
 			"accuracy 0.0001 met at 16384 points of the power path (1 round)"},
-		// measured N^-1.5 from 2^14 to 2^18: 1.56e-4 needs 1.35 times more,
-		// at least a doubling
-		{"power path at the measured rate", 0, pow(1e-2, 1.5), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {p, 1 << 19}}, true,
+		// N^-2 from 2^14 asks for 163,840 points (3 2^16); measured
+		// N^-1.5 from there: 2.4e-4 needs 1.79 times more, times
+		// powerRateMargin: 2^19
+		{"power path at the measured rate", 0, pow(1e-2, 1.5), inverse(5), []call{{p, 1 << 14}, {p, 3 << 16}, {p, 1 << 19}}, true,
 			"accuracy 0.0001 met at 524288 points of the power path (3 rounds)"},
 		{"mechanism without the power path", 0, nil, inverse(5), []call{{c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (1 round)"},
-		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 1 << 19}, {c, 100000}}, true,
+		{"power path stops narrowing", 0, func(int, int) float64 { return 0.027 }, inverse(5), []call{{p, 1 << 14}, {p, 3 << 17}, {c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
-		{"power path narrows too slowly", 0, pow(1e-2, 0.5), inverse(5), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}}, true,
+		{"power path narrows too slowly", 0, pow(1e-2, 0.5), inverse(5), []call{{p, 1 << 14}, {p, 3 << 16}, {c, 100000}}, true,
 			"accuracy 0.0001 met at 100000 buckets (3 rounds)"},
 		// the refinement keeps the power path's round when it is
 		// narrower, and stops when the chain's first round does not
@@ -291,13 +292,13 @@ func TestRefinePaths(t *testing.T) {
 		// N^-0.5: the power path goes on at its assumed rate while a
 		// round costs less than half the chain's first (to 2^20), then
 		// the chain's first round must narrow its best bracket
-		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {p, 1 << 18}, {p, 1 << 19}, {p, 1 << 20}, {c, 100000}}, false,
-			"accuracy 0.0001 not met: reached 0.00013 at 1048576 points of the power path (6 rounds; the chain at 100000 buckets narrowed no bracket of the power path's)"},
+		{"chain no better than the power path", 0, pow(1e-3, 0.5), inverse(1e4), []call{{p, 1 << 14}, {p, 1 << 16}, {p, 3 << 16}, {p, 3 << 17}, {p, 3 << 18}, {p, 1 << 20}, {c, 100000}}, false,
+			"accuracy 0.0001 not met: reached 0.00013 at 1048576 points of the power path (7 rounds; the chain at 100000 buckets narrowed no bracket of the power path's)"},
 		// the chain goes on when its first round narrows the power
 		// path's best bracket: 0.005 at 100000, 0.0025 at 200000, then
 		// the jump at rate 1 to 200000 25 1.2 = 6,000,000 buckets, whose
 		// predicted cost (52 s) is beyond the budget
-		{"chain narrower than the power path", 0, func(int, int) float64 { return 0.01 }, inverse(500), []call{{p, 1 << 14}, {p, 1 << 18}, {c, 100000}, {c, 200000}}, false,
+		{"chain narrower than the power path", 0, func(int, int) float64 { return 0.01 }, inverse(500), []call{{p, 1 << 14}, {p, 3 << 16}, {c, 100000}, {c, 200000}}, false,
 			"accuracy 0.0001 not met: reached 0.0025 at 200000 buckets (4 rounds; the next round, 6000000 buckets, is predicted to take about 52 s of CPU, more than 4 s and 8 times the 3 s spent; the rate measured so far extrapolates to the target there (not a promise: rates fall at large sizes) (--buckets 6000000))"},
 		// DP-SGD 0.6/0.004, r 10^5 (issue 24): uneven below 2^18 points;
 		// the power path at its assumed rate from 2^17 meets the target
@@ -364,7 +365,7 @@ func TestRefineSplitsByPath(t *testing.T) {
 	}
 	// the chain composes its shaping counts (4 among them), the power
 	// path each r alone
-	want := []composeCall{{1 << 14, []int{4}}, {1 << 17, []int{4}}, {100000, []int{8, 4}}}
+	want := []composeCall{{1 << 14, []int{4}}, {3 << 15, []int{4}}, {100000, []int{8, 4}}}
 	wantPaths := []string{manifest.PathPower, manifest.PathPower, manifest.PathChain}
 	if len(be.calls) != len(want) || !slices.Equal(be.paths, wantPaths) {
 		t.Fatalf("calls %v on %v, want %v on %v", be.calls, be.paths, want, wantPaths)
@@ -378,7 +379,7 @@ func TestRefineSplitsByPath(t *testing.T) {
 		o       Outcome
 		path    string
 		buckets int
-	}{{outs[0], manifest.PathChain, 100000}, {outs[1], manifest.PathPower, 1 << 17}} {
+	}{{outs[0], manifest.PathChain, 100000}, {outs[1], manifest.PathPower, 3 << 15}} {
 		if a := c.o.Accuracy; a == nil || !a.Met || a.Path != c.path || c.o.Buckets != c.buckets {
 			t.Errorf("r=%d: %d, accuracy %+v; want met on %s at %d", c.o.R, c.o.Buckets, a, c.path, c.buckets)
 		}
@@ -402,7 +403,7 @@ func TestNextSize(t *testing.T) {
 		{"no rate: a doubling", 1, 0, 1e-4, 1000, 2000},
 		{"infinite width: a doubling", math.Inf(1), 2, 1e-4, 1000, 2000},
 	} {
-		if got := nextSize(c.w, c.p, c.tgt, accuracyMargin, c.n); math.Abs(got-c.want) > 1e-9*c.want {
+		if got := nextSize(c.w, c.p, c.tgt, accuracyMargin, accuracyGrowth, c.n); math.Abs(got-c.want) > 1e-9*c.want {
 			t.Errorf("%s: nextSize = %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -412,6 +413,9 @@ func TestNextSize(t *testing.T) {
 		want int
 	}{
 		{manifest.PathPower, 114600, 1 << 17},
+		{manifest.PathPower, 34300, 3 << 14},
+		{manifest.PathPower, 98305, 1 << 17},
+		{manifest.PathPower, 1e300, 2 * maxPowerPoints},
 		{manifest.PathPower, 1 << 17, 1 << 17},
 		{manifest.PathPower, 100, powerStartPoints},
 		{manifest.PathChain, 4683, 4700},
@@ -621,9 +625,11 @@ func TestNextRound(t *testing.T) {
 		stopWith string
 	}{
 		{"power path's first jump at N^-2", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
-			rounds: []roundStat{{p, 1 << 14, 0.03, 3.4e-3}}}, step{p, 1 << 17}, ""},
+			rounds: []roundStat{{p, 1 << 14, 0.03, 3.4e-3}}}, step{p, 3 << 15}, ""},
+		// N^-1.5 measured, extrapolated at 3/4 of it (powerRateDamping):
+		// 2^16 (12.5)^(1/1.125) 1.15 = 711,000 points
 		{"power path at its measured rate", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
-			rounds: []roundStat{{p, 1 << 14, 0.03, 1e-2}, {p, 1 << 16, 0.05, 1e-2 / 8}}}, step{p, 1 << 19}, ""},
+			rounds: []roundStat{{p, 1 << 14, 0.03, 1e-2}, {p, 1 << 16, 0.05, 1e-2 / 8}}}, step{p, 3 << 18}, ""},
 		// slower than N^-1 at small lengths: the assumed rate while cheap
 		{"power path at its assumed rate", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
 			rounds: []roundStat{{p, 1 << 14, 0.03, 3.8e-3}, {p, 1 << 17, 0.06, 1.3e-3}}}, step{p, 1 << 19}, ""},
@@ -633,6 +639,16 @@ func TestNextRound(t *testing.T) {
 			rounds: []roundStat{{p, 1 << 19, 0.2, 1.3e-3}, {p, 1 << 20, 0.4, 1e-3}}}, step{c, 100000}, ""},
 		{"no assumed rate after the chain", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true,
 			rounds: []roundStat{{p, 1 << 14, 0.03, 3.8e-3}, {p, 1 << 17, 0.06, 1.3e-3}, {c, 100000, 1.3, 2e-3}}}, step{}, "the chain at 100000 buckets narrowed no bracket of the power path's"},
+		// a round asked of the power path after its first fell back to
+		// the chain: asked again one length finer (not at that length),
+		// and that round is not the chain's own (the power path goes on
+		// at its assumed rate)
+		{"fallback after a power round: a finer grid", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true, fellBack: true,
+			fallbacks: 1, fellBackAt: 3 << 13,
+			rounds: []roundStat{{p, 1 << 14, 0.03, math.Inf(1)}, {c, 3 << 13, 0.17, 6e-4}}}, step{p, 1 << 15}, ""},
+		{"fallback after a power round, then the assumed rate", refinePlan{target: 1e-4, maxR: 1e5, powerOK: true, fellBack: true,
+			fallbacks: 1, fellBackAt: 3 << 13,
+			rounds: []roundStat{{p, 1 << 14, 0.03, math.Inf(1)}, {c, 3 << 13, 0.17, 6e-4}, {p, 1 << 15, 0.04, 5e-3}}}, step{p, 1 << 18}, ""},
 		{"fallback: the chain from its default count", refinePlan{target: 1e-4, maxR: 1 << 30, fellBack: true,
 			rounds: []roundStat{{c, 1 << 14, 0.5, 0.37}}}, step{c, 100000}, ""},
 		{"chain doubles, then jumps", refinePlan{target: 1e-4, maxR: 1 << 10,

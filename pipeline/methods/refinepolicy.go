@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/pbuckets/pbuckets/pipeline/backend"
 	"github.com/pbuckets/pbuckets/pipeline/manifest"
 )
 
@@ -79,8 +80,12 @@ type refinePlan struct {
 	// than powerRetryPoints).
 	powerOK bool
 	// fellBack: a round asked of the power path was composed by the
-	// chain (the power path did not qualify at its length).
-	fellBack bool
+	// chain (the power path did not qualify at its length); fallbacks
+	// counts those rounds (rounds of path PathChain) and fellBackAt is
+	// the largest of their sizes.
+	fellBack   bool
+	fallbacks  int
+	fellBackAt int
 	// lost is the prior cost of rounds that failed.
 	lost float64
 	// rounds are the rounds so far, the last one last; worst is over the
@@ -105,6 +110,12 @@ func (p refinePlan) spent() float64 {
 		s += r.cost
 	}
 	return s
+}
+
+// chainedOwn reports whether the chain composed a round of its own (not
+// one asked of the power path).
+func (p refinePlan) chainedOwn() bool {
+	return len(p.on(manifest.PathChain)) > p.fallbacks
 }
 
 // on returns the rounds composed on path.
@@ -196,18 +207,26 @@ func (p refinePlan) powerCandidate() (candidate, string) {
 		return candidate{}, fmt.Sprintf("at the rate the brackets narrowed from %d to %d points, none would meet the target by %d points",
 			rs[len(rs)-2].size, l.size, maxPowerPoints)
 	}
-	margin := powerMargin
+	margin, jumpRate := powerMargin, rate
 	if len(rs) >= 2 && !assumed {
-		margin = powerRateMargin
+		margin, jumpRate = powerRateMargin, rate*powerRateDamping
 	}
-	want := nextSize(l.worst, rate, p.target, margin, l.size)
+	want := nextSize(l.worst, jumpRate, p.target, margin, powerGrowth, l.size)
 	if len(rs) == 1 {
 		// the first jump, at the assumed rate from a short transform
 		want = min(want, powerFirstJump*float64(l.size))
 	}
-	n := min(roundSize(manifest.PathPower, max(want, accuracyGrowth*float64(l.size))), limit)
-	return candidate{step: step{manifest.PathPower, n}, cost: p.cost(manifest.PathPower, n), assumed: assumed,
-		need: needSize(l.worst, rate, p.target, margin, l.size)}, ""
+	n := min(roundSize(manifest.PathPower, max(want, powerGrowth*float64(l.size))), limit)
+	cost := p.cost(manifest.PathPower, n)
+	if f := p.fellBackAt; f >= n {
+		// a round asked of it at f fell back to the chain: asked again one
+		// length finer at least (costed as the chain's, which it may again
+		// be)
+		n = min(roundSize(manifest.PathPower, powerGrowth*float64(f)), limit)
+		cost = max(p.cost(manifest.PathPower, n), p.cost(manifest.PathChain, n))
+	}
+	return candidate{step: step{manifest.PathPower, n}, cost: cost, assumed: assumed,
+		need: needSize(l.worst, jumpRate, p.target, margin, l.size)}, ""
 }
 
 // chainCandidate returns the next round of the chain, or why there is
@@ -256,7 +275,7 @@ func (p refinePlan) chainCandidate() (candidate, string) {
 	if !(rate > 0) {
 		rate = 0 // no rate known (a trivial bound before): double
 	}
-	want := nextSize(l.worst, min(rate, maxRate), p.target, accuracyMargin, l.size)
+	want := nextSize(l.worst, min(rate, maxRate), p.target, accuracyMargin, accuracyGrowth, l.size)
 	return mk(min(roundSize(c, max(want, accuracyGrowth*float64(l.size))), maxAccuracyBuckets),
 		needSize(l.worst, min(rate, maxRate), p.target, accuracyMargin, l.size))
 }
@@ -296,7 +315,7 @@ func needSize(w, p, target, margin float64, n int) float64 {
 func nextRound(p refinePlan) (step, string) {
 	pc, pwhy := p.powerCandidate()
 	cc, cwhy := p.chainCandidate()
-	chained := len(p.on(manifest.PathChain)) > 0
+	chained := p.chainedOwn()
 	var c candidate
 	switch {
 	case pwhy == "" && (!pc.assumed || !chained && pc.cost*powerCheapFactor <= cc.cost):
@@ -319,17 +338,20 @@ func nextRound(p refinePlan) (step, string) {
 }
 
 // smaller returns the largest round of c's path below c's size predicted
-// to cost at most budget seconds, if it is at least a doubling of the
-// path's last size.
+// to cost at most budget seconds, if it is at least accuracyGrowth
+// (powerGrowth on the power path) times the path's last size.
 func (p refinePlan) smaller(c candidate, budget float64) (step, bool) {
 	rs := p.on(c.path)
 	if budget <= 0 || len(rs) == 0 {
 		return step{}, false
 	}
 	floor := accuracyGrowth * float64(rs[len(rs)-1].size)
+	if c.path == manifest.PathPower {
+		floor = powerGrowth * float64(rs[len(rs)-1].size)
+	}
 	n := c.size
 	for n >= int(floor) && p.cost(c.path, n) > budget {
-		m := n / 2
+		m := backend.PowerLength(n * 2 / 3) // the next shorter transform length
 		if c.path == manifest.PathChain {
 			m = roundSize(c.path, 0.8*float64(n))
 		}

@@ -7,7 +7,9 @@ package fft
 // same, which TestKernelsMatchGoBitwise checks, so the error analysis of Plan
 // holds for both.
 //
-// A complex product w x is computed as (wr xr - wi xi, wr xi + wi xr). The
+// A complex product w x is computed as (wr xr - wi xi, wr xi + wi xr),
+// each product rounded on its own (the explicit float64 conversions keep
+// the compiler from fusing a product and a sum where it may, as on arm64). The
 // twiddle tables satisfy w^(k+s/4) = -i w^k exactly (NewPlan), so a
 // product by w^(k+s/4) is taken as -i (w^k x) = (Im, -Re) for the forward
 // transform and, with conjugated twiddles, +i (conj(w^k) x) = (-Im, Re)
@@ -36,24 +38,24 @@ func ditPairGo(re, im, w1r, w1i, w2r, w2i []float64, inv bool) {
 		// first stage (size s): pairs (0,1) and (2,3), twiddle w_s^k
 		wr, wi := w1r[k], w1i[k]
 		xr, xi := r1[k], i1[k]
-		tr := wr*xr - wi*xi
-		ti := wr*xi + wi*xr
+		tr := float64(wr*xr) - float64(wi*xi)
+		ti := float64(wr*xi) + float64(wi*xr)
 		a0r, a0i := r0[k]+tr, i0[k]+ti
 		a1r, a1i := r0[k]-tr, i0[k]-ti
 		xr, xi = r3[k], i3[k]
-		tr = wr*xr - wi*xi
-		ti = wr*xi + wi*xr
+		tr = float64(wr*xr) - float64(wi*xi)
+		ti = float64(wr*xi) + float64(wi*xr)
 		a2r, a2i := r2[k]+tr, i2[k]+ti
 		a3r, a3i := r2[k]-tr, i2[k]-ti
 		// second stage (size 2s): pairs (0,2) with w_2s^k and (1,3) with
 		// w_2s^(k+s/2) = -i w_2s^k (+i conjugated)
 		wr, wi = w2r[k], w2i[k]
-		tr = wr*a2r - wi*a2i
-		ti = wr*a2i + wi*a2r
+		tr = float64(wr*a2r) - float64(wi*a2i)
+		ti = float64(wr*a2i) + float64(wi*a2r)
 		r0[k], i0[k] = a0r+tr, a0i+ti
 		r2[k], i2[k] = a0r-tr, a0i-ti
-		pr := wr*a3r - wi*a3i
-		pi := wr*a3i + wi*a3r
+		pr := float64(wr*a3r) - float64(wi*a3i)
+		pi := float64(wr*a3i) + float64(wi*a3r)
 		tr, ti = pi, -pr
 		if inv {
 			tr, ti = -pi, pr
@@ -82,8 +84,8 @@ func ditOneGo(re, im, twr, twi []float64) {
 	for k := range lo {
 		wr, wi := twr[k], twi[k]
 		xr, xi := hi[k], hiI[k]
-		tr := wr*xr - wi*xi
-		ti := wr*xi + wi*xr
+		tr := float64(wr*xr) - float64(wi*xi)
+		ti := float64(wr*xi) + float64(wi*xr)
 		ar, ai := lo[k], loI[k]
 		lo[k], loI[k] = ar+tr, ai+ti
 		hi[k], hiI[k] = ar-tr, ai-ti
@@ -116,11 +118,11 @@ func difPairGo(re, im, w1r, w1i, w2r, w2i []float64, inv bool) {
 		a0r, a0i := ar+br, ai+bi
 		dr, di := ar-br, ai-bi
 		wr, wi := w1r[k], w1i[k]
-		a2r, a2i := wr*dr-wi*di, wr*di+wi*dr
+		a2r, a2i := float64(wr*dr)-float64(wi*di), float64(wr*di)+float64(wi*dr)
 		ar, ai, br, bi = r1[k], i1[k], r3[k], i3[k]
 		a1r, a1i := ar+br, ai+bi
 		dr, di = ar-br, ai-bi
-		pr, pi := wr*dr-wi*di, wr*di+wi*dr
+		pr, pi := float64(wr*dr)-float64(wi*di), float64(wr*di)+float64(wi*dr)
 		a3r, a3i := pi, -pr
 		if inv {
 			a3r, a3i = -pi, pr
@@ -129,10 +131,10 @@ func difPairGo(re, im, w1r, w1i, w2r, w2i []float64, inv bool) {
 		wr, wi = w2r[k], w2i[k]
 		r0[k], i0[k] = a0r+a1r, a0i+a1i
 		dr, di = a0r-a1r, a0i-a1i
-		r1[k], i1[k] = wr*dr-wi*di, wr*di+wi*dr
+		r1[k], i1[k] = float64(wr*dr)-float64(wi*di), float64(wr*di)+float64(wi*dr)
 		r2[k], i2[k] = a2r+a3r, a2i+a3i
 		dr, di = a2r-a3r, a2i-a3i
-		r3[k], i3[k] = wr*dr-wi*di, wr*di+wi*dr
+		r3[k], i3[k] = float64(wr*dr)-float64(wi*di), float64(wr*di)+float64(wi*dr)
 	}
 }
 
@@ -157,6 +159,6 @@ func difOneGo(re, im, twr, twi []float64) {
 		lo[k], loI[k] = ar+br, ai+bi
 		dr, di := ar-br, ai-bi
 		wr, wi := twr[k], twi[k]
-		hi[k], hiI[k] = wr*dr-wi*di, wr*di+wi*dr
+		hi[k], hiI[k] = float64(wr*dr)-float64(wi*di), float64(wr*di)+float64(wi*dr)
 	}
 }

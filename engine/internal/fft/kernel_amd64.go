@@ -23,3 +23,13 @@ func difPairAVX2(re, im, w1r, w1i, w2r, w2i *float64, h int, inv bool)
 
 //go:noescape
 func difOneAVX2(re, im, wr, wi *float64, h int)
+
+// The radix-3 stage kernels (radix3.go) take the first entry of each third
+// (real and imaginary parts), of each twiddle table and the length, a
+// multiple of 4.
+
+//go:noescape
+func radix3DIFAVX2(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i *float64, n int, inv bool)
+
+//go:noescape
+func radix3DITAVX2(r0, i0, r1, i1, r2, i2, w1r, w1i, w2r, w2i *float64, n int, inv bool)

@@ -12,9 +12,12 @@ const unitRoundoff = 0x1p-53
 
 // TwiddleErr is mu in Higham's notation: a bound on |w^ - w| for every
 // twiddle factor w = exp(-+2 pi i k/n) of a Plan. The twiddles are computed
-// by math.Sincos of an argument in [0, pi] (not by recurrence): the
-// argument itself carries a relative error of at most u = 2^-53, and Sincos
-// is accurate to about one ulp; 8u is generous.
+// by math.Sincos of an argument in [0, pi/2] (not by recurrence), the rest
+// by exact symmetries: the argument carries a relative error of at most 2u
+// (u = 2^-53: the rounded constant 2 pi or 2 pi/3 and one product; the
+// division by a power of two is exact), and Sincos is accurate to about
+// one ulp; 8u is generous (the tests measure at most 2.5u,
+// TestTwiddlesWithinTwiddleErr).
 const TwiddleErr = 8 * unitRoundoff
 
 // Kappa returns the relative 2-norm error bound of Higham, "Accuracy and
@@ -30,20 +33,25 @@ const TwiddleErr = 8 * unitRoundoff
 func Kappa(logN int) float64 {
 	u := unitRoundoff
 	gamma4 := 4 * u / (1 - 4*u)
-	eta := TwiddleErr + gamma4*(math.Sqrt2+TwiddleErr)
+	eta := TwiddleErr + float64(gamma4*(math.Sqrt2+TwiddleErr))
 	t := float64(logN)
-	return t * eta / (1 - t*eta)
+	return t * eta / (1 - float64(t*eta))
 }
 
-// A Plan holds the precomputed twiddle factors of radix-2 FFTs of one
-// length n, a power of two: the decimation-in-time Cooley-Tukey algorithm
-// (Forward, Inverse, InverseBitReversed) and the decimation-in-frequency
-// Gentleman-Sande algorithm (ForwardBitReversed).
+// A Plan holds the precomputed twiddle factors of the FFTs of one length
+// n. For n a power of two: the radix-2 decimation-in-time Cooley-Tukey
+// algorithm (Forward, Inverse, InverseBitReversed) and the
+// decimation-in-frequency Gentleman-Sande algorithm (ForwardBitReversed).
+// For n = 3*2^k: one radix-3 stage and three radix-2 transforms of length
+// 2^k (a decimation-in-frequency radix-3 stage first in
+// ForwardBitReversed, a decimation-in-time one last in
+// InverseBitReversed; radix3.go).
 //
 // Every twiddle w^k = exp(-2 pi i k/n) is computed directly with math.Sincos
-// (not by recurrence), so each is within TwiddleErr of the exact value, and
-// every transform of the plan satisfies the error bound of Higham's Theorem
-// 24.2 with the constant Kappa returns.
+// (not by recurrence) or by an exact symmetry, so each is within
+// TwiddleErr of the exact value, and every transform of the plan satisfies
+// the error bound of Higham's Theorem 24.2 with the constant Plan.Kappa
+// returns (Kappa for 2^k, Kappa3 for 3*2^k).
 //
 // A Plan is safe for concurrent use by several goroutines (its transforms
 // only read it). Transforms of length at least 2^15 run their independent
@@ -52,7 +60,7 @@ func Kappa(logN int) float64 {
 // the results are bitwise those of one goroutine.
 type Plan struct {
 	n    int
-	logN int
+	logN int       // log2 n, or log2(n/3) for n = 3*2^k
 	twRe []float64 // twRe[k] + i*twIm[k] = exp(-2 pi i k / n), k < n/2
 	twIm []float64
 	// rev is the bit reversal permutation, built on first use (only the
@@ -70,6 +78,10 @@ type Plan struct {
 	// length at least parallelMin runs its independent blocks
 	// (GOMAXPROCS when the plan was made).
 	workers int
+	// r3 holds the radix-3 stage of a plan of length 3*2^k (nil for a
+	// power of two): the radix-2 plan of length 2^k and the stage's
+	// twiddles (radix3.go).
+	r3 *radix3
 }
 
 // parallelMin is the shortest transform whose independent blocks run on
@@ -85,11 +97,18 @@ const parallelMin = 1 << 15
 // p.workers goroutines when n >= parallelMin and there are at least two
 // blocks, one after the other otherwise.
 func (p *Plan) eachBlock(n, size int, f func(start int)) {
-	count := n / size
+	p.eachIndex(n, n/size, func(b int) { f(b * size) })
+}
+
+// eachIndex calls f(b) for b = 0, 1, ..., count-1, on up to p.workers
+// goroutines (each a run of consecutive b) when the transform's length n
+// is at least parallelMin and count is at least two, in order on this
+// goroutine otherwise. The calls must be independent of each other.
+func (p *Plan) eachIndex(n, count int, f func(b int)) {
 	w := min(p.workers, count)
 	if n < parallelMin || w < 2 {
-		for start := 0; start < n; start += size {
-			f(start)
+		for b := 0; b < count; b++ {
+			f(b)
 		}
 		return
 	}
@@ -99,19 +118,24 @@ func (p *Plan) eachBlock(n, size int, f func(start int)) {
 		go func(b0, b1 int) {
 			defer wg.Done()
 			for b := b0; b < b1; b++ {
-				f(b * size)
+				f(b)
 			}
 		}(count*k/w, count*(k+1)/w)
 	}
 	wg.Wait()
 }
 
-// NewPlan returns the plan of the transforms of length n. It panics unless
-// n is a power of two and at least 2 (the callers choose n; it is never
-// read from input).
+// NewPlan returns the plan of the transforms of length n: the radix-2
+// algorithms for n = 2^k (k >= 1), and for n = 3*2^k (k >= 1) one radix-3
+// stage around three radix-2 transforms of length 2^k (radix3.go). It
+// panics for any other n (the callers choose n; it is never read from
+// input).
 func NewPlan(n int) *Plan {
+	if k, ok := threeTimesPow2(n); ok {
+		return newPlan3(k)
+	}
 	if n < 2 || n&(n-1) != 0 {
-		panic("fft: FFT length must be a power of two >= 2")
+		panic("fft: FFT length must be 2^k or 3*2^k with k >= 1")
 	}
 	logN := bits.TrailingZeros(uint(n))
 	p := &Plan{n: n, logN: logN, workers: runtime.GOMAXPROCS(0)}
@@ -174,5 +198,6 @@ func (p *Plan) revTable() []uint32 {
 func (p *Plan) Len() int { return p.n }
 
 // Kappa returns the relative 2-norm error bound kappa of Higham's Theorem
-// 24.2 for the plan's transforms (the package function Kappa of log2 n).
+// 24.2 for the plan's transforms: the package function Kappa of log2 n
+// for n a power of two, Kappa3 of log2(n/3) for n = 3*2^k.
 func (p *Plan) Kappa() float64 { return p.kappa }

@@ -42,9 +42,10 @@ func TestNewPlan(t *testing.T) {
 }
 
 // TestNewPlanRefusesBadLengths checks that NewPlan panics for lengths that
-// are not powers of two >= 2 (the callers choose them; none is user input).
+// are neither 2^k nor 3*2^k with k >= 1 (the callers choose them; none is
+// user input).
 func TestNewPlanRefusesBadLengths(t *testing.T) {
-	for _, n := range []int{-4, 0, 1, 3, 6, 12, 1000} {
+	for _, n := range []int{-6, -4, 0, 1, 3, 5, 9, 10, 18, 36, 45, 99, 1000, 3*1024 + 3} {
 		func() {
 			defer func() {
 				if recover() == nil {

@@ -18,8 +18,15 @@ var shared [sharedMaxLog + 1]struct {
 	p    *Plan
 }
 
-// Shared returns a plan of length n (a power of two, at least 2): for n
-// up to 2^20 the same plan for every caller, built on first use, so that
+// shared3 holds the plans of length 3*2^k Shared keeps (index k), up to
+// the same cap of 2^sharedMaxLog points.
+var shared3 [sharedMaxLog - 1]struct {
+	once sync.Once
+	p    *Plan
+}
+
+// Shared returns a plan of length n (2^k or 3*2^k, k >= 1): for n up to
+// 2^20 the same plan for every caller, built on first use, so that
 // repeated compositions of one length (the rounds of an accuracy target,
 // a session's questions, benchmarks) compute the twiddles once; a new
 // plan above. Every transform of a shared plan is bitwise that of a new
@@ -27,6 +34,11 @@ var shared [sharedMaxLog + 1]struct {
 // goroutines of the parallel stages is fixed when the plan is built, and
 // it does not change any result). It panics as NewPlan does.
 func Shared(n int) *Plan {
+	if k, ok := threeTimesPow2(n); ok && n <= 1<<sharedMaxLog {
+		e := &shared3[k]
+		e.once.Do(func() { e.p = NewPlan(n) })
+		return e.p
+	}
 	if n < 2 || n&(n-1) != 0 || n > 1<<sharedMaxLog {
 		return NewPlan(n)
 	}

@@ -35,7 +35,7 @@ func (p *Plan) radix2Reference(re, im []float64, inverse bool) {
 			re[i+2], im[i+2] = ar-br, ai-bi
 			cr, ci := re[i+1], im[i+1]
 			dr, di := re[i+3], im[i+3]
-			tr, ti := sign*di, -sign*dr
+			tr, ti := float64(sign*di), float64(-sign*dr)
 			re[i+1], im[i+1] = cr+tr, ci+ti
 			re[i+3], im[i+3] = cr-tr, ci-ti
 		}
@@ -48,8 +48,8 @@ func (p *Plan) radix2Reference(re, im []float64, inverse bool) {
 				wr := p.twRe[k*step]
 				wi := sign * p.twIm[k*step]
 				xr, xi := re[start+half+k], im[start+half+k]
-				tr := wr*xr - wi*xi
-				ti := wr*xi + wi*xr
+				tr := float64(wr*xr) - float64(wi*xi)
+				ti := float64(wr*xi) + float64(wi*xr)
 				ar, ai := re[start+k], im[start+k]
 				re[start+k], im[start+k] = ar+tr, ai+ti
 				re[start+half+k], im[start+half+k] = ar-tr, ai-ti
@@ -79,7 +79,7 @@ func (p *Plan) difReference(re, im []float64, sign float64) {
 					re[start+half+k], im[start+half+k] = sign*di, -sign*dr
 				default:
 					wr, wi := p.twRe[k*step], sign*p.twIm[k*step]
-					re[start+half+k], im[start+half+k] = wr*dr-wi*di, wr*di+wi*dr
+					re[start+half+k], im[start+half+k] = float64(wr*dr)-float64(wi*di), float64(wr*di)+float64(wi*dr)
 				}
 			}
 		}

@@ -6,8 +6,8 @@ package fft
 func (p *Plan) Forward(re, im []float64) { p.transform(re, im, false) }
 
 // Inverse computes the unnormalised inverse DFT sum_k X_k exp(+2 pi i jk/n)
-// in place, in natural order (divide by n for the inverse transform; n is a
-// power of two, so the division is exact).
+// in place, in natural order (divide by n for the inverse transform; the
+// division is exact for n a power of two, one rounding for n = 3*2^k).
 func (p *Plan) Inverse(re, im []float64) { p.transform(re, im, true) }
 
 // ForwardBitReversed computes the DFT of (re, im), given in natural order, in place
@@ -29,19 +29,40 @@ func (p *Plan) Inverse(re, im []float64) { p.transform(re, im, true) }
 // sqrt2): the proof of Higham's Theorem 24.2 goes through stage by stage
 // unchanged and gives the same kappa (Kappa).
 // TestBitReversedMatchesNaiveDFT checks it against direct summation.
-func (p *Plan) ForwardBitReversed(re, im []float64) { p.dif(re[:p.n], im[:p.n], 1) }
+//
+// For a plan of length n = 3*2^k the spectrum order is that of the radix-3
+// stage (Plan.Frequency gives the frequency at each position) and the
+// bound is Kappa3 (radix3.go).
+func (p *Plan) ForwardBitReversed(re, im []float64) {
+	if p.r3 != nil {
+		p.forward3(re[:p.n], im[:p.n], 1)
+		return
+	}
+	p.dif(re[:p.n], im[:p.n], 1)
+}
 
 // InverseBitReversed computes the unnormalised inverse DFT of a spectrum
 // given in bit-reversed order (as left by ForwardBitReversed), in place, and
 // leaves the result in natural order: the decimation-in-time algorithm of
 // Inverse without its initial permutation (the same operations on the same
-// values, so Theorem 24.2 applies as for Inverse).
-func (p *Plan) InverseBitReversed(re, im []float64) { p.dit(re[:p.n], im[:p.n], -1) }
+// values, so Theorem 24.2 applies as for Inverse). For a plan of length
+// 3*2^k it takes the spectrum in the order ForwardBitReversed leaves.
+func (p *Plan) InverseBitReversed(re, im []float64) {
+	if p.r3 != nil {
+		p.inverse3(re[:p.n], im[:p.n], -1)
+		return
+	}
+	p.dit(re[:p.n], im[:p.n], -1)
+}
 
 // transform is the natural-order transform: the bit reversal permutation,
 // then the decimation-in-time stages.
 func (p *Plan) transform(re, im []float64, inverse bool) {
 	re, im = re[:p.n], im[:p.n]
+	if p.r3 != nil {
+		p.transform3(re, im, inverse)
+		return
+	}
 	p.BitReverse(re, im)
 	sign := 1.0
 	if inverse {
@@ -52,10 +73,19 @@ func (p *Plan) transform(re, im []float64, inverse bool) {
 
 // BitReverse applies the bit reversal permutation to the first n values of
 // re and im in place: the value at i moves to the bit reversal of i (log2 n
-// bits). It is its own inverse.
+// bits). It is its own inverse. For a plan of length 3*2^k it reverses the
+// bits within each third (of length 2^k): it turns the spectrum order of
+// ForwardBitReversed into X_(3q+s) at s 2^k + q.
 func (p *Plan) BitReverse(re, im []float64) {
+	if p.r3 != nil {
+		m := p.r3.sub.n
+		for s := 0; s < 3; s++ {
+			p.r3.sub.BitReverse(re[s*m:(s+1)*m], im[s*m:(s+1)*m])
+		}
+		return
+	}
 	rev := p.revTable()
-	for i := range re {
+	for i := range re[:p.n] {
 		j := int(rev[i])
 		if j > i {
 			re[i], re[j] = re[j], re[i]
@@ -84,11 +114,13 @@ func (p *Plan) stage(size int, inv bool) (wr, wi []float64) {
 
 // dit runs the decimation-in-time stages (sizes 2, 4, ..., n) on input in
 // bit-reversed order; sign is +1 for the forward transform, -1 for the
-// inverse.
+// inverse. re and im may hold several consecutive blocks of length n (a
+// multiple of n values, as the radix-3 plans pass them): each is
+// transformed.
 func (p *Plan) dit(re, im []float64, sign float64) {
-	n := p.n
+	n, all := p.n, len(re)
 	b := min(n, blockLen)
-	p.eachBlock(n, b, func(start int) {
+	p.eachBlock(all, b, func(start int) {
 		p.ditStages(re[start:start+b], im[start:start+b], 2, b, sign)
 	})
 	if b < n {
@@ -119,7 +151,7 @@ func (p *Plan) ditStages(re, im []float64, from, to int, sign float64) {
 				// w = -i (forward) or +i (inverse): exact multiplication.
 				cr, ci := re[i+1], im[i+1]
 				dr, di := re[i+3], im[i+3]
-				tr, ti := sign*di, -sign*dr
+				tr, ti := float64(sign*di), float64(-sign*dr)
 				re[i+1], im[i+1] = cr+tr, ci+ti
 				re[i+3], im[i+3] = cr-tr, ci-ti
 			}
@@ -150,13 +182,15 @@ func (p *Plan) ditStages(re, im []float64, from, to int, sign float64) {
 
 // dif runs the decimation-in-frequency stages (sizes n, n/2, ..., 2) on
 // input in natural order and leaves the spectrum in bit-reversed order.
+// re and im may hold several consecutive blocks of length n (a multiple of
+// n values, as the radix-3 plans pass them): each is transformed.
 func (p *Plan) dif(re, im []float64, sign float64) {
-	n := p.n
+	n, all := p.n, len(re)
 	b := min(n, blockLen)
 	if b < n {
 		p.difStages(re, im, n, 2*b, sign)
 	}
-	p.eachBlock(n, b, func(start int) {
+	p.eachBlock(all, b, func(start int) {
 		p.difStages(re[start:start+b], im[start:start+b], b, 2, sign)
 	})
 }
