@@ -198,7 +198,7 @@ type Part struct {
 // Version identifies the engine's numerical behaviour: it changes whenever
 // the bounds computed for the same mechanism, options and r may change
 // (result caches include it in their keys).
-const Version = "engine-2026-11-28.4"
+const Version = "engine-2026-11-28.5"
 
 // ErrInvalid is wrapped by every error caused by invalid parameters or
 // options, so callers can tell bad input from internal failures.
