@@ -39,6 +39,9 @@ func TestPowerStagesOverlapChain(t *testing.T) {
 		s, rel := Sampling(rng.IntN(2)), Relation(rng.IntN(2))
 		r := 16 * (4 + rng.IntN(4000))
 		N := 1 << (14 + rng.IntN(4))
+		if i%2 == 1 {
+			N = N / 4 * 3 // the lengths 3*2^k
+		}
 		floor := []float64{0, 1e-5, 1e-8}[rng.IntN(3)]
 		m, err := SubsampledGauss(sigma, 1, q, s, rel)
 		if err != nil {
