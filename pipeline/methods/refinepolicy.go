@@ -211,12 +211,19 @@ func (p refinePlan) powerCandidate() (candidate, string) {
 	if len(rs) >= 2 && !assumed {
 		margin, jumpRate = powerRateMargin, rate*powerRateDamping
 	}
-	want := nextSize(l.worst, jumpRate, p.target, margin, powerGrowth, l.size)
+	// one length up at least where a rate predicts the length; a doubling
+	// where the widths narrowed more slowly than powerSlowRate (finer
+	// steps would only add rounds where the grid does not set the width)
+	growth := powerGrowth
+	if assumed {
+		growth = accuracyGrowth
+	}
+	want := nextSize(l.worst, jumpRate, p.target, margin, growth, l.size)
 	if len(rs) == 1 {
 		// the first jump, at the assumed rate from a short transform
 		want = min(want, powerFirstJump*float64(l.size))
 	}
-	n := min(roundSize(manifest.PathPower, max(want, powerGrowth*float64(l.size))), limit)
+	n := min(roundSize(manifest.PathPower, max(want, growth*float64(l.size))), limit)
 	cost := p.cost(manifest.PathPower, n)
 	if f := p.fellBackAt; f >= n {
 		// a round asked of it at f fell back to the chain: asked again one
