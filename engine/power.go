@@ -969,6 +969,12 @@ func (p *plan) powerCompose(ctx context.Context, fp *fft.Plan, leaf *list, r int
 // arrays are new then, and sl starts over for the list's and the work
 // array (their every entry is written: powerSide).
 func (p *plan) powerComposeOn(ctx context.Context, fp *fft.Plan, leaf *list, r int, tau []float64, sd float64, mg *mgfGrid, lw *leafWeights, in *stageInput, sl *stageSlab, recycle bool) (*list, error) {
+	if leaf.n > fp.Len()/2 {
+		// the leaf's offsets would wrap around the transform more than
+		// once (wrapIndex): its entries would alias, which no bound here
+		// accounts for
+		return nil, fmt.Errorf("engine: power path: a leaf of %d buckets a side on a transform of %d points", leaf.n, fp.Len())
+	}
 	if lw == nil {
 		lw = newLeafWeights(leaf)
 		if sl != nil && !recycle {

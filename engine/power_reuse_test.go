@@ -8,13 +8,12 @@ import (
 	"github.com/pbuckets/pbuckets/engine/internal/fft"
 )
 
-// powerListFor returns the power path's composed list of r observations
-// of m on transforms of length N (the test fails where m does not
-// qualify).
-func powerListFor(t *testing.T, m Mechanism, r, N int) *list {
+// testPowerPlan returns the power path's plan for r observations of m at
+// Options.Buckets = N with the default options (the test fails where m
+// does not qualify).
+func testPowerPlan(t *testing.T, m Mechanism, r, N int) *plan {
 	t.Helper()
-	ctx := context.Background()
-	if err := prepare(ctx, m); err != nil {
+	if err := prepare(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
 	o, err := Options{Buckets: N, power: powerOn}.withDefaults()
@@ -26,6 +25,16 @@ func powerListFor(t *testing.T, m Mechanism, r, N int) *list {
 	if err != nil || p == nil {
 		t.Fatalf("%s: no power plan (%v)", m, err)
 	}
+	return p
+}
+
+// powerListFor returns the power path's composed list of r observations
+// of m on transforms of length N (the test fails where m does not
+// qualify).
+func powerListFor(t *testing.T, m Mechanism, r, N int) *list {
+	t.Helper()
+	ctx := context.Background()
+	p := testPowerPlan(t, m, r, N)
 	z, why, err := p.powerList(ctx, m, r, fft.NewPlan(p.powerN))
 	if err != nil || z == nil {
 		t.Fatalf("%s r=%d: not composed by the power path: %s %v", m, r, why, err)

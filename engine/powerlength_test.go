@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"testing"
 
 	"github.com/pbuckets/pbuckets/engine/internal/fft"
@@ -52,5 +53,21 @@ func TestMirrorPairsMatchSpectrumOrder(t *testing.T) {
 				t.Errorf("N %d: position %d visited %d times", N, p, c)
 			}
 		}
+	}
+}
+
+func TestPowerComposeRefusesLeafLongerThanTransform(t *testing.T) {
+	leaf := newList(8, 0.1, nil)
+	leaf.grid = true
+	leaf.a[7], leaf.c[7] = 1, 1
+	leaf.lo, leaf.hi = 7, 7
+	p := &plan{}
+	for _, N := range []int{8, 12} { // 4 and 6 buckets a side: shorter than the leaf's 8
+		if _, err := p.powerCompose(context.Background(), fft.NewPlan(N), leaf, 3, []float64{0}, 1, nil, nil, nil); err == nil {
+			t.Errorf("N %d: a leaf of 8 buckets a side composed, want an error", N)
+		}
+	}
+	if _, err := p.powerCompose(context.Background(), fft.NewPlan(16), leaf, 3, []float64{0}, 1, nil, nil, nil); err != nil {
+		t.Errorf("N 16: %v", err)
 	}
 }

@@ -46,15 +46,7 @@ func nanArrays(k, m int) [][]float64 {
 func stageSetup(t *testing.T, m Mechanism, r, N int) (*plan, *powerSetup, powerStages, *fft.Plan) {
 	t.Helper()
 	ctx := context.Background()
-	o, err := Options{Buckets: N, power: powerOn}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o = o.withTailBudget([]Part{{Mechanism: m, Count: r}})
-	p, err := newPowerPlan(m, r, o)
-	if err != nil || p == nil {
-		t.Fatalf("%s: no power plan (%v)", m, err)
-	}
+	p := testPowerPlan(t, m, r, N)
 	fp := fft.Shared(p.powerN)
 	lm := p.leaves[m].leafMeans()
 	ps, why, err := p.powerPrepare(ctx, m, r, fp, lm)
