@@ -63,6 +63,20 @@ func (Engine) PowerPath(ctx context.Context, m Mechanism, r int, opt manifest.En
 	return engine.PowerQualifies(ctx, em, r, o)
 }
 
+// PowerStart returns the transform length (points) from minN to maxN at
+// which the engine predicts the power path's relative bracket widths of r
+// compositions of m with opt to meet target for the questions eps(delta)
+// at deltas and delta(eps) at eps (nats) (engine.PowerLengthFor: a model,
+// nothing composed); 0 where it predicts none up to maxN or nothing, and
+// for sequences.
+func (Engine) PowerStart(ctx context.Context, m Mechanism, r int, eps, deltas []float64, target float64, minN, maxN int, opt manifest.EngineOptions) (int, error) {
+	em, ok := m.(engine.Mechanism)
+	if !ok {
+		return 0, nil
+	}
+	return engine.PowerLengthFor(ctx, em, r, eps, deltas, target, minN, maxN, opt.Engine())
+}
+
 // ClosedForm reports whether the engine composes r observations of m with
 // opt in closed form (engine.ComposesInClosedForm: one leaf whose bucket
 // count is EngineOptions.Buckets, at a cost independent of r); false for

@@ -746,6 +746,34 @@ func TestFirstStepsAskWithTheFloor(t *testing.T) {
 	}
 }
 
+// TestFirstStepsPredictTheLength checks that the first round on the power
+// path is the length the engine predicts for the target where that is at
+// most powerPredictedPoints (DP-SGD sigma 4, q 0.01, r 65,536 at delta
+// 1e-5: 3·2^14 points for 1.45e-4, met there in one round), and the probe
+// at powerStartPoints where it is longer (1e-5).
+func TestFirstStepsPredictTheLength(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		target float64
+		want   int
+	}{{1.45e-4, 3 << 14}, {1e-3, powerStartPoints}, {1e-5, powerStartPoints}} {
+		spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 4, "q": 0.01},
+			Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: c.target}}
+		bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+		mech, err := backend.Engine{}.Mechanism(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := bm.firstSteps(ctx, spec, mech, []int{65536}, nil, []float64{1e-5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (step{manifest.PathPower, c.want}); steps[0] != want {
+			t.Errorf("target %g: first step %+v, want %+v", c.target, steps[0], want)
+		}
+	}
+}
+
 // TestClosedFormStart checks the first bucket count of a composition in
 // closed form per target, and that the Gauss pair's r 512 row (sigma 200
 // sqrt 2, delta at e^eps 1.01 and 1.5) meets a target of 1.9e-3 in one

@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// TestGDPCurve checks the Gaussian curve behind the width model: gdpEps
+// inverts gdpLnDelta, gdpLnDelta matches the direct formula where it does
+// not cancel, lnPhiBar is continuous where it changes method, and the
+// sensitivities are the central differences of the curve.
+func TestGDPCurve(t *testing.T) {
+	for _, mu := range []float64{0.05, 0.3, 1, 2.5, 8} {
+		for _, d := range []float64{0.3, 1e-3, 1e-5, 1e-10, 1e-30} {
+			e := gdpEps(mu, math.Log(d))
+			if e == 0 {
+				if gdpLnDelta(mu, 0) > math.Log(d) {
+					t.Errorf("mu %g delta %g: eps 0 but delta_mu(0) = %g", mu, d, math.Exp(gdpLnDelta(mu, 0)))
+				}
+				continue
+			}
+			if got := gdpLnDelta(mu, e); math.Abs(got-math.Log(d)) > 1e-9*math.Max(1, -math.Log(d)) {
+				t.Errorf("mu %g delta %g: ln delta_mu(eps %g) = %g, want %g", mu, d, e, got, math.Log(d))
+			}
+			direct := phiC(mu/2-e/mu) - math.Exp(e)*phiC(-mu/2-e/mu)
+			if d >= 1e-10 && math.Abs(direct-d) > 1e-6*d {
+				t.Errorf("mu %g: delta_mu(%g) direct %g, want %g", mu, e, direct, d)
+			}
+			// sensitivities against central differences in mu^2
+			h := 1e-4 * mu * mu
+			up, dn := math.Sqrt(mu*mu+h), math.Sqrt(mu*mu-h)
+			wantEps := (gdpEps(up, math.Log(d)) - gdpEps(dn, math.Log(d))) / (2 * h) / e
+			if got := gdpSensitivity(mu, nil, []float64{d}); math.Abs(got-wantEps) > 1e-4*wantEps {
+				t.Errorf("mu %g delta %g: eps sensitivity %g, central difference %g", mu, d, got, wantEps)
+			}
+			wantDelta := (math.Exp(gdpLnDelta(up, e)) - math.Exp(gdpLnDelta(dn, e))) / (2 * h) / d
+			if got := gdpSensitivity(mu, []float64{e}, nil); math.Abs(got-wantDelta) > 1e-4*wantDelta {
+				t.Errorf("mu %g eps %g: delta sensitivity %g, central difference %g", mu, e, got, wantDelta)
+			}
+		}
+	}
+	for _, x := range []float64{19.999, 20, 20.001} {
+		exact := math.Log(0.5 * math.Erfc(x/math.Sqrt2))
+		y := 1 / (x * x)
+		series := -x*x/2 - math.Log(x) - 0.5*math.Log(2*math.Pi) + math.Log1p(-y+3*y*y-15*y*y*y)
+		if math.Abs(exact-series) > 1e-9*math.Abs(exact) || math.Abs(lnPhiBar(x)-exact) > 1e-9*math.Abs(exact) {
+			t.Errorf("lnPhiBar(%g) = %g, erfc %g, series %g", x, lnPhiBar(x), exact, series)
+		}
+	}
+	if got := gdpSensitivity(1, nil, []float64{0.9}); got != 0 {
+		t.Errorf("delta 0.9 above delta_mu(0): sensitivity %g, want 0 (no prediction)", got)
+	}
+	if got := gdpSensitivity(1, []float64{200}, nil); got != 0 {
+		t.Errorf("delta(200) below 1e-300: sensitivity %g, want 0", got)
+	}
+}
+
+// TestPowerLengthForMeetsTarget composes near-Gaussian DP-SGD questions at
+// the length PowerLengthFor predicts for their targets: the bracket there
+// meets the target, and the length is no more than one step longer than
+// needed (the length before it misses, or is the shortest asked).
+func TestPowerLengthForMeetsTarget(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name         string
+		sigma, q     float64
+		r            int
+		eps, deltas  []float64
+		target       float64
+		minN, wantAt int // wantAt: the predicted length (0: none up to 2^16)
+	}{
+		{"sgd4 eps 1.45e-4", 4, 0.01, 65536, nil, []float64{1e-5}, 1.45e-4, 1 << 14, 3 << 14},
+		{"sgd4 eps 1e-3", 4, 0.01, 65536, nil, []float64{1e-5}, 1e-3, 1 << 12, 1 << 14},
+		{"sgd1.5 eps 2e-4", 1.5, 0.004, 10000, nil, []float64{1e-5}, 2e-4, 1 << 14, 3 << 14},
+		{"sgd1.5 delta 3e-3", 1.5, 0.016, 10000, []float64{3}, nil, 3e-3, 1 << 14, 3 << 14},
+		{"sgd4 eps 1e-5", 4, 0.01, 65536, nil, []float64{1e-5}, 1e-5, 1 << 14, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := SGD(c.sigma, c.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			floor, err := DeltaFloorFor(ctx, m, c.r, c.eps, c.deltas)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := Options{DeltaFloor: floor}
+			n, err := PowerLengthFor(ctx, m, c.r, c.eps, c.deltas, c.target, c.minN, 1<<16, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != c.wantAt {
+				t.Fatalf("predicted length %d, want %d", n, c.wantAt)
+			}
+			if n == 0 {
+				return
+			}
+			width := func(N int) float64 {
+				o := opt
+				o.Path, o.Buckets = PathPower, N
+				res, err := Compose(ctx, m, c.r, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := 0.0
+				for _, d := range c.deltas {
+					e := res.Eps(d)
+					w = math.Max(w, relWidth(e.Upper, e.Lower))
+				}
+				for _, e := range c.eps {
+					d := res.Delta(e)
+					w = math.Max(w, relWidth(d.Upper, d.Lower))
+				}
+				return w
+			}
+			if w := width(n); !(w <= c.target) {
+				t.Errorf("at the predicted %d points the width is %.3g, above the target %.3g", n, w, c.target)
+			}
+			// the length one step shorter: 2^(k+1) below 3·2^k, 3·2^(k-2) below 2^k
+			prev := n / 4 * 3
+			if n%3 == 0 {
+				prev = n / 3 * 2
+			}
+			if prev >= c.minN {
+				if w := width(prev); w <= c.target {
+					t.Errorf("%d points, one step shorter, already meet the target (%.3g): the prediction overshoots", prev, w)
+				}
+			}
+		})
+	}
+}
+
+// TestPowerLengthForInputs checks PowerLengthFor's errors and the cases
+// without a prediction.
+func TestPowerLengthForInputs(t *testing.T) {
+	ctx := context.Background()
+	sgd, _ := SGD(1, 0.01)
+	gauss, _ := Gauss(2, 1, 0)
+	for _, c := range []struct {
+		name        string
+		m           Mechanism
+		r           int
+		eps, deltas []float64
+		target      float64
+		minN, maxN  int
+		wantErr     bool
+	}{
+		{"nil mechanism", nil, 10, nil, []float64{1e-5}, 1e-4, 1 << 14, 1 << 16, true},
+		{"r 0", sgd, 0, nil, []float64{1e-5}, 1e-4, 1 << 14, 1 << 16, true},
+		{"target 0", sgd, 10, nil, []float64{1e-5}, 0, 1 << 14, 1 << 16, true},
+		{"target 1", sgd, 10, nil, []float64{1e-5}, 1, 1 << 14, 1 << 16, true},
+		{"target NaN", sgd, 10, nil, []float64{1e-5}, math.NaN(), 1 << 14, 1 << 16, true},
+		{"maxN below minN", sgd, 10, nil, []float64{1e-5}, 1e-4, 1 << 16, 1 << 14, true},
+		{"delta 1", sgd, 10, nil, []float64{1}, 1e-4, 1 << 14, 1 << 16, true},
+		{"eps -1", sgd, 10, []float64{-1}, nil, 1e-4, 1 << 14, 1 << 16, true},
+		{"eps NaN", sgd, 10, []float64{math.NaN()}, nil, 1e-4, 1 << 14, 1 << 16, true},
+		{"no query", sgd, 1000, nil, nil, 1e-4, 1 << 14, 1 << 16, false},
+		{"closed form", gauss, 1000, nil, []float64{1e-5}, 1e-4, 1 << 14, 1 << 16, false},
+		{"eps 0 at delta 0.9", sgd, 1000, nil, []float64{0.9}, 1e-4, 1 << 14, 1 << 16, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n, err := PowerLengthFor(ctx, c.m, c.r, c.eps, c.deltas, c.target, c.minN, c.maxN, Options{})
+			if (err != nil) != c.wantErr {
+				t.Fatalf("err %v, want an error: %v", err, c.wantErr)
+			}
+			if n != 0 {
+				t.Errorf("length %d, want 0", n)
+			}
+		})
+	}
+}
