@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -168,5 +169,96 @@ func TestPowerLengthForInputs(t *testing.T) {
 				t.Errorf("length %d, want 0", n)
 			}
 		})
+	}
+}
+
+// TestPowerLengthForAgainstComposed composes DP-SGD questions (sigma 0.6
+// to 4, q 0.001 to 0.016, r 10^3 to 10^5, eps(1e-5) at targets 1e-3 and
+// 1e-4 with the question's floor) at the length PowerLengthFor predicts
+// up to 2^16 points: the bracket there is at most 1.5 times the target (a
+// first round that misses is followed by a jump; one far off would waste
+// a round), the length two steps shorter misses the target (the
+// prediction overshoots by at most one step), and most predictions land
+// on the shortest length that meets it.
+func TestPowerLengthForAgainstComposed(t *testing.T) {
+	ctx := context.Background()
+	shorter := func(n int) int { // the length one step shorter
+		if n%3 == 0 {
+			return n / 3 * 2
+		}
+		return n / 4 * 3
+	}
+	predicted, exact := 0, 0
+	for _, sigma := range []float64{0.6, 0.8, 1.0, 1.2, 1.5, 2, 4} {
+		for _, q := range []float64{0.001, 0.004, 0.016} {
+			for _, r := range []int{1000, 10000, 100000} {
+				m, err := SGD(sigma, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				deltas := []float64{1e-5}
+				floor, err := DeltaFloorFor(ctx, m, r, nil, deltas)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt := Options{DeltaFloor: floor}
+				width := func(N int) float64 {
+					o := opt
+					o.Path, o.Buckets = PathPower, N
+					res, err := Compose(ctx, m, r, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					e := res.Eps(1e-5)
+					return relWidth(e.Upper, e.Lower)
+				}
+				for _, target := range []float64{1e-3, 1e-4} {
+					n, err := PowerLengthFor(ctx, m, r, nil, deltas, target, 1<<14, 1<<16, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n == 0 {
+						continue
+					}
+					predicted++
+					name := fmt.Sprintf("sigma %g q %g r %d target %g: %d points", sigma, q, r, target, n)
+					w := width(n)
+					if !(w <= 1.5*target) {
+						t.Errorf("%s: width %.3g, more than 1.5 times the target", name, w)
+					}
+					if p := shorter(shorter(n)); p >= 1<<14 {
+						if wp := width(p); wp <= target {
+							t.Errorf("%s: %d points, two steps shorter, meet the target (%.3g)", name, p, wp)
+						}
+					}
+					if p := shorter(n); w <= target && (p < 1<<14 || width(p) > target) {
+						exact++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d predictions, %d at the shortest length that meets the target", predicted, exact)
+	if predicted < 60 || exact < predicted*2/3 {
+		t.Errorf("%d predictions, %d exact: want at least 60, two thirds exact", predicted, exact)
+	}
+}
+
+// TestSkewness checks the composed loss's skewness on Bernoulli losses
+// ((1 - 2p)/sqrt(p (1 - p)) over sqrt(r)) and a symmetric one (0).
+func TestSkewness(t *testing.T) {
+	for _, c := range []struct {
+		loss, mass []float64
+		r          int
+		want       float64
+	}{
+		{[]float64{0, 1}, []float64{0.9, 0.1}, 1, 0.8 / 0.3},
+		{[]float64{0, 1}, []float64{0.9, 0.1}, 4, 0.4 / 0.3},
+		{[]float64{0, 1}, []float64{0.2, 0.8}, 9, -0.6 / 0.4 / 3},
+		{[]float64{-1, 0, 1}, []float64{0.25, 0.5, 0.25}, 7, 0},
+	} {
+		if got := skewness(leafMeans{loss: c.loss, mass: c.mass}, c.r); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("skewness(%v at %v, r %d) = %g, want %g", c.loss, c.mass, c.r, got, c.want)
+		}
 	}
 }

@@ -264,16 +264,23 @@ func (b *Buckets) firstSteps(ctx context.Context, spec manifest.MechanismSpec, m
 			}
 			e.DeltaFloor = f
 		}
+		// a predicted length qualifies (the prediction is made on the
+		// power path's plan for it), and spares the question at the
+		// longest length
+		n, err := b.powerStart(ctx, mech, r, eps, deltas, e)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			out[i] = step{manifest.PathPower, n}
+			continue
+		}
 		q, err := pp.PowerPath(ctx, mech, r, e)
 		if err != nil {
 			return nil, err
 		}
 		if q {
-			n, err := b.powerStart(ctx, mech, r, eps, deltas, e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = step{manifest.PathPower, n}
+			out[i] = step{manifest.PathPower, powerStartPoints}
 		}
 	}
 	return out, nil
@@ -287,18 +294,19 @@ type powerStarter interface {
 
 // powerStart returns the first round's length on the power path for r
 // compositions of mech with the engine options e (the question's floor
-// set): the length the backend predicts the target needs where it is at
-// most powerPredictedPoints, powerStartPoints otherwise.
+// set) where the backend predicts the target met at a length of at most
+// powerPredictedPoints (at least powerStartPoints); 0 where it predicts
+// none (the probe at powerStartPoints, if the power path qualifies).
 func (b *Buckets) powerStart(ctx context.Context, mech backend.Mechanism, r int, eps, deltas []float64, e manifest.EngineOptions) (int, error) {
 	ps, ok := b.States.Backend.(powerStarter)
 	if !ok {
-		return powerStartPoints, nil
+		return 0, nil
 	}
 	n, err := ps.PowerStart(ctx, mech, r, eps, deltas, e.Accuracy, powerStartPoints, powerPredictedPoints, e)
 	if err != nil {
 		return 0, fmt.Errorf("predicting the first length: %w", err)
 	}
-	return max(n, powerStartPoints), nil
+	return n, nil
 }
 
 // deltaFloorer is the backend's choice of the question's floor

@@ -13,9 +13,11 @@
 // numbers of compositions whose brackets are still wider than the target,
 // until every eps(delta) and delta(eps) bracket of the job meets it
 // (relative width (upper - lower)/upper, RelativeWidth). At Buckets = 0 it
-// starts cheap: the engine's power path at 2^14 points for the r that
-// qualify (EngineOptions.Path), jumping to the length at which its N^-2
-// rate meets the target, and the squaring chain at 100,000 buckets for
+// starts cheap: the engine's power path for the r that qualify
+// (EngineOptions.Path), at the length the backend predicts for the target
+// (backend.Engine.PowerStart) where that is at most 2^16 points and at
+// 2^14 points otherwise, jumping to the length at which its N^-2 rate
+// meets the target, and the squaring chain at 100,000 buckets for
 // the others or where the power path stops narrowing; an explicit bucket
 // count starts the chain there. It stops when no unmet bracket narrows,
 // the measured rate cannot reach the target, the next round would exceed
