@@ -40,8 +40,8 @@ import (
 // Heavier tails stray from the Gaussian: sigma 0.6-1 gave 0.1 to 0.6, and
 // widths near 1 at 2^14 points (the grid too coarse for the range) up to
 // 9. So the model predicts only where the composition is near the curve:
-// mu at most powerPredictMaxMu and a skewness of the composed loss at most
-// powerPredictMaxSkew. On DP-SGD sigma 0.6-4, q 0.001-0.016, r 10^3-10^5
+// mu at most powerPredictMaxMu, and the composed loss's skewness moving the
+// queries' quantiles by at most powerPredictMaxShift standard deviations. On DP-SGD sigma 0.6-4, q 0.001-0.016, r 10^3-10^5
 // at targets 1e-3 and 1e-4 up to 2^16 points it predicted 79 lengths: 63
 // the shortest that meets the target, the others one step longer or short
 // by at most 29% of the target (TestPowerLengthForAgainstComposed). The
@@ -61,11 +61,17 @@ const powerWidthScale = 0.3
 // the grid's slack no longer sets them.
 const powerPredictMaxMu = 4.0
 
-// powerPredictMaxSkew is the largest skewness of the composed loss
-// (skewness) PowerLengthFor predicts at: on DP-SGD 0.6/0.001 at r 1,000
-// (skewness 1.4) the widths were a tenth of the model's, and its
-// prediction four times the length needed.
-const powerPredictMaxSkew = 0.5
+// powerPredictMaxShift is the largest Cornish-Fisher shift of the queries'
+// quantiles (cornishFisher, in standard deviations) at which
+// PowerLengthFor predicts: the skewness of the composed loss moves its
+// tail quantile z by about skewness (z^2 - 1)/6 from the Gaussian's, and
+// where that is large the Gaussian curve's sensitivity is not the
+// composition's. DP-SGD 0.61/0.00071, r 30,000 at delta 1e-6 (skewness
+// 0.25, shift 0.9; eps 3.04 against the curve's 2.08) was predicted to meet
+// 1e-5 at 2^20 points and reached 1.05e-4 there; DP-SGD 0.6/0.001 at r
+// 1,000 (skewness 1.4) took four times the length needed. The near-Gaussian
+// rows shift by at most about 0.15.
+const powerPredictMaxShift = 0.3
 
 // PowerLengthFor returns the shortest transform length of the power path
 // from PowerLength(minN) to maxN (points; lengths 2^k and 3·2^k) at which
@@ -76,7 +82,8 @@ const powerPredictMaxSkew = 0.5
 // returns 0 where no length up to maxN is predicted to meet the target,
 // where the power path does not compose the mechanism with opt, and where
 // the model predicts nothing: no query, mu above powerPredictMaxMu or a
-// skewness above powerPredictMaxSkew (far from the Gaussian curve), an
+// Cornish-Fisher shift above powerPredictMaxShift (far from the Gaussian
+// curve at the queries), an
 // eps(delta) query whose delta the Gaussian curve meets at eps 0, or a
 // delta(eps) query it puts below 1e-300. It composes nothing: a prediction costs about a leaf of the
 // plan's 8,192 buckets and a few range estimates.
@@ -165,7 +172,7 @@ func PowerLengthFor(ctx context.Context, m Mechanism, r int, eps, deltas []float
 		}
 		if sens == 0 {
 			mu := math.Sqrt(float64(r) * pl.p.leaves[m].variance)
-			if !(mu <= powerPredictMaxMu) || !(math.Abs(skewness(pl.lm, r)) <= powerPredictMaxSkew) {
+			if !(mu <= powerPredictMaxMu) || !(cornishFisher(skewness(pl.lm, r), gdpQuantile(mu, eps, deltas)) <= powerPredictMaxShift) {
 				return false, false, nil
 			}
 			if sens = gdpSensitivity(mu, eps, deltas); !(sens > 0) {
@@ -312,4 +319,26 @@ func skewness(lm leafMeans, r int) float64 {
 		s3 += lm.mass[i] * d * d * d
 	}
 	return s3 / s0 / math.Pow(s2/s0, 1.5) / math.Sqrt(float64(r))
+}
+
+// gdpQuantile returns the largest standardized loss of the queries on the
+// mu-GDP curve (the loss is N(mu^2/2, mu^2) under A): (eps - mu^2/2)/mu at
+// the eps of each delta of deltas and at each eps of eps (0 where all lie
+// below the mean).
+func gdpQuantile(mu float64, eps, deltas []float64) float64 {
+	z := 0.0
+	for _, d := range deltas {
+		z = math.Max(z, (gdpEps(mu, math.Log(d))-mu*mu/2)/mu)
+	}
+	for _, e := range eps {
+		z = math.Max(z, (e-mu*mu/2)/mu)
+	}
+	return z
+}
+
+// cornishFisher returns the first Cornish-Fisher correction to the
+// standard normal quantile z of a distribution with skewness g, in
+// standard deviations: |g| (z^2 - 1)/6 (0 for |z| <= 1).
+func cornishFisher(g, z float64) float64 {
+	return math.Abs(g) * math.Max(0, z*z-1) / 6
 }

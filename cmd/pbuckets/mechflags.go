@@ -52,7 +52,7 @@ func addMechFlags(fs *flag.FlagSet) *mechFlags {
 	f.squaring = fs.Float64("squaring-threshold", 0, "corner-mass growth that triggers a squaring, > 1 (default 2.2)")
 	f.freeInftyBudget = fs.Float64("free-infty-budget", 0, "corner mass below which no squaring is triggered (default: the tail budget)")
 	f.noErrorCorrection = fs.Bool("no-error-correction", false, "disable the error correction (no lower bounds)")
-	f.accuracy = fs.Float64("accuracy", 0, "target relative width of the brackets, in (0, 1) (eps and delta only; default 1e-4 without --buckets, --factor and --no-error-correction): rounds from a cheap first one (the power path at the length predicted for the target up to 65536 points, else at 16384, or the chain at 100000 buckets for mechanisms without it; with --buckets, the chain from that count) grow to the size the brackets' rate of narrowing predicts, on the path predicted cheapest, until every bracket meets it, the memory budget ends it or the next round is predicted above 4 s of CPU and 8 times the CPU spent")
+	f.accuracy = fs.Float64("accuracy", 0, "target relative width of the brackets, in (0, 1) (eps and delta only; default 1e-4 without --buckets, --factor and --no-error-correction): rounds from a cheap first one (the power path at the length predicted for the target up to 1048576 points, else at 16384, or the chain at 100000 buckets for mechanisms without it; with --buckets, the chain from that count) grow to the size the brackets' rate of narrowing predicts, on the path predicted cheapest, until every bracket meets it, the memory budget ends it or the next round is predicted above 4 s of CPU and 8 times the CPU spent")
 	return f
 }
 
@@ -130,7 +130,7 @@ func (f *mechFlags) tables(set map[string]bool, problems *flagProblems) (mech, e
 // defaultAccuracy is the accuracy target of eps and delta without
 // --buckets, --accuracy, --factor or --no-error-correction: a relative
 // bracket width of 1e-4, met by the refinement from a cheap first round
-// (the power path at its predicted length up to 2^16 points, or at 2^14,
+// (the power path at its predicted length up to 2^20 points, or at 2^14,
 // where the mechanism qualifies, the chain
 // at 100,000 buckets where it does not).
 const defaultAccuracy = 1e-4

@@ -30,7 +30,7 @@ one line per method, r and delta:
 
 By default the buckets method meets the accuracy target 1e-4 (relative
 bracket width (upper - lower)/upper) from a cheap first round: the power
-path at the length predicted for the target where that is at most 65536
+path at the length predicted for the target where that is at most 2^20
 points (else at 16384), then the length its rate of narrowing predicts, or
 the squaring chain at 100000 buckets for mechanisms without a power path;
 each round is chosen by its predicted CPU cost (a model of the path and

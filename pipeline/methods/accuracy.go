@@ -39,14 +39,15 @@ const (
 	powerStartPoints = 1 << 14
 	// powerPredictedPoints is the longest first round of the power path
 	// taken from the engine's prediction of the length the target needs
-	// (backend.Engine.PowerStart): up to it the first round is that length
-	// instead of powerStartPoints, where a probe at powerStartPoints costs a
-	// third to a quarter of the round it leads to (DP-SGD 4/0.01, r 65,536
-	// at 1.45e-4: 2^14, then 3·2^15 points; now 3·2^14 at once). Beyond
-	// it the probe is a small part of the rounds after it, and the
-	// prediction strays on heavy-tailed mechanisms (engine/powerpredict.go),
-	// where a first round that misses costs more than a probe.
-	powerPredictedPoints = 1 << 16
+	// (backend.Engine.PowerStart, engine/powerpredict.go): up to it the
+	// first round is that length instead of a probe at powerStartPoints
+	// whose width the next round extrapolates (DP-SGD 4/0.01, r 65,536: at
+	// 1.45e-4 3·2^14 points at once instead of 2^14 then 3·2^14, at 1e-5
+	// 3·2^16 instead of 2^14, 2^17, then 3·2^16: 0.09 against 0.15 s of
+	// CPU). Where the engine predicts nothing (heavy tails, eps beyond
+	// about 20) or a longer length, the probe: a first round at 2^21
+	// points costs over a second.
+	powerPredictedPoints = 1 << 20
 	// maxPowerPoints is the largest transform length of the power path
 	// the refinement asks for (its peak RSS for DP-SGD was 301 MB at 2^21
 	// points).

@@ -749,27 +749,37 @@ func TestFirstStepsAskWithTheFloor(t *testing.T) {
 // TestFirstStepsPredictTheLength checks that the first round on the power
 // path is the length the engine predicts for the target where that is at
 // most powerPredictedPoints (DP-SGD sigma 4, q 0.01, r 65,536 at delta
-// 1e-5: 3·2^14 points for 1.45e-4, met there in one round), and the probe
-// at powerStartPoints where it is longer (1e-5).
+// 1e-5: 3·2^14 points for 1.45e-4 and 3·2^16 for 1e-5, each met there in
+// one round), and the probe at powerStartPoints where it predicts nothing
+// (DP-SGD sigma 0.6, q 0.001, r 10^4: a heavy right tail) or a length
+// beyond powerPredictedPoints (sigma 4 at 1e-7).
 func TestFirstStepsPredictTheLength(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
-		target float64
-		want   int
-	}{{1.45e-4, 3 << 14}, {1e-3, powerStartPoints}, {1e-5, powerStartPoints}} {
-		spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 4, "q": 0.01},
+		sigma, q float64
+		r        int
+		target   float64
+		want     int
+	}{
+		{4, 0.01, 65536, 1.45e-4, 3 << 14},
+		{4, 0.01, 65536, 1e-3, powerStartPoints},
+		{4, 0.01, 65536, 1e-5, 3 << 16},
+		{4, 0.01, 65536, 1e-7, powerStartPoints},
+		{0.6, 0.001, 10000, 1e-4, powerStartPoints},
+	} {
+		spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": c.sigma, "q": c.q},
 			Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: c.target}}
 		bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 		mech, err := backend.Engine{}.Mechanism(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps, err := bm.firstSteps(ctx, spec, mech, []int{65536}, nil, []float64{1e-5})
+		steps, err := bm.firstSteps(ctx, spec, mech, []int{c.r}, nil, []float64{1e-5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := (step{manifest.PathPower, c.want}); steps[0] != want {
-			t.Errorf("target %g: first step %+v, want %+v", c.target, steps[0], want)
+			t.Errorf("sigma %g q %g r %d target %g: first step %+v, want %+v", c.sigma, c.q, c.r, c.target, steps[0], want)
 		}
 	}
 }

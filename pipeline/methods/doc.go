@@ -15,7 +15,7 @@
 // (relative width (upper - lower)/upper, RelativeWidth). At Buckets = 0 it
 // starts cheap: the engine's power path for the r that qualify
 // (EngineOptions.Path), at the length the backend predicts for the target
-// (backend.Engine.PowerStart) where that is at most 2^16 points and at
+// (backend.Engine.PowerStart) where that is at most 2^20 points and at
 // 2^14 points otherwise, jumping to the length at which its N^-2 rate
 // meets the target, and the squaring chain at 100,000 buckets for
 // the others or where the power path stops narrowing; an explicit bucket
