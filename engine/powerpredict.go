@@ -40,9 +40,9 @@ import (
 // Heavier tails stray from the Gaussian: sigma 0.6-1 gave 0.1 to 0.6, and
 // widths near 1 at 2^14 points (the grid too coarse for the range) up to
 // 9. So the model predicts only where the composition is near the curve:
-// mu at most powerPredictMaxMu, and the composed loss's skewness moving the
-// queries' quantiles by at most powerPredictMaxShift standard deviations. On DP-SGD sigma 0.6-4, q 0.001-0.016, r 10^3-10^5
-// at targets 1e-3 and 1e-4 up to 2^16 points it predicted 79 lengths: 63
+// where the composed loss's skewness moves the queries' quantiles by at
+// most powerPredictMaxShift standard deviations. On DP-SGD sigma 0.6-4, q 0.001-0.016, r 10^3-10^5
+// at targets 1e-3 and 1e-4 up to 2^16 points it predicted 67 lengths: 56
 // the shortest that meets the target, the others one step longer or short
 // by at most 29% of the target (TestPowerLengthForAgainstComposed). The
 // prediction only chooses a length; the bracket composed at it is what is
@@ -53,13 +53,6 @@ import (
 // mechanisms' 0.25-0.30 (a prediction a little wide more often meets the
 // target in one round).
 const powerWidthScale = 0.3
-
-// powerPredictMaxMu is the largest mu (the composed loss's standard
-// deviation, nats) PowerLengthFor predicts at. Beyond it, at eps(1e-5) of
-// about 20 and more, the widths at 2^14-2^16 points were 14 to 30 times
-// the model's (DP-SGD 1/0.016 and 0.8/0.016 at r 10^5, mu 6.6 and 9.8):
-// the grid's slack no longer sets them.
-const powerPredictMaxMu = 4.0
 
 // powerPredictMaxShift is the largest Cornish-Fisher shift of the queries'
 // quantiles (cornishFisher, in standard deviations) at which
@@ -81,9 +74,8 @@ const powerPredictMaxShift = 0.3
 // Buckets ignored: each length composes with Buckets set to it). It
 // returns 0 where no length up to maxN is predicted to meet the target,
 // where the power path does not compose the mechanism with opt, and where
-// the model predicts nothing: no query, mu above powerPredictMaxMu or a
-// Cornish-Fisher shift above powerPredictMaxShift (far from the Gaussian
-// curve at the queries), an
+// the model predicts nothing: no query, a Cornish-Fisher shift above
+// powerPredictMaxShift (far from the Gaussian curve at the queries), an
 // eps(delta) query whose delta the Gaussian curve meets at eps 0, or a
 // delta(eps) query it puts below 1e-300. It composes nothing: a prediction costs about a leaf of the
 // plan's 8,192 buckets and a few range estimates.
@@ -172,7 +164,7 @@ func PowerLengthFor(ctx context.Context, m Mechanism, r int, eps, deltas []float
 		}
 		if sens == 0 {
 			mu := math.Sqrt(float64(r) * pl.p.leaves[m].variance)
-			if !(mu <= powerPredictMaxMu) || !(cornishFisher(skewness(pl.lm, r), gdpQuantile(mu, eps, deltas)) <= powerPredictMaxShift) {
+			if !(cornishFisher(skewness(pl.lm, r), gdpQuantile(mu, eps, deltas)) <= powerPredictMaxShift) {
 				return false, false, nil
 			}
 			if sens = gdpSensitivity(mu, eps, deltas); !(sens > 0) {

@@ -49,6 +49,19 @@ func TestGDPCurve(t *testing.T) {
 			t.Errorf("lnPhiBar(%g) = %g, erfc %g, series %g", x, lnPhiBar(x), exact, series)
 		}
 	}
+	for _, c := range []struct{ g, z, want float64 }{
+		{0.25, 4.75, 0.25 * (4.75*4.75 - 1) / 6}, {-0.25, 4.75, 0.25 * (4.75*4.75 - 1) / 6}, {2, 0.9, 0}, {0, 10, 0},
+	} {
+		if got := cornishFisher(c.g, c.z); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("cornishFisher(%g, %g) = %g, want %g", c.g, c.z, got, c.want)
+		}
+	}
+	if mu := 1.5; math.Abs(gdpQuantile(mu, []float64{2}, nil)-(2-mu*mu/2)/mu) > 1e-15 {
+		t.Errorf("gdpQuantile at eps 2: %g", gdpQuantile(mu, []float64{2}, nil))
+	}
+	if mu, d := 0.8, 1e-6; math.Abs(gdpQuantile(mu, nil, []float64{d})-(gdpEps(mu, math.Log(d))-mu*mu/2)/mu) > 1e-12 {
+		t.Errorf("gdpQuantile at delta 1e-6: %g", gdpQuantile(mu, nil, []float64{d}))
+	}
 	if got := gdpSensitivity(1, nil, []float64{0.9}); got != 0 {
 		t.Errorf("delta 0.9 above delta_mu(0): sensitivity %g, want 0 (no prediction)", got)
 	}
@@ -159,6 +172,7 @@ func TestPowerLengthForInputs(t *testing.T) {
 		{"no query", sgd, 1000, nil, nil, 1e-4, 1 << 14, 1 << 16, false},
 		{"closed form", gauss, 1000, nil, []float64{1e-5}, 1e-4, 1 << 14, 1 << 16, false},
 		{"eps 0 at delta 0.9", sgd, 1000, nil, []float64{0.9}, 1e-4, 1 << 14, 1 << 16, false},
+
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, err := PowerLengthFor(ctx, c.m, c.r, c.eps, c.deltas, c.target, c.minN, c.maxN, Options{})
@@ -259,6 +273,39 @@ func TestSkewness(t *testing.T) {
 	} {
 		if got := skewness(leafMeans{loss: c.loss, mass: c.mass}, c.r); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("skewness(%v at %v, r %d) = %g, want %g", c.loss, c.mass, c.r, got, c.want)
+		}
+	}
+}
+
+// TestPowerLengthForGates checks that PowerLengthFor predicts nothing, with
+// the question's floor as the pipeline asks, where the composition is far
+// from the Gaussian curve although the model alone would predict a length:
+// a heavy right tail whose skewness moves the query's quantile by 0.9
+// standard deviations (DP-SGD 0.61/0.00071, r 30,000 at delta 1e-6: the
+// model put 1e-5 at 2^20 points, which reach 1.05e-4).
+func TestPowerLengthForGates(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name     string
+		sigma, q float64
+		r        int
+		delta    float64
+		target   float64
+		maxN     int
+	}{
+		{"heavy tail", 0.61, 0.00071, 30000, 1e-6, 1e-5, 1 << 20},
+	} {
+		m, err := SGD(c.sigma, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		floor, err := DeltaFloorFor(ctx, m, c.r, nil, []float64{c.delta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := PowerLengthFor(ctx, m, c.r, nil, []float64{c.delta}, c.target, 1<<14, c.maxN, Options{DeltaFloor: floor})
+		if err != nil || n != 0 {
+			t.Errorf("%s: length %d (%v), want 0", c.name, n, err)
 		}
 	}
 }
