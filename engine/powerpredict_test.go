@@ -172,7 +172,6 @@ func TestPowerLengthForInputs(t *testing.T) {
 		{"no query", sgd, 1000, nil, nil, 1e-4, 1 << 14, 1 << 16, false},
 		{"closed form", gauss, 1000, nil, []float64{1e-5}, 1e-4, 1 << 14, 1 << 16, false},
 		{"eps 0 at delta 0.9", sgd, 1000, nil, []float64{0.9}, 1e-4, 1 << 14, 1 << 16, false},
-
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, err := PowerLengthFor(ctx, c.m, c.r, c.eps, c.deltas, c.target, c.minN, c.maxN, Options{})
