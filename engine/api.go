@@ -69,6 +69,15 @@ type Options struct {
 	// sound whatever it says.
 	DeltaFloor float64
 
+	// AlignEps is an eps (nats, >= 0) of a delta(eps) question the
+	// caller will ask. A composition in closed form (ComposesInClosedForm)
+	// with Factor 0 then takes the largest spacing at most 1.25 times its
+	// own that puts AlignEps on a grid point (and -AlignEps: the grid is
+	// symmetric), where its delta(AlignEps) bounds are exact up to
+	// rounding (gaussclosed.go, "Alignment"). Others ignore it. Zero means
+	// none. Every bound is sound whatever it says.
+	AlignEps float64
+
 	// Tilts is the number of exponential tilts used for each convolution,
 	// 1 to 5. With 1 the rigorous FFT error floor is about
 	// 1e-16 of the bulk mass per bucket; 3, the default, keeps the error
@@ -258,6 +267,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if !(o.DeltaFloor >= 0 && o.DeltaFloor < 1) {
 		return o, optionError("delta_floor", "must be in [0, 1), got %v", o.DeltaFloor)
+	}
+	if !(o.AlignEps >= 0) || math.IsInf(o.AlignEps, 1) {
+		return o, optionError("align_eps", "must be finite and >= 0, got %v", o.AlignEps)
 	}
 	if o.FreeInftyBudget < 0 {
 		o.FreeInftyBudget = 0

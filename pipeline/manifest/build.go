@@ -160,6 +160,7 @@ func (o EngineOptions) Engine() engine.Options {
 		TailBudget:             o.TailBudget,
 		Tilts:                  o.Tilts,
 		DeltaFloor:             o.DeltaFloor,
+		AlignEps:               o.AlignEps,
 		Path:                   enginePath(o.Path),
 	}
 }

@@ -65,6 +65,12 @@ type EngineOptions struct {
 	// of manifests: the pipeline sets it from the question
 	// (states.Request.Eps and Delta, engine.DeltaFloorFor).
 	DeltaFloor float64 `json:"delta_floor,omitempty"`
+	// AlignEps is engine.Options.AlignEps: an eps (nats) of the
+	// question's delta(eps) queries on whose grid point a composition in
+	// closed form puts its spacing, where its delta is then exact up to
+	// rounding. It is not a key of manifests: the pipeline sets it from
+	// the question (states.Request.Eps: the largest).
+	AlignEps float64 `json:"align_eps,omitempty"`
 	// Accuracy is the target relative width of the reported brackets, in
 	// (0, 1), or 0 for none (the key accuracy): (eps_up - eps_low)/eps_up
 	// for eps(delta) queries, (delta_up - delta_low)/delta_up for

@@ -724,10 +724,12 @@ func TestRefineEngineRoutes(t *testing.T) {
 // chosen with the question's floor, as the rounds compose: DP-SGD sigma
 // 0.6, q 0.016, r 10^5 (eps about 215 at delta 1e-5) has a composed range
 // beyond the power path's at the default tail budget, within it at the
-// floor's, and starts on the power path.
+// floor's, and starts on the power path. The target 1e-6 is beyond the
+// lengths the engine predicts (powerPredictedPoints), so that the start is
+// PowerPath's.
 func TestFirstStepsAskWithTheFloor(t *testing.T) {
 	spec := manifest.MechanismSpec{Kind: manifest.KindSGD, Params: map[string]float64{"sigma": 0.6, "q": 0.016},
-		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-4}}
+		Engine: manifest.EngineOptions{ErrorCorrection: true, Accuracy: 1e-6}}
 	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
 	mech, err := backend.Engine{}.Mechanism(spec)
 	if err != nil {

@@ -25,8 +25,8 @@ const cacheFormat = "pbuckets-state-v1"
 // bits a fresh computation of this call would give.
 //
 // opt.DeltaFloor enters the key when it is set (it may change the tail
-// budget the engine chooses), and opt.Path when it changes the path
-// (keyPath). opt.Accuracy does not enter the key: it says how many bucket counts the
+// budget the engine chooses), opt.Path when it changes the path
+// (keyPath), and opt.AlignEps when it is set (the closed form's spacing). opt.Accuracy does not enter the key: it says how many bucket counts the
 // buckets method tries, not what a state is.
 func stateKey(version string, mech backend.Mechanism, spec manifest.MechanismSpec, opt manifest.EngineOptions, r int, chain []int) string {
 	h := sha256.New()
@@ -39,6 +39,9 @@ func stateKey(version string, mech backend.Mechanism, spec manifest.MechanismSpe
 		// after the pinned text, so that keys of the default path stay
 		// valid
 		fmt.Fprintf(h, "path=%s\n", p)
+	}
+	if opt.AlignEps != 0 {
+		fmt.Fprintf(h, "align_eps=%v\n", opt.AlignEps)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

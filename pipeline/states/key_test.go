@@ -84,3 +84,20 @@ func TestKeyPath(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyAlignEps checks that an aligned spacing (EngineOptions.AlignEps)
+// enters the key, one per eps, and that none leaves the key as it was.
+func TestKeyAlignEps(t *testing.T) {
+	mech := pipelinetest.FakeMech{Desc: "gauss sigma=2"}
+	spec := manifest.MechanismSpec{DataHash: "d"}
+	key := func(align float64) string {
+		return stateKey("v1", mech, spec, manifest.EngineOptions{Buckets: 4096, ErrorCorrection: true, AlignEps: align}, 64, []int{64})
+	}
+	plain := stateKey("v1", mech, spec, manifest.EngineOptions{Buckets: 4096, ErrorCorrection: true}, 64, []int{64})
+	if key(0) != plain {
+		t.Error("AlignEps 0 changed the key")
+	}
+	if key(0.4) == plain || key(0.4) == key(0.5) {
+		t.Error("AlignEps does not enter the key")
+	}
+}
