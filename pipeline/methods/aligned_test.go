@@ -16,7 +16,8 @@ import (
 // that each bracket lies within the engine's unaligned one (the
 // intersection never widens), that the largest maxAlignedEps eps are
 // exact up to rounding (relative width <= 1e-9), and that a mechanism the
-// engine does not compose in closed form (DP-SGD) composes nothing more.
+// engine does not compose in closed form (DP-SGD), or a bracket within the
+// target already, composes nothing more.
 func TestAlignedDeltasTighten(t *testing.T) {
 	ctx := context.Background()
 	eps := []float64{math.Log(1.01), math.Log(1.5), 0.05, 0.2, 0.3, 0.45}
@@ -62,8 +63,21 @@ func TestAlignedDeltasTighten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := bm.alignedDeltas(ctx, Job{Instance: &manifest.Instance{Label: "s", Spec: sgd}, Compositions: []int{10}, Eps: eps}, mech, sgd, []int{10}, nil)
-	if err != nil || len(a.results) != 0 || a.has != nil {
-		t.Errorf("DP-SGD: %d aligned compositions (%v), want none", len(a.results), err)
+	out := []Outcome{{R: 10, Delta: make([]Bound, len(eps))}}
+	a, err := bm.alignedDeltas(ctx, Job{Instance: &manifest.Instance{Label: "s", Spec: sgd}, Compositions: []int{10}, Eps: eps}, mech, sgd, []int{10}, nil, out)
+	if err != nil || len(a) != 0 {
+		t.Errorf("DP-SGD: %d aligned compositions (%v), want none", len(a), err)
+	}
+	// a target the round's own brackets meet: nothing aligned
+	g := manifest.MechanismSpec{Kind: manifest.KindGauss, Params: map[string]float64{"sigma": 3, "sensitivity": 1},
+		Engine: manifest.EngineOptions{Buckets: 4096, ErrorCorrection: true, Accuracy: 0.5}}
+	gm, err := backend.Engine{}.Mechanism(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = []Outcome{{R: 1, Delta: []Bound{{Upper: 0.1, Lower: 0.09}}}}
+	a, err = bm.alignedDeltas(ctx, Job{Instance: &manifest.Instance{Label: "g", Spec: g}, Compositions: []int{1}, Eps: []float64{0.3}}, gm, g, []int{1}, nil, out)
+	if err != nil || len(a) != 0 {
+		t.Errorf("Gauss with its bracket within the target: %d aligned compositions (%v), want none", len(a), err)
 	}
 }

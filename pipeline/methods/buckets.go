@@ -93,17 +93,6 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 		got.States = append(got.States, res.States...)
 		got.Cached = append(got.Cached, res.Cached...)
 	}
-	aligned, err := b.alignedDeltas(ctx, job, mech, spec, rs, basis)
-	if err != nil {
-		return nil, err
-	}
-	for _, res := range aligned.results {
-		defer func() {
-			if err := res.Stored(); err != nil && retErr == nil {
-				out, retErr = nil, err
-			}
-		}()
-	}
 	out = make([]Outcome, len(rs))
 	var others *otherBounds
 	if withOthers {
@@ -113,9 +102,9 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 		st := got.States[i]
 		sum := st.Summary()
 		o := Outcome{R: r, Buckets: sum.Buckets, Factor: sum.Factor, InfinityMass: sum.InfinityMass, Cached: got.Cached[i], path: sum.Path}
-		for j, eps := range job.Eps {
+		for _, eps := range job.Eps {
 			up, lo := st.DeltaBounds(eps)
-			o.Delta = append(o.Delta, aligned.intersect(i, j, Bound{Upper: up, Lower: lo}))
+			o.Delta = append(o.Delta, Bound{Upper: up, Lower: lo})
 		}
 		for _, d := range job.Delta {
 			up, lo := st.EpsBounds(d)
@@ -143,6 +132,17 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 		}
 		out[i] = o
 	}
+	aligned, err := b.alignedDeltas(ctx, job, mech, spec, rs, basis, out)
+	for _, res := range aligned {
+		defer func() {
+			if err := res.Stored(); err != nil && retErr == nil {
+				out, retErr = nil, err
+			}
+		}()
+	}
+	if err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -151,23 +151,83 @@ func (b *Buckets) round(ctx context.Context, job Job, mech backend.Mechanism, sp
 // its spacing aligned (alignedDeltas).
 const maxAlignedEps = 4
 
-// alignedBounds are the delta(eps) brackets of compositions aligned at
-// their eps (alignedDeltas): bounds[i][j] for rs[i] and job.Eps[j], set
-// where has[i][j].
-type alignedBounds struct {
-	results []*states.Result
-	bounds  [][]Bound
-	has     [][]bool
+// alignedDeltas narrows the delta(eps) brackets of out (the round's
+// outcomes for rs) where the backend composes every r in closed form with
+// the spec's options and the factor is the engine's: it composes rs again
+// with EngineOptions.AlignEps at each of the largest maxAlignedEps eps of
+// the job whose bracket is wider than the target in some outcome (every
+// one without a target), and intersects the outcomes' brackets at that eps
+// with those compositions' (both sound: no bracket widens). A closed
+// form's one leaf is exact at its aligned eps up to rounding
+// (engine.Options.AlignEps; Gauss sigma 200 sqrt2, r 512 at e^eps 1.5:
+// 2.1e-5 wide at 4,096 buckets, 4e-12 aligned). Each is a leaf of the
+// round's size, cached under its own key; it returns their results, whose
+// storing the caller waits for.
+func (b *Buckets) alignedDeltas(ctx context.Context, job Job, mech backend.Mechanism, spec manifest.MechanismSpec, rs []int, basis []int, out []Outcome) ([]*states.Result, error) {
+	cf, ok := b.States.Backend.(closedFormer)
+	if !ok || len(job.Eps) == 0 || spec.Engine.Factor != 0 || spec.Engine.AlignEps != 0 {
+		return nil, nil
+	}
+	for _, r := range rs {
+		if !cf.ClosedForm(mech, r, spec.Engine) {
+			return nil, nil
+		}
+	}
+	target := spec.Engine.Accuracy
+	wide := func(e float64) bool { // a bracket at e wider than the target
+		for _, o := range out {
+			for j, x := range job.Eps {
+				if x == e && j < len(o.Delta) && !(target > 0 && RelativeWidth(o.Delta[j].Upper, o.Delta[j].Lower, true) <= target) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var order []float64 // the eps to align, the largest first
+	for _, e := range job.Eps {
+		if e > 0 && !math.IsInf(e, 1) && !slices.Contains(order, e) && wide(e) {
+			order = append(order, e)
+		}
+	}
+	slices.SortFunc(order, func(x, y float64) int { return cmpDesc(x, y) })
+	order = order[:min(len(order), maxAlignedEps)]
+	var results []*states.Result
+	for _, e := range order {
+		aspec := spec
+		aspec.Engine.AlignEps = e
+		res, err := b.States.Get(ctx, states.Request{Mechanism: mech, Spec: aspec, R: rs, Basis: basis, Eps: job.Eps, Delta: job.Delta})
+		if err != nil {
+			return results, fmt.Errorf("composing aligned at eps %g: %w", e, err)
+		}
+		results = append(results, res)
+		for i := range rs {
+			up, lo := res.States[i].DeltaBounds(e)
+			for j, x := range job.Eps {
+				if x == e && j < len(out[i].Delta) {
+					out[i].Delta[j] = intersectBound(out[i].Delta[j], Bound{Upper: up, Lower: lo})
+				}
+			}
+		}
+	}
+	return results, nil
 }
 
-// intersect returns b narrowed by the aligned bracket of rs[i] at
-// job.Eps[j], if there is one: the larger lower and the smaller upper
-// bound (both sound; a missing lower bound, NaN, is replaced).
-func (a alignedBounds) intersect(i, j int, b Bound) Bound {
-	if a.has == nil || !a.has[i][j] {
-		return b
+// cmpDesc orders floats from the largest.
+func cmpDesc(x, y float64) int {
+	switch {
+	case x > y:
+		return -1
+	case x < y:
+		return 1
 	}
-	x := a.bounds[i][j]
+	return 0
+}
+
+// intersectBound returns the intersection of two sound brackets: the
+// smaller upper and the larger lower bound (a missing lower bound, NaN,
+// is replaced).
+func intersectBound(b, x Bound) Bound {
 	if x.Upper < b.Upper {
 		b.Upper = x.Upper
 	}
@@ -175,70 +235,6 @@ func (a alignedBounds) intersect(i, j int, b Bound) Bound {
 		b.Lower = x.Lower
 	}
 	return b
-}
-
-// alignedDeltas composes rs again, where the backend composes every r of
-// them in closed form with the spec's options and the factor is the
-// engine's, once per eps of the job's delta(eps) queries (the largest
-// maxAlignedEps) with EngineOptions.AlignEps at it, and returns those
-// compositions' brackets at their own eps: a closed form's one leaf is
-// exact there up to rounding (engine.Options.AlignEps; Gauss sigma 200
-// sqrt2, r 512 at e^eps 1.5: 2.1e-5 wide at 4,096 buckets, 4e-12
-// aligned). The round intersects them with its own brackets, so no
-// bracket widens. Each is a leaf of the round's size, cached under its
-// own key. Empty where nothing is aligned.
-func (b *Buckets) alignedDeltas(ctx context.Context, job Job, mech backend.Mechanism, spec manifest.MechanismSpec, rs []int, basis []int) (alignedBounds, error) {
-	var a alignedBounds
-	cf, ok := b.States.Backend.(closedFormer)
-	if !ok || len(job.Eps) == 0 || spec.Engine.Factor != 0 || spec.Engine.AlignEps != 0 {
-		return a, nil
-	}
-	for _, r := range rs {
-		if !cf.ClosedForm(mech, r, spec.Engine) {
-			return a, nil
-		}
-	}
-	var order []int // job.Eps by eps, the largest first
-	for j, e := range job.Eps {
-		if e > 0 && !math.IsInf(e, 1) && !slices.ContainsFunc(order, func(k int) bool { return job.Eps[k] == e }) {
-			order = append(order, j)
-		}
-	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		switch {
-		case job.Eps[x] > job.Eps[y]:
-			return -1
-		case job.Eps[x] < job.Eps[y]:
-			return 1
-		}
-		return 0
-	})
-	order = order[:min(len(order), maxAlignedEps)]
-	if len(order) == 0 {
-		return a, nil
-	}
-	a.bounds, a.has = make([][]Bound, len(rs)), make([][]bool, len(rs))
-	for i := range rs {
-		a.bounds[i], a.has[i] = make([]Bound, len(job.Eps)), make([]bool, len(job.Eps))
-	}
-	for _, j := range order {
-		aspec := spec
-		aspec.Engine.AlignEps = job.Eps[j]
-		res, err := b.States.Get(ctx, states.Request{Mechanism: mech, Spec: aspec, R: rs, Basis: basis, Eps: job.Eps, Delta: job.Delta})
-		if err != nil {
-			return a, fmt.Errorf("composing aligned at eps %g: %w", job.Eps[j], err)
-		}
-		a.results = append(a.results, res)
-		for i := range rs {
-			for k, e := range job.Eps {
-				if e == job.Eps[j] {
-					up, lo := res.States[i].DeltaBounds(e)
-					a.bounds[i][k], a.has[i][k] = Bound{Upper: up, Lower: lo}, true
-				}
-			}
-		}
-	}
-	return a, nil
 }
 
 // applyOthers intersects the outcomes' brackets with the other methods'
