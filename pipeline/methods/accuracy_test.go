@@ -674,12 +674,22 @@ func TestNextRound(t *testing.T) {
 	}
 }
 
+// noPrediction is the engine's backend without its prediction of the
+// power path's first length (the probe at powerStartPoints always).
+type noPrediction struct{ backend.Engine }
+
+func (noPrediction) PowerStart(context.Context, backend.Mechanism, int, []float64, []float64, float64, int, int, manifest.EngineOptions) (int, error) {
+	return 0, nil
+}
+
 // TestRefineEngineRoutes: with the real engine, DP-SGD sigma 0.55, q
-// 0.004, r 10^5 (eps(1e-5) about 43.82): the power path's first round at
-// 2^14 points is composed by the chain (its lower pair does not qualify on
-// that grid) and announced so; the power path asked again at 2^17 points
-// composes, and meets 1e-4 at 2^19 points, the path reported. The Gauss
-// pair reports its closed form.
+// 0.004, r 10^5 (eps(1e-5) about 43.82): without the first length's
+// prediction, the power path's first round at 2^14 points is composed by
+// the chain (its lower pair does not qualify on that grid) and announced
+// so; the power path asked again at 2^17 points composes, and meets 1e-4
+// at 2^19 points, the path reported. With it, the first round is the
+// predicted 3·2^17 points and the second 2^19. The Gauss pair reports its
+// closed form.
 func TestRefineEngineRoutes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("composes DP-SGD at r 10^5 (about 1 s)")
@@ -691,7 +701,15 @@ func TestRefineEngineRoutes(t *testing.T) {
 	job.Round = func(round, size int, unit string) {
 		announced = append(announced, fmt.Sprintf("%d: %d %s", round, size, unit))
 	}
-	bm := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+	predicted := &Buckets{States: &states.Service{Backend: backend.Engine{}, Memory: states.NewBudget(1 << 40)}}
+	if _, err := predicted.Run(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1: 393216 points", "2: 524288 points"}; !slices.Equal(announced, want) {
+		t.Errorf("rounds with the prediction %q, want %q", announced, want)
+	}
+	announced = nil
+	bm := &Buckets{States: &states.Service{Backend: noPrediction{}, Memory: states.NewBudget(1 << 40)}}
 	outs, err := bm.Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
