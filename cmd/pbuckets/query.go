@@ -26,7 +26,7 @@ Prints sound bounds on eps(delta) after r observations of one mechanism,
 one line per method, r and delta:
 
   pbuckets eps --kind sgd --sigma 1.1 --q 0.01 --r 10000 --delta 1e-5
-  eps in [5.19252, 5.19267] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, power path at 131072 points, accuracy 0.0001 met in 2 rounds)
+  eps in [5.19246, 5.19274] (delta 1e-05, r 10000, sgd q=0.01 sigma=1.1, buckets, power path at 98304 points, accuracy 0.0001 met in 1 round)
 
 By default the buckets method meets the accuracy target 1e-4 (relative
 bracket width (upper - lower)/upper) from a cheap first round: the power
@@ -57,7 +57,7 @@ Prints sound bounds on delta(eps) after r observations of one mechanism,
 one line per method, r and eps:
 
   pbuckets delta --kind gauss --sigma 2 --r 16 --eps 1
-  delta in [0.5098608, 0.5098635] (eps 1, r 16, gauss sensitivity=1 sigma=2 truncate=0, buckets, power path at 16384 points, accuracy 0.0001 met in 1 round)
+  delta in [0.5098592, 0.5098642] (eps 1, r 16, gauss sensitivity=1 sigma=2 truncate=0, buckets, 4096 buckets, accuracy 0.0001 met in 1 round)
 
 The flags are those of pbuckets eps (see pbuckets eps -h).`
 
