@@ -131,12 +131,7 @@ func TestPowerLengthForMeetsTarget(t *testing.T) {
 			if w := width(n); !(w <= c.target) {
 				t.Errorf("at the predicted %d points the width is %.3g, above the target %.3g", n, w, c.target)
 			}
-			// the length one step shorter: 2^(k+1) below 3·2^k, 3·2^(k-2) below 2^k
-			prev := n / 4 * 3
-			if n%3 == 0 {
-				prev = n / 3 * 2
-			}
-			if prev >= c.minN {
+			if prev := shorterLength(n); prev >= c.minN {
 				if w := width(prev); w <= c.target {
 					t.Errorf("%d points, one step shorter, already meet the target (%.3g): the prediction overshoots", prev, w)
 				}
@@ -195,12 +190,6 @@ func TestPowerLengthForInputs(t *testing.T) {
 // on the shortest length that meets it.
 func TestPowerLengthForAgainstComposed(t *testing.T) {
 	ctx := context.Background()
-	shorter := func(n int) int { // the length one step shorter
-		if n%3 == 0 {
-			return n / 3 * 2
-		}
-		return n / 4 * 3
-	}
 	predicted, exact := 0, 0
 	for _, sigma := range []float64{0.6, 0.8, 1.0, 1.2, 1.5, 2, 4} {
 		for _, q := range []float64{0.001, 0.004, 0.016} {
@@ -239,12 +228,12 @@ func TestPowerLengthForAgainstComposed(t *testing.T) {
 					if !(w <= 1.5*target) {
 						t.Errorf("%s: width %.3g, more than 1.5 times the target", name, w)
 					}
-					if p := shorter(shorter(n)); p >= 1<<14 {
+					if p := shorterLength(shorterLength(n)); p >= 1<<14 {
 						if wp := width(p); wp <= target {
 							t.Errorf("%s: %d points, two steps shorter, meet the target (%.3g)", name, p, wp)
 						}
 					}
-					if p := shorter(n); w <= target && (p < 1<<14 || width(p) > target) {
+					if p := shorterLength(n); w <= target && (p < 1<<14 || width(p) > target) {
 						exact++
 					}
 				}
@@ -307,4 +296,13 @@ func TestPowerLengthForGates(t *testing.T) {
 			t.Errorf("%s: length %d (%v), want 0", c.name, n, err)
 		}
 	}
+}
+
+// shorterLength returns the transform length one step below n (2^k or
+// 3·2^k): 2^(k+1) below 3·2^k, 3·2^(k-2) below 2^k.
+func shorterLength(n int) int {
+	if n%3 == 0 {
+		return n / 3 * 2
+	}
+	return n / 4 * 3
 }
