@@ -300,7 +300,7 @@ type powerStarter interface {
 // none (the probe at powerStartPoints, if the power path qualifies).
 func (b *Buckets) powerStart(ctx context.Context, mech backend.Mechanism, r int, eps, deltas []float64, e manifest.EngineOptions) (int, error) {
 	ps, ok := b.States.Backend.(powerStarter)
-	if !ok {
+	if !ok || !(e.Accuracy > 0 && e.Accuracy < 1) {
 		return 0, nil
 	}
 	n, err := ps.PowerStart(ctx, mech, r, eps, deltas, e.Accuracy, powerStartPoints, powerPredictedPoints, e)
