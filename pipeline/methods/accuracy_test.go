@@ -807,12 +807,13 @@ func TestFirstStepsPredictTheLength(t *testing.T) {
 // TestClosedFormStart checks the first bucket count of a composition in
 // closed form per target, and that the Gauss pair's r 512 row (sigma 200
 // sqrt 2, delta at e^eps 1.01 and 1.5) meets a target of 1.9e-3 in one
-// round from it.
+// round from it (1,024 buckets) and 1e-5 in one round at 4,096 (e^eps 1.5
+// recomposed aligned).
 func TestClosedFormStart(t *testing.T) {
 	for _, c := range []struct {
 		target float64
 		want   int
-	}{{1e-5, 4096}, {1e-4, 4096}, {9.9e-4, 4096}, {1e-3, 2048}, {1.9e-3, 2048}, {0.5, 2048}} {
+	}{{1e-5, 4096}, {1e-4, 4096}, {9.9e-4, 4096}, {1e-3, 1024}, {1.9e-3, 1024}, {0.5, 1024}} {
 		if got := closedFormStart(c.target); got != c.want {
 			t.Errorf("closedFormStart(%g) = %d, want %d", c.target, got, c.want)
 		}
@@ -826,7 +827,16 @@ func TestClosedFormStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := outs[0]
-	if a := o.Accuracy; a == nil || !a.Met || a.Rounds != 1 || o.Buckets != 2048 {
-		t.Errorf("outcome at %d buckets, accuracy %+v; want met in one round at 2048", o.Buckets, a)
+	if a := o.Accuracy; a == nil || !a.Met || a.Rounds != 1 || o.Buckets != 1024 {
+		t.Errorf("outcome at %d buckets, accuracy %+v; want met in one round at 1024", o.Buckets, a)
+	}
+	spec.Engine.Accuracy = 1e-5
+	job.Instance.Spec = spec
+	outs, err = bm.Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, a := outs[0], outs[0].Accuracy; a == nil || !a.Met || a.Rounds != 1 || o.Buckets != 4096 {
+		t.Errorf("target 1e-5: outcome at %d buckets, accuracy %+v; want met in one round at 4096", o.Buckets, a)
 	}
 }
