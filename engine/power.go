@@ -350,6 +350,11 @@ func composePower(ctx context.Context, m Mechanism, rs []int, o Options) ([]*Res
 // for the variance, the saddle-point tilts and the composed range; nil when
 // m does not qualify (atoms of loss, no range).
 func newPowerPlan(m Mechanism, maxR int, o Options) (*plan, error) {
+	return newPowerPlanOf(m, maxR, o, powerPlanBuckets)
+}
+
+// newPowerPlanOf is newPowerPlan with a grouped leaf of buckets buckets.
+func newPowerPlanOf(m Mechanism, maxR int, o Options, buckets int) (*plan, error) {
 	if o.DisableErrorCorrection || o.Lists == ListsGrouped || o.Factor != 0 {
 		return nil, nil
 	}
@@ -359,7 +364,7 @@ func newPowerPlan(m Mechanism, maxR int, o Options) (*plan, error) {
 	// the range of the question's floor (its corners count in full in
 	// delta_up: any budget is sound)
 	o.TailBudget = o.powerTailBudget()
-	n := powerPlanBuckets / 2
+	n := buckets / 2
 	t := m.lossRange(o.TailBudget / (2 * float64(maxR)))
 	if !(t > 0) || t > powerMaxRange {
 		return nil, nil
