@@ -9,11 +9,11 @@ import (
 )
 
 // TestGaussClosedAlignedExact composes random untruncated Gauss
-// compositions in closed form (mu up to 8) with Options.AlignEps at a
-// random eps (delta 1e-12 to 0.1 on the Gaussian curve) and random bucket
-// counts: the
+// compositions in closed form with Options.AlignEps at a random eps (delta
+// 1e-12 to 0.1 on the Gaussian curve) and random bucket counts: the
 // delta(eps) bracket holds the 256-bit closed form, and, where the spacing
-// was aligned (eps at least 4 spacings), it is exact up to rounding
+// was aligned (eps at least 4 spacings) and mu is at most 8, it is exact up
+// to rounding
 // (relative width at most 1e-9; without the alignment 1e-7 to 1e-3).
 func TestGaussClosedAlignedExact(t *testing.T) {
 	t.Parallel()
@@ -28,11 +28,6 @@ func TestGaussClosedAlignedExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		mu := math.Sqrt(float64(r)) / sigma
-		if mu > 8 {
-			// eps(1e-12) beyond about 40: the loss range the leaf covers
-			// is capped (maxRange) and its corners set the bracket
-			continue
-		}
 		d := math.Pow(10, -1-11*rng.Float64())
 		eps := gdpEps(mu, math.Log(d))
 		if !(eps > 0) {
@@ -57,7 +52,10 @@ func TestGaussClosedAlignedExact(t *testing.T) {
 		if err := p.chooseFactor([]Part{{Mechanism: &gaussMech{sigma: 1, sens: mu}, Count: 1}}, 1); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := alignedSpacing(eps, p.lambda); !ok {
+		if _, ok := alignedSpacing(eps, p.lambda); !ok || mu > 8 {
+			// mu above 8 (eps(1e-12) beyond about 40): the loss range the
+			// leaf covers is capped (maxRange) and its corners set the
+			// bracket, which must still hold the exact value
 			continue
 		}
 		aligned++
@@ -70,6 +68,66 @@ func TestGaussClosedAlignedExact(t *testing.T) {
 	t.Logf("%d cases aligned, widest relative bracket %.3g", aligned, widest)
 	if aligned < 20 {
 		t.Errorf("only %d cases aligned: the test does not exercise the alignment", aligned)
+	}
+}
+
+// TestGaussClosedAlignedEdges checks that Options.AlignEps keeps the closed
+// form's delta(eps) bracket around the 256-bit value at the edges of its
+// input space: few buckets, eps within 4 spacings of 0 (not aligned), eps
+// far in the tail (losses past 709, delta below 1e-300), grid or grouped
+// lists alone, no error correction, and an explicit factor (which it
+// leaves as it is: the bracket equals the one without AlignEps).
+func TestGaussClosedAlignedEdges(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name        string
+		sigma       float64
+		r, buckets  int
+		eps         float64
+		opt         Options
+		sameAsPlain bool
+	}{
+		{"8 buckets", 2, 16, 8, 0.7, Options{}, false},
+		{"64 buckets", 2, 16, 64, 1.3, Options{}, false},
+		{"eps within 4 spacings", 3, 100, 4096, 1e-4, Options{}, false},
+		{"eps 800", 0.05, 1, 4096, 800, Options{}, false},
+		{"eps 30 at mu 2", 5, 100, 20000, 30, Options{}, false},
+		{"grid lists alone", 2, 16, 4096, 0.9, Options{Lists: ListsGrid}, false},
+		{"grouped list alone", 2, 16, 4096, 0.9, Options{Lists: ListsGrouped}, false},
+		{"no error correction", 2, 16, 4096, 0.9, Options{DisableErrorCorrection: true}, false},
+		{"explicit factor", 2, 16, 4096, 0.9, Options{Factor: 1.001}, true},
+	} {
+		m, err := Gauss(c.sigma, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := c.opt
+		o.Buckets, o.AlignEps = c.buckets, c.eps
+		res, err := Compose(context.Background(), m, c.r, o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := res.Delta(c.eps)
+		exact := bigGaussDelta(bigMu(c.sigma, 1, c.r), c.eps)
+		if bigF(got.Upper).Cmp(exact) < 0 || (!math.IsNaN(got.Lower) && bigF(got.Lower).Cmp(exact) > 0) {
+			t.Errorf("%s: [%.17g, %.17g] does not hold %s", c.name, got.Lower, got.Upper, bigStr(exact))
+		}
+		if c.sameAsPlain {
+			o.AlignEps = 0
+			plain, err := Compose(context.Background(), m, c.r, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := plain.Delta(c.eps); p != got {
+				t.Errorf("%s: %+v with AlignEps, %+v without", c.name, got, p)
+			}
+		}
+	}
+	for _, bad := range []float64{-1, math.Inf(1), math.NaN()} {
+		m, _ := Gauss(2, 1, 0)
+		if _, err := Compose(context.Background(), m, 16, Options{Buckets: 4096, AlignEps: bad}); err == nil {
+			t.Errorf("AlignEps %v: no error", bad)
+		}
 	}
 }
 
