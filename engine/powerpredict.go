@@ -294,11 +294,11 @@ func gdpEps(mu, lnDelta float64) float64 {
 }
 
 // lnPhiBar returns ln Phibar(x) = ln P(Z > x) of a standard normal Z: by
-// math.Erfc where it does not underflow, by the asymptotic series of
-// Mills' ratio beyond.
+// normQ where it does not underflow, by the asymptotic series of Mills'
+// ratio beyond.
 func lnPhiBar(x float64) float64 {
 	if x < 20 {
-		return math.Log(0.5 * math.Erfc(x/math.Sqrt2))
+		return math.Log(normQ(x))
 	}
 	y := 1 / (x * x)
 	return -x*x/2 - math.Log(x) - 0.5*math.Log(2*math.Pi) + math.Log1p(-y+3*y*y-15*y*y*y)
